@@ -1,0 +1,109 @@
+/* The descriptor table: adapts each family's typed interface to the one
+ * shape the binding and the tools drive. */
+#include "algorithms.h"
+
+#include <string.h>
+
+static void md5_init(fd_hash_state *s) { fd_md5_init(&s->md5); }
+static void sha1_init(fd_hash_state *s) { fd_sha1_init(&s->sha1); }
+static void sha224_init(fd_hash_state *s) { fd_sha224_init(&s->sha256); }
+static void sha256_init(fd_hash_state *s) { fd_sha256_init(&s->sha256); }
+static void sha384_init(fd_hash_state *s) { fd_sha384_init(&s->sha512); }
+static void sha512_init(fd_hash_state *s) { fd_sha512_init(&s->sha512); }
+static void sha512_224_init(fd_hash_state *s) { fd_sha512_224_init(&s->sha512); }
+static void sha512_256_init(fd_hash_state *s) { fd_sha512_256_init(&s->sha512); }
+
+static void md5_update(fd_hash_state *s, const uint8_t *data, size_t len)
+{
+    fd_md5_update(&s->md5, data, len);
+}
+
+static void sha1_update(fd_hash_state *s, const uint8_t *data, size_t len)
+{
+    fd_sha1_update(&s->sha1, data, len);
+}
+
+static void sha256_update(fd_hash_state *s, const uint8_t *data, size_t len)
+{
+    fd_sha256_update(&s->sha256, data, len);
+}
+
+static void sha512_update(fd_hash_state *s, const uint8_t *data, size_t len)
+{
+    fd_sha512_update(&s->sha512, data, len);
+}
+
+static void md5_final(fd_hash_state *s, uint8_t *out) { fd_md5_final(&s->md5, out); }
+static void sha1_final(fd_hash_state *s, uint8_t *out) { fd_sha1_final(&s->sha1, out); }
+
+static void sha224_final(fd_hash_state *s, uint8_t *out)
+{
+    fd_sha256_final(&s->sha256, out, FD_SHA224_DIGEST_LEN);
+}
+
+static void sha256_final(fd_hash_state *s, uint8_t *out)
+{
+    fd_sha256_final(&s->sha256, out, FD_SHA256_DIGEST_LEN);
+}
+
+static void sha384_final(fd_hash_state *s, uint8_t *out)
+{
+    fd_sha512_final(&s->sha512, out, FD_SHA384_DIGEST_LEN);
+}
+
+static void sha512_final(fd_hash_state *s, uint8_t *out)
+{
+    fd_sha512_final(&s->sha512, out, FD_SHA512_DIGEST_LEN);
+}
+
+static void sha512_224_final(fd_hash_state *s, uint8_t *out)
+{
+    fd_sha512_final(&s->sha512, out, FD_SHA512_224_DIGEST_LEN);
+}
+
+static void sha512_256_final(fd_hash_state *s, uint8_t *out)
+{
+    fd_sha512_final(&s->sha512, out, FD_SHA512_256_DIGEST_LEN);
+}
+
+#define MD5_FAMILY FD_MD5_BLOCK_LEN, sizeof(fd_md5_state)
+#define SHA1_FAMILY FD_SHA1_BLOCK_LEN, sizeof(fd_sha1_state)
+#define SHA256_FAMILY FD_SHA256_BLOCK_LEN, sizeof(fd_sha256_state)
+#define SHA512_FAMILY FD_SHA512_BLOCK_LEN, sizeof(fd_sha512_state)
+
+const fd_algorithm fd_algorithms[FD_ALGORITHM_COUNT] = {
+    [FD_MD5] = {"md5", FD_MD5_DIGEST_LEN, MD5_FAMILY, md5_init, md5_update, md5_final},
+    [FD_SHA1] = {"sha1", FD_SHA1_DIGEST_LEN, SHA1_FAMILY, sha1_init, sha1_update, sha1_final},
+    [FD_SHA224] = {"sha224", FD_SHA224_DIGEST_LEN, SHA256_FAMILY, sha224_init, sha256_update,
+                   sha224_final},
+    [FD_SHA256] = {"sha256", FD_SHA256_DIGEST_LEN, SHA256_FAMILY, sha256_init, sha256_update,
+                   sha256_final},
+    [FD_SHA384] = {"sha384", FD_SHA384_DIGEST_LEN, SHA512_FAMILY, sha384_init, sha512_update,
+                   sha384_final},
+    [FD_SHA512] = {"sha512", FD_SHA512_DIGEST_LEN, SHA512_FAMILY, sha512_init, sha512_update,
+                   sha512_final},
+    [FD_SHA512_224] = {"sha512_224", FD_SHA512_224_DIGEST_LEN, SHA512_FAMILY, sha512_224_init,
+                       sha512_update, sha512_224_final},
+    [FD_SHA512_256] = {"sha512_256", FD_SHA512_256_DIGEST_LEN, SHA512_FAMILY, sha512_256_init,
+                       sha512_update, sha512_256_final},
+};
+
+void fd_hash(enum fd_algorithm_id id, const uint8_t *data, size_t len, uint8_t *out)
+{
+    const fd_algorithm *algorithm = &fd_algorithms[id];
+    fd_hash_state state;
+
+    algorithm->init(&state);
+    algorithm->update(&state, data, len);
+    algorithm->final(&state, out);
+    fd_secure_zero(&state, algorithm->state_len);
+}
+
+void fd_secure_zero(void *p, size_t len)
+{
+    /* A store through a volatile pointer is an observable side effect, so the
+     * compiler cannot drop it as a dead store to memory about to be freed. */
+    volatile unsigned char *bytes = p;
+    while (len--)
+        *bytes++ = 0;
+}

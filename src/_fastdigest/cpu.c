@@ -1,0 +1,133 @@
+/* CPU feature detection and the kernel tables. */
+#include "cpu.h"
+
+#include <stddef.h>
+
+#if (defined(__x86_64__) || defined(__i386__)) && defined(__GNUC__)
+#define FD_X86_CPUID 1
+#include <cpuid.h>
+#endif
+
+#if defined(__aarch64__) && defined(__linux__)
+#define FD_ARM_HWCAP 1
+#include <sys/auxv.h>
+/* The bits of AT_HWCAP on Linux/arm64 (arch/arm64/include/uapi/asm/hwcap.h). */
+#define FD_HWCAP_SHA1 (1ul << 5)
+#define FD_HWCAP_SHA2 (1ul << 6)
+#define FD_HWCAP_SHA512 (1ul << 21)
+#endif
+
+#if defined(FD_X86_CPUID)
+/* XCR0, read with XGETBV: which register states the OS saves on a context
+ * switch. Emitted as bytes so no -mxsave flag is needed. */
+static uint64_t read_xcr0(void)
+{
+    uint32_t eax, edx;
+    __asm__ volatile(".byte 0x0f, 0x01, 0xd0" : "=a"(eax), "=d"(edx) : "c"(0));
+    return (uint64_t)edx << 32 | eax;
+}
+
+static uint32_t detect_x86(void)
+{
+    unsigned eax, ebx, ecx, edx;
+    uint32_t features = 0;
+    unsigned max_leaf = __get_cpuid_max(0, NULL);
+
+    if (max_leaf < 1)
+        return 0;
+    __cpuid(1, eax, ebx, ecx, edx);
+    if (ecx & bit_SSSE3)
+        features |= FD_CPU_SSSE3;
+    if (ecx & bit_SSE4_1)
+        features |= FD_CPU_SSE41;
+    /* AVX registers are usable only if the OS saves XMM and YMM state
+     * (XCR0 bits 1 and 2), which it reports through OSXSAVE and XGETBV. */
+    bool ymm_saved = (ecx & bit_OSXSAVE) && (read_xcr0() & 0x6) == 0x6;
+    if (ymm_saved && (ecx & bit_AVX))
+        features |= FD_CPU_AVX;
+
+    if (max_leaf >= 7) {
+        __cpuid_count(7, 0, eax, ebx, ecx, edx);
+        if (ebx & bit_BMI)
+            features |= FD_CPU_BMI1;
+        if (ebx & bit_BMI2)
+            features |= FD_CPU_BMI2;
+        if (ymm_saved && (ebx & bit_AVX2))
+            features |= FD_CPU_AVX2;
+        if (ebx & (1u << 29)) /* SHA extensions; <cpuid.h> names it bit_SHA only lately */
+            features |= FD_CPU_SHANI;
+    }
+    return features;
+}
+#endif
+
+uint32_t fd_cpu_features(void)
+{
+#if defined(FD_X86_CPUID)
+    return detect_x86();
+#elif defined(FD_ARM_HWCAP)
+    unsigned long hwcap = getauxval(AT_HWCAP);
+    uint32_t features = 0;
+    if (hwcap & FD_HWCAP_SHA1)
+        features |= FD_CPU_ARM_SHA1;
+    if (hwcap & FD_HWCAP_SHA2)
+        features |= FD_CPU_ARM_SHA2;
+    if (hwcap & FD_HWCAP_SHA512)
+        features |= FD_CPU_ARM_SHA512;
+    return features;
+#else
+    return 0;
+#endif
+}
+
+static const fd_kernel md5_kernels[] = {
+    {"portable", 0, {.md5 = fd_md5_blocks_portable}},
+    {NULL, 0, {NULL}},
+};
+
+static const fd_kernel sha1_kernels[] = {
+    {"portable", 0, {.sha1 = fd_sha1_blocks_portable}},
+    {NULL, 0, {NULL}},
+};
+
+static const fd_kernel sha256_kernels[] = {
+    {"portable", 0, {.sha256 = fd_sha256_blocks_portable}},
+    {NULL, 0, {NULL}},
+};
+
+static const fd_kernel sha512_kernels[] = {
+    {"portable", 0, {.sha512 = fd_sha512_blocks_portable}},
+    {NULL, 0, {NULL}},
+};
+
+const fd_kernel *const fd_kernel_lists[FD_FAMILY_COUNT] = {
+    [FD_FAMILY_MD5] = md5_kernels,
+    [FD_FAMILY_SHA1] = sha1_kernels,
+    [FD_FAMILY_SHA256] = sha256_kernels,
+    [FD_FAMILY_SHA512] = sha512_kernels,
+};
+
+fd_kernel fd_active_kernels[FD_FAMILY_COUNT] = {
+    [FD_FAMILY_MD5] = {"portable", 0, {.md5 = fd_md5_blocks_portable}},
+    [FD_FAMILY_SHA1] = {"portable", 0, {.sha1 = fd_sha1_blocks_portable}},
+    [FD_FAMILY_SHA256] = {"portable", 0, {.sha256 = fd_sha256_blocks_portable}},
+    [FD_FAMILY_SHA512] = {"portable", 0, {.sha512 = fd_sha512_blocks_portable}},
+};
+
+void fd_use_kernel(enum fd_family family, const fd_kernel *kernel)
+{
+    fd_active_kernels[family] = *kernel;
+}
+
+void fd_select_kernels(bool portable_only)
+{
+    uint32_t features = portable_only ? 0 : fd_cpu_features();
+
+    for (int family = 0; family < FD_FAMILY_COUNT; family++) {
+        const fd_kernel *kernel = fd_kernel_lists[family];
+        /* The lists end with the portable C, which requires nothing. */
+        while ((kernel->required_features & ~features) != 0)
+            kernel++;
+        fd_use_kernel((enum fd_family)family, kernel);
+    }
+}

@@ -1,0 +1,714 @@
+/* fastdigest._fastdigest: the CPython binding of the C core.
+ *
+ * One hash type serves all eight algorithms, driven by the core's descriptor
+ * table (algorithms.h). The algorithm state lives inline in the object, so
+ * copy() is one object allocation and a memcpy, and digest() finalizes a copy
+ * of the state on the stack. Only the public C API is used. */
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "algorithms.h"
+#include "cpu.h"
+
+/* Updates of at least this many bytes release the GIL, as in CPython's
+ * hashlib: below it, releasing and retaking the GIL costs more than it lets
+ * other threads gain. */
+#define FD_GIL_MINSIZE 2048
+
+#if PY_VERSION_HEX >= 0x030D0000
+#define FD_HAVE_PYMUTEX 1
+#endif
+
+typedef struct {
+    PyTypeObject *hash_type;
+    PyObject *algorithm_ids; /* dict: lowercase name or alias -> int algorithm id */
+} module_state;
+
+static inline module_state *get_module_state(PyObject *module)
+{
+    return (module_state *)PyModule_GetState(module);
+}
+
+typedef struct {
+    PyObject_HEAD
+    const fd_algorithm *algorithm;
+    /* Concurrent use of one object: while every call on it runs with the GIL
+     * held, the GIL serialises them and no lock is taken. The first update
+     * that releases the GIL switches the object to its own lock for good, so
+     * that calls on it from then on exclude each other. */
+#ifdef FD_HAVE_PYMUTEX
+    PyMutex mutex;
+    bool use_mutex;
+#else
+    PyThread_type_lock lock; /* made by the first update that releases the GIL */
+#endif
+    fd_hash_state state;
+} HashObject;
+
+/* ---- the object's lock ------------------------------------------------- */
+
+/* Takes the object's lock, if it has one, while holding the GIL; waits for it
+ * with the GIL released so the thread holding it can finish. */
+static void hash_lock(HashObject *self)
+{
+#ifdef FD_HAVE_PYMUTEX
+    if (self->use_mutex)
+        PyMutex_Lock(&self->mutex); /* detaches the thread state while it waits */
+#else
+    if (self->lock != NULL && !PyThread_acquire_lock(self->lock, NOWAIT_LOCK)) {
+        Py_BEGIN_ALLOW_THREADS
+        PyThread_acquire_lock(self->lock, WAIT_LOCK);
+        Py_END_ALLOW_THREADS
+    }
+#endif
+}
+
+static void hash_unlock(HashObject *self)
+{
+#ifdef FD_HAVE_PYMUTEX
+    if (self->use_mutex)
+        PyMutex_Unlock(&self->mutex);
+#else
+    if (self->lock != NULL)
+        PyThread_release_lock(self->lock);
+#endif
+}
+
+/* Called with the GIL held before an update that wants to release it.
+ * Returns false when no lock can be had: the update then keeps the GIL,
+ * which is correct, only slower. */
+static bool hash_enable_lock(HashObject *self)
+{
+#ifdef FD_HAVE_PYMUTEX
+    self->use_mutex = true;
+    return true;
+#else
+    if (self->lock == NULL)
+        self->lock = PyThread_allocate_lock();
+    return self->lock != NULL;
+#endif
+}
+
+/* ---- input buffers ----------------------------------------------------- */
+
+/* Gets a contiguous byte view of obj with hashlib's errors: str is refused
+ * (it has no single byte encoding), and so is anything without the buffer
+ * protocol. PyBUF_SIMPLE makes the exporter refuse non-contiguous memory. */
+static int get_buffer(PyObject *obj, Py_buffer *view)
+{
+    if (PyUnicode_Check(obj)) {
+        PyErr_SetString(PyExc_TypeError, "Strings must be encoded before hashing");
+        return -1;
+    }
+    if (!PyObject_CheckBuffer(obj)) {
+        PyErr_SetString(PyExc_TypeError, "object supporting the buffer API required");
+        return -1;
+    }
+    if (PyObject_GetBuffer(obj, view, PyBUF_SIMPLE) < 0)
+        return -1;
+    if (view->ndim > 1) {
+        PyErr_SetString(PyExc_BufferError, "Buffer must be single dimension");
+        PyBuffer_Release(view);
+        return -1;
+    }
+    return 0;
+}
+
+/* Hashes a whole view into self under its lock. Large views are hashed with
+ * the GIL released: the exporter's buffer stays pinned by the view, so a
+ * bytearray cannot be resized meanwhile (it raises BufferError). */
+static void hash_update_view(HashObject *self, const Py_buffer *view)
+{
+    const uint8_t *data = view->buf;
+    size_t len = (size_t)view->len;
+
+    if (view->len >= FD_GIL_MINSIZE && hash_enable_lock(self)) {
+        Py_BEGIN_ALLOW_THREADS
+#ifdef FD_HAVE_PYMUTEX
+        PyMutex_Lock(&self->mutex);
+#else
+        PyThread_acquire_lock(self->lock, WAIT_LOCK);
+#endif
+        self->algorithm->update(&self->state, data, len);
+        hash_unlock(self);
+        Py_END_ALLOW_THREADS
+    }
+    else {
+        hash_lock(self);
+        self->algorithm->update(&self->state, data, len);
+        hash_unlock(self);
+    }
+}
+
+/* ---- the hash type ----------------------------------------------------- */
+
+static HashObject *hash_alloc(PyTypeObject *type, const fd_algorithm *algorithm)
+{
+    HashObject *self = PyObject_New(HashObject, type);
+    if (self == NULL)
+        return NULL;
+    self->algorithm = algorithm;
+#ifdef FD_HAVE_PYMUTEX
+    self->mutex = (PyMutex){0};
+#ifdef Py_GIL_DISABLED
+    self->use_mutex = true; /* no GIL to serialise calls */
+#else
+    self->use_mutex = false;
+#endif
+#else
+    self->lock = NULL;
+#endif
+    return self;
+}
+
+static void hash_dealloc(HashObject *self)
+{
+    PyTypeObject *type = Py_TYPE(self);
+
+#ifndef FD_HAVE_PYMUTEX
+    if (self->lock != NULL)
+        PyThread_free_lock(self->lock);
+#endif
+    fd_secure_zero(&self->state, self->algorithm->state_len);
+    PyObject_Free(self);
+    Py_DECREF(type);
+}
+
+PyDoc_STRVAR(hash_update_doc, "update($self, data, /)\n--\n\n"
+                              "Update this hash object's state with the provided bytes-like object.");
+
+static PyObject *hash_update(HashObject *self, PyObject *data)
+{
+    Py_buffer view;
+
+    if (get_buffer(data, &view) < 0)
+        return NULL;
+    hash_update_view(self, &view);
+    PyBuffer_Release(&view);
+    Py_RETURN_NONE;
+}
+
+/* Finalizes a copy of the state, taken under the lock, into out. */
+static void hash_final_copy(HashObject *self, uint8_t *out)
+{
+    fd_hash_state copy;
+    size_t state_len = self->algorithm->state_len;
+
+    hash_lock(self);
+    memcpy(&copy, &self->state, state_len);
+    hash_unlock(self);
+    self->algorithm->final(&copy, out);
+    fd_secure_zero(&copy, state_len);
+}
+
+PyDoc_STRVAR(hash_digest_doc, "digest($self, /)\n--\n\n"
+                              "Return the digest value as a bytes object.");
+
+static PyObject *hash_digest(HashObject *self, PyObject *Py_UNUSED(ignored))
+{
+    PyObject *result = PyBytes_FromStringAndSize(NULL, (Py_ssize_t)self->algorithm->digest_len);
+    if (result == NULL)
+        return NULL;
+    hash_final_copy(self, (uint8_t *)PyBytes_AS_STRING(result));
+    return result;
+}
+
+PyDoc_STRVAR(hash_hexdigest_doc, "hexdigest($self, /)\n--\n\n"
+                                 "Return the digest value as a string of hexadecimal digits.");
+
+static PyObject *hash_hexdigest(HashObject *self, PyObject *Py_UNUSED(ignored))
+{
+    static const char hex_digits[16] = "0123456789abcdef";
+    uint8_t digest[FD_MAX_DIGEST_LEN];
+    size_t digest_len = self->algorithm->digest_len;
+
+    PyObject *result = PyUnicode_New((Py_ssize_t)(2 * digest_len), 127);
+    if (result == NULL)
+        return NULL;
+    hash_final_copy(self, digest);
+    Py_UCS1 *text = PyUnicode_1BYTE_DATA(result);
+    for (size_t i = 0; i < digest_len; i++) {
+        text[2 * i] = (Py_UCS1)hex_digits[digest[i] >> 4];
+        text[2 * i + 1] = (Py_UCS1)hex_digits[digest[i] & 0xf];
+    }
+    return result;
+}
+
+PyDoc_STRVAR(hash_copy_doc, "copy($self, /)\n--\n\n"
+                            "Return a copy of the hash object.");
+
+static PyObject *hash_copy(HashObject *self, PyObject *Py_UNUSED(ignored))
+{
+    HashObject *copy = hash_alloc(Py_TYPE(self), self->algorithm);
+    if (copy == NULL)
+        return NULL;
+    hash_lock(self);
+    memcpy(&copy->state, &self->state, self->algorithm->state_len);
+    hash_unlock(self);
+    return (PyObject *)copy;
+}
+
+static PyObject *hash_get_name(HashObject *self, void *Py_UNUSED(closure))
+{
+    return PyUnicode_FromString(self->algorithm->name);
+}
+
+static PyObject *hash_get_digest_size(HashObject *self, void *Py_UNUSED(closure))
+{
+    return PyLong_FromSize_t(self->algorithm->digest_len);
+}
+
+static PyObject *hash_get_block_size(HashObject *self, void *Py_UNUSED(closure))
+{
+    return PyLong_FromSize_t(self->algorithm->block_len);
+}
+
+static PyObject *hash_repr(HashObject *self)
+{
+    return PyUnicode_FromFormat("<%s %s object @ %p>", self->algorithm->name,
+                                Py_TYPE(self)->tp_name, (void *)self);
+}
+
+static PyMethodDef hash_methods[] = {
+    {"update", (PyCFunction)hash_update, METH_O, hash_update_doc},
+    {"digest", (PyCFunction)hash_digest, METH_NOARGS, hash_digest_doc},
+    {"hexdigest", (PyCFunction)hash_hexdigest, METH_NOARGS, hash_hexdigest_doc},
+    {"copy", (PyCFunction)hash_copy, METH_NOARGS, hash_copy_doc},
+    {NULL, NULL, 0, NULL},
+};
+
+static PyGetSetDef hash_getset[] = {
+    {"name", (getter)hash_get_name, NULL, "The algorithm's name, as hashlib spells it.", NULL},
+    {"digest_size", (getter)hash_get_digest_size, NULL, "The size of the digest in bytes.", NULL},
+    {"block_size", (getter)hash_get_block_size, NULL, "The internal block size in bytes.", NULL},
+    {NULL, NULL, NULL, NULL, NULL},
+};
+
+PyDoc_STRVAR(hash_type_doc,
+             "A hash object: update() it with bytes-like objects, then read digest() or\n"
+             "hexdigest(). Made by fastdigest.new() and the named constructors.");
+
+static PyType_Slot hash_type_slots[] = {
+    {Py_tp_dealloc, hash_dealloc},
+    {Py_tp_repr, hash_repr},
+    {Py_tp_methods, hash_methods},
+    {Py_tp_getset, hash_getset},
+    {Py_tp_doc, (void *)hash_type_doc},
+    {0, NULL},
+};
+
+static PyType_Spec hash_type_spec = {
+    .name = "fastdigest.HASH",
+    .basicsize = sizeof(HashObject),
+    .flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_IMMUTABLETYPE | Py_TPFLAGS_DISALLOW_INSTANTIATION,
+    .slots = hash_type_slots,
+};
+
+/* ---- constructors ------------------------------------------------------ */
+
+/* The arguments every constructor takes after new()'s name, as hashlib 3.14
+ * spells them: (data=b'', *, usedforsecurity=True, string=None). */
+typedef struct {
+    PyObject *name; /* new() only */
+    PyObject *data;
+    PyObject *string;
+} constructor_args;
+
+static bool keyword_is(PyObject *keyword, const char *name)
+{
+    return PyUnicode_CompareWithASCIIString(keyword, name) == 0;
+}
+
+/* Parses positional (name and) data and the keywords data, usedforsecurity,
+ * string (and name), with the messages of CPython's argument parsers.
+ * with_name selects new()'s signature. */
+static int parse_constructor_args(const char *function, bool with_name, PyObject *const *args,
+                                  Py_ssize_t nargs, PyObject *kwnames, constructor_args *out)
+{
+    Py_ssize_t max_positional = with_name ? 2 : 1;
+    Py_ssize_t nkeywords = kwnames == NULL ? 0 : PyTuple_GET_SIZE(kwnames);
+    PyObject *usedforsecurity = NULL;
+
+    out->name = out->data = out->string = NULL;
+    if (nargs > max_positional) {
+        PyErr_Format(PyExc_TypeError, "%s() takes at most %zd positional argument%s (%zd given)",
+                     function, max_positional, max_positional == 1 ? "" : "s", nargs);
+        return -1;
+    }
+    if (nargs + nkeywords > max_positional + 2) {
+        PyErr_Format(PyExc_TypeError, "%s() takes at most %zd %sarguments (%zd given)", function,
+                     max_positional + 2, nargs == 0 ? "keyword " : "", nargs + nkeywords);
+        return -1;
+    }
+    PyObject **positional[2] = {with_name ? &out->name : &out->data, &out->data};
+    for (Py_ssize_t i = 0; i < nargs; i++)
+        *positional[i] = args[i];
+
+    for (Py_ssize_t i = 0; i < nkeywords; i++) {
+        PyObject *keyword = PyTuple_GET_ITEM(kwnames, i);
+        PyObject *value = args[nargs + i];
+        PyObject **slot;
+        if (with_name && keyword_is(keyword, "name"))
+            slot = &out->name;
+        else if (keyword_is(keyword, "data"))
+            slot = &out->data;
+        else if (keyword_is(keyword, "string"))
+            slot = &out->string;
+        else if (keyword_is(keyword, "usedforsecurity"))
+            slot = &usedforsecurity;
+        else {
+            PyErr_Format(PyExc_TypeError, "%s() got an unexpected keyword argument '%S'", function,
+                         keyword);
+            return -1;
+        }
+        if (*slot != NULL) {
+            PyErr_Format(PyExc_TypeError, "%s() got multiple values for argument '%S'", function,
+                         keyword);
+            return -1;
+        }
+        *slot = value;
+    }
+    if (with_name && out->name == NULL) {
+        PyErr_Format(PyExc_TypeError, "%s() missing 1 required positional argument: 'name'",
+                     function);
+        return -1;
+    }
+    /* Accepted for hashlib compatibility; nothing here is restricted by FIPS
+     * mode, but a value whose truth cannot be taken still raises. */
+    if (usedforsecurity != NULL && PyObject_IsTrue(usedforsecurity) < 0)
+        return -1;
+    if (out->data != NULL && out->string != NULL) {
+        PyErr_SetString(PyExc_TypeError,
+                        "'data' and 'string' are mutually exclusive and support for 'string' "
+                        "keyword parameter is slated for removal in a future version.");
+        return -1;
+    }
+    if (out->data == NULL)
+        out->data = out->string;
+    return 0;
+}
+
+/* Makes a hash object of one algorithm and hashes data (may be NULL) into it. */
+static PyObject *hash_new_with_data(module_state *state, enum fd_algorithm_id id, PyObject *data)
+{
+    Py_buffer view;
+
+    if (data != NULL && get_buffer(data, &view) < 0)
+        return NULL;
+    HashObject *self = hash_alloc(state->hash_type, &fd_algorithms[id]);
+    if (self == NULL) {
+        if (data != NULL)
+            PyBuffer_Release(&view);
+        return NULL;
+    }
+    self->algorithm->init(&self->state);
+    if (data != NULL) {
+        /* No other thread can see the new object yet: no lock needed. */
+        if (view.len >= FD_GIL_MINSIZE) {
+            Py_BEGIN_ALLOW_THREADS
+            self->algorithm->update(&self->state, view.buf, (size_t)view.len);
+            Py_END_ALLOW_THREADS
+        }
+        else {
+            self->algorithm->update(&self->state, view.buf, (size_t)view.len);
+        }
+        PyBuffer_Release(&view);
+    }
+    return (PyObject *)self;
+}
+
+static PyObject *construct(PyObject *module, enum fd_algorithm_id id, PyObject *const *args,
+                           Py_ssize_t nargs, PyObject *kwnames)
+{
+    constructor_args parsed;
+
+    if (parse_constructor_args(fd_algorithms[id].name, false, args, nargs, kwnames, &parsed) < 0)
+        return NULL;
+    return hash_new_with_data(get_module_state(module), id, parsed.data);
+}
+
+/* Looks name up as new() does: exactly, then in ASCII lowercase, since
+ * OpenSSL (which hashlib.new asks) compares names case-insensitively.
+ * Returns the algorithm id, or -1 with ValueError set. */
+static int lookup_algorithm(module_state *state, PyObject *name)
+{
+    PyObject *id = PyDict_GetItemWithError(state->algorithm_ids, name);
+    if (id == NULL && !PyErr_Occurred()) {
+        PyObject *lowered = PyObject_CallMethod(name, "lower", NULL);
+        if (lowered == NULL)
+            return -1;
+        id = PyDict_GetItemWithError(state->algorithm_ids, lowered);
+        Py_DECREF(lowered);
+    }
+    if (id == NULL) {
+        if (!PyErr_Occurred())
+            PyErr_Format(PyExc_ValueError, "unsupported hash type %U", name);
+        return -1;
+    }
+    return (int)PyLong_AsLong(id);
+}
+
+PyDoc_STRVAR(new_doc,
+             "new($module, /, name, data=b'', *, usedforsecurity=True, string=None)\n--\n\n"
+             "Return a new hash object using the named algorithm; optionally initialized\n"
+             "with data (which must be a bytes-like object). Names are those hashlib.new()\n"
+             "accepts for MD5, SHA-1 and SHA-2, in any case.");
+
+static PyObject *fastdigest_new(PyObject *module, PyObject *const *args, Py_ssize_t nargs,
+                                PyObject *kwnames)
+{
+    module_state *state = get_module_state(module);
+    constructor_args parsed;
+    Py_buffer view;
+
+    if (parse_constructor_args("new", true, args, nargs, kwnames, &parsed) < 0)
+        return NULL;
+    if (!PyUnicode_Check(parsed.name)) {
+        PyErr_Format(PyExc_TypeError, "new() argument 'name' must be str, not %s",
+                     Py_TYPE(parsed.name)->tp_name);
+        return NULL;
+    }
+    /* hashlib checks the data before it looks the name up. */
+    if (parsed.data != NULL) {
+        if (get_buffer(parsed.data, &view) < 0)
+            return NULL;
+        PyBuffer_Release(&view);
+    }
+    int id = lookup_algorithm(state, parsed.name);
+    if (id < 0)
+        return NULL;
+    return hash_new_with_data(state, (enum fd_algorithm_id)id, parsed.data);
+}
+
+/* The named constructors: one small function each, so that each is a plain
+ * METH_FASTCALL builtin like hashlib's. */
+#define FD_CONSTRUCTOR(function, id)                                                          \
+    static PyObject *fastdigest_##function(PyObject *module, PyObject *const *args,            \
+                                           Py_ssize_t nargs, PyObject *kwnames)                \
+    {                                                                                          \
+        return construct(module, id, args, nargs, kwnames);                                    \
+    }                                                                                          \
+    PyDoc_STRVAR(function##_doc, #function "($module, /, data=b'', *, usedforsecurity=True, "  \
+                                           "string=None)\n--\n\n"                              \
+                                           "Return a new " #function " hash object; "          \
+                                           "optionally initialized with data.");
+
+FD_CONSTRUCTOR(md5, FD_MD5)
+FD_CONSTRUCTOR(sha1, FD_SHA1)
+FD_CONSTRUCTOR(sha224, FD_SHA224)
+FD_CONSTRUCTOR(sha256, FD_SHA256)
+FD_CONSTRUCTOR(sha384, FD_SHA384)
+FD_CONSTRUCTOR(sha512, FD_SHA512)
+FD_CONSTRUCTOR(sha512_224, FD_SHA512_224)
+FD_CONSTRUCTOR(sha512_256, FD_SHA512_256)
+#undef FD_CONSTRUCTOR
+
+#define FD_CONSTRUCTOR_DEF(function)                                                           \
+    {#function, (PyCFunction)(void (*)(void))fastdigest_##function,                            \
+     METH_FASTCALL | METH_KEYWORDS, function##_doc}
+
+static PyMethodDef module_methods[] = {
+    {"new", (PyCFunction)(void (*)(void))fastdigest_new, METH_FASTCALL | METH_KEYWORDS, new_doc},
+    FD_CONSTRUCTOR_DEF(md5),
+    FD_CONSTRUCTOR_DEF(sha1),
+    FD_CONSTRUCTOR_DEF(sha224),
+    FD_CONSTRUCTOR_DEF(sha256),
+    FD_CONSTRUCTOR_DEF(sha384),
+    FD_CONSTRUCTOR_DEF(sha512),
+    FD_CONSTRUCTOR_DEF(sha512_224),
+    FD_CONSTRUCTOR_DEF(sha512_256),
+    {NULL, NULL, 0, NULL},
+};
+#undef FD_CONSTRUCTOR_DEF
+
+/* ---- module ------------------------------------------------------------ */
+
+/* Every spelling hashlib.new() accepts for these algorithms on OpenSSL 3, in
+ * lowercase: Python's names, OpenSSL's names and aliases, and the OIDs. */
+static const struct {
+    const char *alias;
+    enum fd_algorithm_id id;
+} algorithm_aliases[] = {
+    {"md5", FD_MD5},
+    {"ssl3-md5", FD_MD5},
+    {"1.2.840.113549.2.5", FD_MD5},
+    {"sha1", FD_SHA1},
+    {"sha-1", FD_SHA1},
+    {"ssl3-sha1", FD_SHA1},
+    {"1.3.14.3.2.26", FD_SHA1},
+    {"sha224", FD_SHA224},
+    {"sha-224", FD_SHA224},
+    {"sha2-224", FD_SHA224},
+    {"2.16.840.1.101.3.4.2.4", FD_SHA224},
+    {"sha256", FD_SHA256},
+    {"sha-256", FD_SHA256},
+    {"sha2-256", FD_SHA256},
+    {"2.16.840.1.101.3.4.2.1", FD_SHA256},
+    {"sha384", FD_SHA384},
+    {"sha-384", FD_SHA384},
+    {"sha2-384", FD_SHA384},
+    {"2.16.840.1.101.3.4.2.2", FD_SHA384},
+    {"sha512", FD_SHA512},
+    {"sha-512", FD_SHA512},
+    {"sha2-512", FD_SHA512},
+    {"2.16.840.1.101.3.4.2.3", FD_SHA512},
+    {"sha512_224", FD_SHA512_224},
+    {"sha512-224", FD_SHA512_224},
+    {"sha-512/224", FD_SHA512_224},
+    {"sha2-512/224", FD_SHA512_224},
+    {"2.16.840.1.101.3.4.2.5", FD_SHA512_224},
+    {"sha512_256", FD_SHA512_256},
+    {"sha512-256", FD_SHA512_256},
+    {"sha-512/256", FD_SHA512_256},
+    {"sha2-512/256", FD_SHA512_256},
+    {"2.16.840.1.101.3.4.2.6", FD_SHA512_256},
+};
+
+static PyObject *make_algorithm_ids(void)
+{
+    PyObject *ids = PyDict_New();
+    if (ids == NULL)
+        return NULL;
+    for (size_t i = 0; i < sizeof algorithm_aliases / sizeof algorithm_aliases[0]; i++) {
+        PyObject *id = PyLong_FromLong(algorithm_aliases[i].id);
+        int failed = id == NULL || PyDict_SetItemString(ids, algorithm_aliases[i].alias, id) < 0;
+        Py_XDECREF(id);
+        if (failed) {
+            Py_DECREF(ids);
+            return NULL;
+        }
+    }
+    return ids;
+}
+
+/* {"md5": "portable", "sha256": "shani", ...}: the kernel each algorithm uses. */
+static PyObject *make_implementation(void)
+{
+    static const enum fd_family families[FD_ALGORITHM_COUNT] = {
+        [FD_MD5] = FD_FAMILY_MD5,          [FD_SHA1] = FD_FAMILY_SHA1,
+        [FD_SHA224] = FD_FAMILY_SHA256,    [FD_SHA256] = FD_FAMILY_SHA256,
+        [FD_SHA384] = FD_FAMILY_SHA512,    [FD_SHA512] = FD_FAMILY_SHA512,
+        [FD_SHA512_224] = FD_FAMILY_SHA512, [FD_SHA512_256] = FD_FAMILY_SHA512,
+    };
+    PyObject *implementation = PyDict_New();
+    if (implementation == NULL)
+        return NULL;
+    for (int id = 0; id < FD_ALGORITHM_COUNT; id++) {
+        PyObject *kernel = PyUnicode_FromString(fd_active_kernels[families[id]].name);
+        int failed = kernel == NULL ||
+                     PyDict_SetItemString(implementation, fd_algorithms[id].name, kernel) < 0;
+        Py_XDECREF(kernel);
+        if (failed) {
+            Py_DECREF(implementation);
+            return NULL;
+        }
+    }
+    return implementation;
+}
+
+/* FASTDIGEST_BACKEND=portable forces the portable C; unset or empty picks
+ * the fastest kernels the CPU runs. Anything else is a mistake worth an error
+ * at import rather than a silent fallback. */
+static int select_kernels(void)
+{
+    const char *backend = getenv("FASTDIGEST_BACKEND");
+
+    if (backend == NULL || backend[0] == '\0' || strcmp(backend, "best") == 0)
+        fd_select_kernels(false);
+    else if (strcmp(backend, "portable") == 0)
+        fd_select_kernels(true);
+    else {
+        PyErr_Format(PyExc_ImportError,
+                     "FASTDIGEST_BACKEND must be 'portable', 'best' or unset, not '%s'", backend);
+        return -1;
+    }
+    return 0;
+}
+
+static int module_exec(PyObject *module)
+{
+    module_state *state = get_module_state(module);
+
+    /* The kernel pointers are process-wide: choose them only once, before any
+     * object of any interpreter can hash with them. */
+    static bool kernels_selected = false;
+    if (!kernels_selected) {
+        if (select_kernels() < 0)
+            return -1;
+        kernels_selected = true;
+    }
+
+    state->hash_type = (PyTypeObject *)PyType_FromModuleAndSpec(module, &hash_type_spec, NULL);
+    if (state->hash_type == NULL)
+        return -1;
+    if (PyModule_AddType(module, state->hash_type) < 0)
+        return -1;
+    state->algorithm_ids = make_algorithm_ids();
+    if (state->algorithm_ids == NULL)
+        return -1;
+    if (PyModule_AddIntConstant(module, "_GIL_MINSIZE", FD_GIL_MINSIZE) < 0)
+        return -1;
+    PyObject *implementation = make_implementation();
+    if (implementation == NULL)
+        return -1;
+    int added = PyModule_AddObjectRef(module, "implementation", implementation);
+    Py_DECREF(implementation);
+    return added;
+}
+
+static int module_traverse(PyObject *module, visitproc visit, void *arg)
+{
+    module_state *state = get_module_state(module);
+    Py_VISIT(state->hash_type);
+    Py_VISIT(state->algorithm_ids);
+    return 0;
+}
+
+static int module_clear(PyObject *module)
+{
+    module_state *state = get_module_state(module);
+    Py_CLEAR(state->hash_type);
+    Py_CLEAR(state->algorithm_ids);
+    return 0;
+}
+
+static void module_free(void *module)
+{
+    module_clear((PyObject *)module);
+}
+
+static PyModuleDef_Slot module_slots[] = {
+    {Py_mod_exec, module_exec},
+#if PY_VERSION_HEX >= 0x030C0000
+    /* Not per-interpreter GIL: the kernel choice is process-wide, and sharing
+     * one GIL is what makes making it once at first import race-free. */
+    {Py_mod_multiple_interpreters, Py_MOD_MULTIPLE_INTERPRETERS_SUPPORTED},
+#endif
+#if PY_VERSION_HEX >= 0x030D0000
+    {Py_mod_gil, Py_MOD_GIL_NOT_USED},
+#endif
+    {0, NULL},
+};
+
+PyDoc_STRVAR(module_doc, "The C core of fastdigest: MD5, SHA-1 and SHA-2 with hashlib's interface.");
+
+static struct PyModuleDef module_def = {
+    PyModuleDef_HEAD_INIT,
+    .m_name = "fastdigest._fastdigest",
+    .m_doc = module_doc,
+    .m_size = sizeof(module_state),
+    .m_methods = module_methods,
+    .m_slots = module_slots,
+    .m_traverse = module_traverse,
+    .m_clear = module_clear,
+    .m_free = module_free,
+};
+
+PyMODINIT_FUNC PyInit__fastdigest(void)
+{
+    return PyModuleDef_Init(&module_def);
+}

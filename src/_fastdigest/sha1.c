@@ -1,0 +1,75 @@
+/* SHA-1 (FIPS 180-4, 6.1): the portable compression and the buffered interface. */
+#include "sha1.h"
+
+#include "buffer.h"
+#include "cpu.h"
+#include "endian.h"
+
+/* The round function and constant of each group of 20 rounds (FIPS 180-4,
+ * 4.1.1 and 4.2.1). Ch is written d ^ (b & (c ^ d)), one operation shorter. */
+static inline uint32_t sha1_f(int round, uint32_t b, uint32_t c, uint32_t d)
+{
+    if (round < 20)
+        return d ^ (b & (c ^ d));
+    if (round < 40 || round >= 60)
+        return b ^ c ^ d;
+    return (b & c) | (d & (b | c));
+}
+
+static const uint32_t sha1_round_constants[4] = {0x5a827999, 0x6ed9eba1, 0x8f1bbcdc, 0xca62c1d6};
+
+void fd_sha1_blocks_portable(uint32_t chain[5], const uint8_t *blocks, size_t nblocks)
+{
+    for (; nblocks != 0; nblocks--, blocks += FD_SHA1_BLOCK_LEN) {
+        uint32_t w[80];
+        for (int t = 0; t < 16; t++)
+            w[t] = fd_load_be32(blocks + 4 * t);
+        for (int t = 16; t < 80; t++)
+            w[t] = fd_rotl32(w[t - 3] ^ w[t - 8] ^ w[t - 14] ^ w[t - 16], 1);
+
+        uint32_t a = chain[0], b = chain[1], c = chain[2], d = chain[3], e = chain[4];
+        for (int t = 0; t < 80; t++) {
+            uint32_t temp = fd_rotl32(a, 5) + sha1_f(t, b, c, d) + e + w[t] +
+                            sha1_round_constants[t / 20];
+            e = d;
+            d = c;
+            c = fd_rotl32(b, 30);
+            b = a;
+            a = temp;
+        }
+        chain[0] += a;
+        chain[1] += b;
+        chain[2] += c;
+        chain[3] += d;
+        chain[4] += e;
+    }
+}
+
+static void sha1_compress(void *chain, const uint8_t *blocks, size_t nblocks)
+{
+    fd_active_kernels[FD_FAMILY_SHA1].blocks.sha1(chain, blocks, nblocks);
+}
+
+void fd_sha1_init(fd_sha1_state *state)
+{
+    static const uint32_t iv[5] = {0x67452301, 0xefcdab89, 0x98badcfe, 0x10325476, 0xc3d2e1f0};
+
+    memcpy(state->chain, iv, sizeof iv);
+    state->byte_count = 0;
+}
+
+void fd_sha1_update(fd_sha1_state *state, const uint8_t *data, size_t len)
+{
+    fd_block_update(state->chain, state->block, FD_SHA1_BLOCK_LEN, &state->byte_count,
+                    sha1_compress, data, len);
+}
+
+void fd_sha1_final(fd_sha1_state *state, uint8_t out[FD_SHA1_DIGEST_LEN])
+{
+    fd_block_pad(state->chain, state->block, FD_SHA1_BLOCK_LEN, state->byte_count, 8,
+                 sha1_compress);
+    fd_store_be64(state->block + FD_SHA1_BLOCK_LEN - 8, state->byte_count << 3);
+    sha1_compress(state->chain, state->block, 1);
+    for (int i = 0; i < 5; i++)
+        fd_store_be32(out + 4 * i, state->chain[i]);
+}
