@@ -1,0 +1,123 @@
+# Type stubs for fastdigest, written by hand and checked against the runtime by
+# `python -m mypy.stubtest fastdigest` (tests/test_typing.py).
+#
+# The signatures follow typeshed's hashlib/_hashlib stubs for Python 3.13+, where
+# the constructors take `data` positionally or by keyword, plus the deprecated
+# keyword `string`. Stubs are never executed, so importing typing_extensions
+# here adds no runtime dependency: type checkers bundle it with typeshed.
+
+import sys
+from collections.abc import Callable
+from typing import Protocol, TypeVar, final, overload, type_check_only
+
+from typing_extensions import Self, TypeAlias
+
+# Anything that exposes a contiguous buffer: bytes, bytearray, memoryview,
+# array.array, mmap, numpy arrays. str is not one, and is rejected at runtime.
+if sys.version_info >= (3, 12):
+    from collections.abc import Buffer as _Buffer
+else:
+    from typing_extensions import Buffer as _Buffer
+
+_ReadableBuffer: TypeAlias = _Buffer
+
+__all__ = [
+    "HASH",
+    "algorithms_available",
+    "algorithms_guaranteed",
+    "file_digest",
+    "implementation",
+    "md5",
+    "new",
+    "sha1",
+    "sha224",
+    "sha256",
+    "sha384",
+    "sha512",
+    "sha512_224",
+    "sha512_256",
+]
+
+# The names of the eight algorithms (what `new` accepts; hashlib's spelling).
+algorithms_guaranteed: frozenset[str]
+algorithms_available: frozenset[str]
+
+# Algorithm name -> the kernel it runs on this CPU ("portable", "shani", ...),
+# chosen once at import.
+implementation: dict[str, str]
+
+# Inputs at least this long are hashed with the GIL released (as hashlib's
+# HASHLIB_GIL_MINSIZE).
+_GIL_MINSIZE: int
+
+@final
+class HASH:
+    """A hash object of one algorithm. Made by the constructors and by new(), never
+    by calling HASH itself."""
+
+    @property
+    def name(self) -> str: ...
+    @property
+    def digest_size(self) -> int: ...
+    @property
+    def block_size(self) -> int: ...
+    def update(self, data: _ReadableBuffer, /) -> None: ...
+    def digest(self) -> bytes: ...
+    def hexdigest(self) -> str: ...
+    def copy(self) -> Self: ...
+
+def new(
+    name: str, data: _ReadableBuffer = b"", *, usedforsecurity: bool = True, string: _ReadableBuffer | None = None
+) -> HASH: ...
+def md5(data: _ReadableBuffer = b"", *, usedforsecurity: bool = True, string: _ReadableBuffer | None = None) -> HASH: ...
+def sha1(data: _ReadableBuffer = b"", *, usedforsecurity: bool = True, string: _ReadableBuffer | None = None) -> HASH: ...
+def sha224(data: _ReadableBuffer = b"", *, usedforsecurity: bool = True, string: _ReadableBuffer | None = None) -> HASH: ...
+def sha256(data: _ReadableBuffer = b"", *, usedforsecurity: bool = True, string: _ReadableBuffer | None = None) -> HASH: ...
+def sha384(data: _ReadableBuffer = b"", *, usedforsecurity: bool = True, string: _ReadableBuffer | None = None) -> HASH: ...
+def sha512(data: _ReadableBuffer = b"", *, usedforsecurity: bool = True, string: _ReadableBuffer | None = None) -> HASH: ...
+def sha512_224(
+    data: _ReadableBuffer = b"", *, usedforsecurity: bool = True, string: _ReadableBuffer | None = None
+) -> HASH: ...
+def sha512_256(
+    data: _ReadableBuffer = b"", *, usedforsecurity: bool = True, string: _ReadableBuffer | None = None
+) -> HASH: ...
+
+# file_digest accepts what hashlib.file_digest accepts: a binary file opened for
+# reading, or an object with getbuffer() such as io.BytesIO; and a digest given
+# by name, or as a constructor of any hashlib-like object (typeshed's _HashObject),
+# whose kind of object it then returns.
+@type_check_only
+class _BytesIOLike(Protocol):
+    def getbuffer(self) -> _ReadableBuffer: ...
+
+@type_check_only
+class _FileDigestFileObj(Protocol):
+    def readinto(self, buf: bytearray, /) -> int: ...
+    def readable(self) -> bool: ...
+
+@type_check_only
+class _HashObject(Protocol):
+    @property
+    def digest_size(self) -> int: ...
+    @property
+    def block_size(self) -> int: ...
+    @property
+    def name(self) -> str: ...
+    def copy(self) -> Self: ...
+    def digest(self) -> bytes: ...
+    def hexdigest(self) -> str: ...
+    def update(self, obj: _ReadableBuffer, /) -> None: ...
+
+_HashObjectT = TypeVar("_HashObjectT", bound=_HashObject)
+
+@overload
+def file_digest(fileobj: _BytesIOLike | _FileDigestFileObj, digest: str, /, *, _bufsize: int = 262144) -> HASH: ...
+@overload
+def file_digest(
+    fileobj: _BytesIOLike | _FileDigestFileObj, digest: Callable[[], _HashObjectT], /, *, _bufsize: int = 262144
+) -> _HashObjectT: ...
+
+# Added by a later issue; uncomment with the runtime, and add the names to __all__
+# (stubtest flags a name that the runtime lacks):
+# def digest(name: str, data: _ReadableBuffer, /) -> bytes: ...
+# def hexdigest(name: str, data: _ReadableBuffer, /) -> str: ...

@@ -1,0 +1,101 @@
+"""The hand-written stubs (fastdigest/__init__.pyi) match the runtime and type user code as intended.
+
+Both checks run mypy in a subprocess. mypy is a test extra: without it these tests fail rather than skip,
+so that a CI without it cannot pass quietly with the stubs unchecked.
+"""
+
+import os
+import pathlib
+import subprocess
+import sys
+import textwrap
+
+import pytest
+
+import fastdigest
+
+# The directory that holds the fastdigest package being tested. mypy resolves `fastdigest` from its
+# working directory first, so running it there makes it read this package's __init__.pyi, and stubtest
+# import this package's extension, whether the tests run against an in-place build or an installed copy.
+PACKAGE_PARENT = pathlib.Path(fastdigest.__file__).resolve().parent.parent
+
+
+def require_mypy():
+    try:
+        import mypy.stubtest  # noqa: F401
+    except ImportError as error:
+        pytest.fail('mypy is needed to check the stubs (pip install mypy, or the test extra): %s' % error)
+
+
+@pytest.fixture(scope='module')
+def mypy_environment(tmp_path_factory):
+    """The environment for mypy subprocesses: a shared cache outside the source tree."""
+    environment = dict(os.environ)
+    environment['MYPY_CACHE_DIR'] = str(tmp_path_factory.mktemp('mypy_cache'))
+    # Nothing from the caller's MYPYPATH may shadow the package under test.
+    environment.pop('MYPYPATH', None)
+    return environment
+
+
+def run_in_package_parent(arguments, environment):
+    return subprocess.run(
+        [sys.executable, *arguments],
+        cwd=str(PACKAGE_PARENT),
+        env=environment,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        universal_newlines=True,
+        timeout=300,
+    )
+
+
+def test_stubs_match_runtime(mypy_environment):
+    require_mypy()
+    # No allowlist: every difference between __init__.pyi and the module is an error.
+    result = run_in_package_parent(['-m', 'mypy.stubtest', 'fastdigest'], mypy_environment)
+    assert result.returncode == 0, result.stdout
+
+
+# Each line's expected outcome is stated in the line itself: assert_type() fails if the stub gives another
+# type (Any included), and each `type: ignore[code]` must be needed, since --warn-unused-ignores reports one
+# that the stub makes unnecessary (for instance if str were accepted as data).
+USAGE = '''
+    import io
+    import hashlib
+    from typing_extensions import assert_type
+
+    import fastdigest
+
+    assert_type(fastdigest.sha256(b'x').hexdigest(), str)
+    assert_type(fastdigest.md5().digest(), bytes)
+    assert_type(fastdigest.new('sha512_256', bytearray(3)), fastdigest.HASH)
+    assert_type(fastdigest.sha1(memoryview(b'x'), usedforsecurity=False).copy(), fastdigest.HASH)
+    assert_type(fastdigest.sha384(data=b'x').digest_size, int)
+    assert_type(fastdigest.sha512(string=b'x').name, str)
+    assert_type(fastdigest.sha224().block_size, int)
+    assert_type(fastdigest.sha512_224().update(b'more'), None)
+    assert_type(fastdigest.algorithms_guaranteed, frozenset[str])
+    assert_type(fastdigest.file_digest(io.BytesIO(b'x'), 'sha256'), fastdigest.HASH)
+    assert_type(fastdigest.file_digest(io.BytesIO(b'x'), fastdigest.sha256), fastdigest.HASH)
+    assert_type(fastdigest.file_digest(io.BytesIO(b'x'), hashlib.sha256).hexdigest(), str)
+
+    fastdigest.sha256('text')  # type: ignore[arg-type]
+    fastdigest.new('md5', 'text')  # type: ignore[arg-type]
+    fastdigest.md5().update('text')  # type: ignore[arg-type]
+    fastdigest.sha256(b'x', True)  # type: ignore[call-arg]
+    fastdigest.sha1().name = 'md5'  # type: ignore[misc]
+
+    class Subclass(fastdigest.HASH):  # type: ignore[misc]
+        pass
+'''
+
+
+def test_stubs_type_user_code(mypy_environment, tmp_path):
+    require_mypy()
+    usage = tmp_path / 'usage.py'
+    usage.write_text(textwrap.dedent(USAGE))
+    result = run_in_package_parent(
+        ['-m', 'mypy', '--strict', '--warn-unused-ignores', '--no-error-summary', '--show-error-codes', str(usage)],
+        mypy_environment,
+    )
+    assert result.returncode == 0, result.stdout
