@@ -3,6 +3,8 @@
 
 #include <stddef.h>
 
+#include "kernels_x86.h"
+
 #if (defined(__x86_64__) || defined(__i386__)) && defined(__GNUC__)
 #define FD_X86_CPUID 1
 #include <cpuid.h>
@@ -86,11 +88,17 @@ static const fd_kernel md5_kernels[] = {
 };
 
 static const fd_kernel sha1_kernels[] = {
+#ifdef FD_HAVE_SHANI
+    {"shani", FD_CPU_SHANI | FD_CPU_SSE41 | FD_CPU_SSSE3, {.sha1 = fd_sha1_blocks_shani}},
+#endif
     {"portable", 0, {.sha1 = fd_sha1_blocks_portable}},
     {NULL, 0, {NULL}},
 };
 
 static const fd_kernel sha256_kernels[] = {
+#ifdef FD_HAVE_SHANI
+    {"shani", FD_CPU_SHANI | FD_CPU_SSE41 | FD_CPU_SSSE3, {.sha256 = fd_sha256_blocks_shani}},
+#endif
     {"portable", 0, {.sha256 = fd_sha256_blocks_portable}},
     {NULL, 0, {NULL}},
 };

@@ -1,0 +1,36 @@
+/* Compress kernels for x86-64 instruction-set extensions.
+ *
+ * Each kernel lives in its own .c file, the only files that include
+ * <immintrin.h>; each is compiled with a function-level target attribute, so
+ * the package builds with default compiler flags and runs a kernel only after
+ * cpu.c has seen the CPU report its required features. A kernel exists in the
+ * build only when its FD_HAVE_* macro below is defined: cpu.c lists it under
+ * the same test. Defining the opt-out macro (e.g. -DFD_NO_SHANI) leaves the
+ * kernel out of the build. Every kernel takes and returns the chain in FIPS
+ * order, whatever layout it uses inside. */
+#ifndef FD_KERNELS_X86_H
+#define FD_KERNELS_X86_H
+
+#include "sha1.h"
+#include "sha256.h"
+
+/* ARM64EC defines _M_X64 but has no SHA extensions. */
+#if (defined(__x86_64__) || (defined(_M_X64) && !defined(_M_ARM64EC))) && !defined(FD_NO_SHANI)
+#define FD_HAVE_SHANI 1
+/* Intel SHA extensions; require FD_CPU_SHANI | FD_CPU_SSE41 | FD_CPU_SSSE3. */
+fd_sha1_blocks_fn fd_sha1_blocks_shani;     /* sha1_shani.c */
+fd_sha256_blocks_fn fd_sha256_blocks_shani; /* sha256_shani.c */
+#endif
+
+/* Further x86-64 kernels (fd_sha512_blocks_avx2, fd_md5_blocks_x86) are
+ * declared below, each under its own FD_HAVE_* guard. */
+
+#include "sha512.h"
+
+#if (defined(__x86_64__) || (defined(_M_X64) && !defined(_M_ARM64EC))) && !defined(FD_NO_AVX2)
+#define FD_HAVE_SHA512_AVX2 1
+/* AVX2 message schedule, BMI2 rounds; requires FD_CPU_AVX2 | FD_CPU_BMI2. */
+fd_sha512_blocks_fn fd_sha512_blocks_avx2; /* sha512_avx2.c */
+#endif
+
+#endif /* FD_KERNELS_X86_H */

@@ -1,0 +1,179 @@
+/* SHA-1 compression with the Intel SHA extensions (SHA-NI).
+ *
+ * Instruction facts from Intel's white paper "Intel SHA Extensions" (2013)
+ * and the sequence in Linux's arch/x86/crypto/sha1_ni_asm.S:
+ *   sha1rnds4 does four rounds on ABCD (a in the top lane) with the round
+ *     function and constant chosen by an immediate (0..3, for rounds 0-19,
+ *     20-39, 40-59, 60-79). Its second operand holds the four message words
+ *     with E already added to the first, W[t] in the top lane.
+ *   sha1nexte computes that E: four rounds after a state ABCD, e is that
+ *     state's a rotated left by 30, so it takes the ABCD from before the
+ *     previous four rounds and adds rotl(a, 30) to the top lane of the words.
+ *   sha1msg1, a xor and sha1msg2 compute the next four schedule words from
+ *     W[t-16], W[t-14], W[t-8] and W[t-3].
+ *
+ * A single message is bound by the chain of 20 sha1rnds4 per block; the
+ * loads, byte swaps, sha1nexte and the schedule run beside it. The state stays
+ * in vectors for all blocks of a call. */
+#include "kernels_x86.h"
+
+#ifdef FD_HAVE_SHANI
+
+#include <immintrin.h>
+
+#if defined(__GNUC__) || defined(__clang__)
+#define FD_TARGET_SHANI __attribute__((target("sha,sse4.1,ssse3")))
+#else
+#define FD_TARGET_SHANI /* MSVC compiles intrinsics without target flags */
+#endif
+
+/* A group of four message words W[4g..4g+3] with W[4g] in the top lane, the
+ * order sha1rnds4 takes: the block is big-endian, so reversing all 16 bytes
+ * swaps the bytes of each word and the order of the words in one shuffle.
+ * _mm_loadu_si128 is the intrinsic for an address of any alignment. */
+FD_TARGET_SHANI
+static inline __m128i load_word_group(const uint8_t *p)
+{
+    const __m128i reverse_bytes =
+        _mm_set_epi8(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
+
+    return _mm_shuffle_epi8(_mm_loadu_si128((const __m128i *)(const void *)p), reverse_bytes);
+}
+
+/* sha1rnds4 needs its immediate as a constant: each call site passes a
+ * literal group number, so after inlining the switch disappears. */
+FD_TARGET_SHANI
+static inline __m128i sha1rnds4(__m128i abcd, __m128i e_plus_words, int group)
+{
+    switch (group / 5) {
+    case 0:
+        return _mm_sha1rnds4_epu32(abcd, e_plus_words, 0);
+    case 1:
+        return _mm_sha1rnds4_epu32(abcd, e_plus_words, 1);
+    case 2:
+        return _mm_sha1rnds4_epu32(abcd, e_plus_words, 2);
+    default:
+        return _mm_sha1rnds4_epu32(abcd, e_plus_words, 3);
+    }
+}
+
+/* Rounds 4g..4g+3 for g >= 1. abcd_before holds the state from before rounds
+ * 4g-4..4g-1, whose a gives this group's e; it is advanced to the state from
+ * before these rounds for the next group. */
+FD_TARGET_SHANI
+static inline void rounds4(__m128i *abcd, __m128i *abcd_before, __m128i words, int group)
+{
+    __m128i e_plus_words = _mm_sha1nexte_epu32(*abcd_before, words);
+
+    *abcd_before = *abcd;
+    *abcd = sha1rnds4(*abcd, e_plus_words, group);
+}
+
+FD_TARGET_SHANI
+void fd_sha1_blocks_shani(uint32_t chain[5], const uint8_t *blocks, size_t nblocks)
+{
+    /* a in the top lane; e alone in the top lane of its own vector, the
+     * other lanes zero so that adding it to the first words adds only e. */
+    __m128i abcd = _mm_shuffle_epi32(_mm_loadu_si128((const __m128i *)(const void *)chain), 0x1b);
+    __m128i e = _mm_insert_epi32(_mm_setzero_si128(), (int)chain[4], 3);
+
+    for (; nblocks != 0; nblocks--, blocks += FD_SHA1_BLOCK_LEN) {
+        const __m128i abcd_in = abcd, e_in = e;
+        __m128i abcd_before = abcd;
+        /* w0..w3 hold a sliding window of four groups: group g lives in
+         * w(g mod 4). While group g is used, group g+1 is finished, group
+         * g+2 gets its W[t-8] and group g+3 its W[t-16] ^ W[t-14]. */
+        __m128i w0, w1, w2, w3;
+
+        /* Rounds 0-19 */
+        w0 = load_word_group(blocks);
+        abcd = sha1rnds4(abcd, _mm_add_epi32(e, w0), 0);
+        w1 = load_word_group(blocks + 16);
+        rounds4(&abcd, &abcd_before, w1, 1);
+        w0 = _mm_sha1msg1_epu32(w0, w1);
+        w2 = load_word_group(blocks + 32);
+        rounds4(&abcd, &abcd_before, w2, 2);
+        w1 = _mm_sha1msg1_epu32(w1, w2);
+        w0 = _mm_xor_si128(w0, w2);
+        w3 = load_word_group(blocks + 48);
+        rounds4(&abcd, &abcd_before, w3, 3);
+        w0 = _mm_sha1msg2_epu32(w0, w3);
+        w2 = _mm_sha1msg1_epu32(w2, w3);
+        w1 = _mm_xor_si128(w1, w3);
+        rounds4(&abcd, &abcd_before, w0, 4);
+        w1 = _mm_sha1msg2_epu32(w1, w0);
+        w3 = _mm_sha1msg1_epu32(w3, w0);
+        w2 = _mm_xor_si128(w2, w0);
+
+        /* Rounds 20-39 */
+        rounds4(&abcd, &abcd_before, w1, 5);
+        w2 = _mm_sha1msg2_epu32(w2, w1);
+        w0 = _mm_sha1msg1_epu32(w0, w1);
+        w3 = _mm_xor_si128(w3, w1);
+        rounds4(&abcd, &abcd_before, w2, 6);
+        w3 = _mm_sha1msg2_epu32(w3, w2);
+        w1 = _mm_sha1msg1_epu32(w1, w2);
+        w0 = _mm_xor_si128(w0, w2);
+        rounds4(&abcd, &abcd_before, w3, 7);
+        w0 = _mm_sha1msg2_epu32(w0, w3);
+        w2 = _mm_sha1msg1_epu32(w2, w3);
+        w1 = _mm_xor_si128(w1, w3);
+        rounds4(&abcd, &abcd_before, w0, 8);
+        w1 = _mm_sha1msg2_epu32(w1, w0);
+        w3 = _mm_sha1msg1_epu32(w3, w0);
+        w2 = _mm_xor_si128(w2, w0);
+        rounds4(&abcd, &abcd_before, w1, 9);
+        w2 = _mm_sha1msg2_epu32(w2, w1);
+        w0 = _mm_sha1msg1_epu32(w0, w1);
+        w3 = _mm_xor_si128(w3, w1);
+
+        /* Rounds 40-59 */
+        rounds4(&abcd, &abcd_before, w2, 10);
+        w3 = _mm_sha1msg2_epu32(w3, w2);
+        w1 = _mm_sha1msg1_epu32(w1, w2);
+        w0 = _mm_xor_si128(w0, w2);
+        rounds4(&abcd, &abcd_before, w3, 11);
+        w0 = _mm_sha1msg2_epu32(w0, w3);
+        w2 = _mm_sha1msg1_epu32(w2, w3);
+        w1 = _mm_xor_si128(w1, w3);
+        rounds4(&abcd, &abcd_before, w0, 12);
+        w1 = _mm_sha1msg2_epu32(w1, w0);
+        w3 = _mm_sha1msg1_epu32(w3, w0);
+        w2 = _mm_xor_si128(w2, w0);
+        rounds4(&abcd, &abcd_before, w1, 13);
+        w2 = _mm_sha1msg2_epu32(w2, w1);
+        w0 = _mm_sha1msg1_epu32(w0, w1);
+        w3 = _mm_xor_si128(w3, w1);
+        rounds4(&abcd, &abcd_before, w2, 14);
+        w3 = _mm_sha1msg2_epu32(w3, w2);
+        w1 = _mm_sha1msg1_epu32(w1, w2);
+        w0 = _mm_xor_si128(w0, w2);
+
+        /* Rounds 60-79: the schedule ends with group 19, so the steps that
+         * would start groups 20 and up are left out. */
+        rounds4(&abcd, &abcd_before, w3, 15);
+        w0 = _mm_sha1msg2_epu32(w0, w3);
+        w2 = _mm_sha1msg1_epu32(w2, w3);
+        w1 = _mm_xor_si128(w1, w3);
+        rounds4(&abcd, &abcd_before, w0, 16);
+        w1 = _mm_sha1msg2_epu32(w1, w0);
+        w3 = _mm_sha1msg1_epu32(w3, w0);
+        w2 = _mm_xor_si128(w2, w0);
+        rounds4(&abcd, &abcd_before, w1, 17);
+        w2 = _mm_sha1msg2_epu32(w2, w1);
+        w3 = _mm_xor_si128(w3, w1);
+        rounds4(&abcd, &abcd_before, w2, 18);
+        w3 = _mm_sha1msg2_epu32(w3, w2);
+        rounds4(&abcd, &abcd_before, w3, 19);
+
+        /* The e after round 79 is rotl(a, 30) of the state before rounds
+         * 76-79; sha1nexte adds it to e_in (whose lower lanes stay zero). */
+        e = _mm_sha1nexte_epu32(abcd_before, e_in);
+        abcd = _mm_add_epi32(abcd, abcd_in);
+    }
+
+    _mm_storeu_si128((__m128i *)(void *)chain, _mm_shuffle_epi32(abcd, 0x1b));
+    chain[4] = (uint32_t)_mm_extract_epi32(e, 3);
+}
+
+#endif /* FD_HAVE_SHANI */
