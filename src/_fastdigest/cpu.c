@@ -4,6 +4,7 @@
 #include <stddef.h>
 
 #include "kernels_x86.h"
+#include "kernels_arm.h"
 
 #if (defined(__x86_64__) || defined(__i386__)) && defined(__GNUC__)
 #define FD_X86_CPUID 1
@@ -88,6 +89,9 @@ static const fd_kernel md5_kernels[] = {
 };
 
 static const fd_kernel sha1_kernels[] = {
+#ifdef FD_HAVE_ARM_SHA1
+    {"armv8", FD_CPU_ARM_SHA1, {.sha1 = fd_sha1_blocks_armv8}},
+#endif
 #ifdef FD_HAVE_SHANI
     {"shani", FD_CPU_SHANI | FD_CPU_SSE41 | FD_CPU_SSSE3, {.sha1 = fd_sha1_blocks_shani}},
 #endif
@@ -96,6 +100,9 @@ static const fd_kernel sha1_kernels[] = {
 };
 
 static const fd_kernel sha256_kernels[] = {
+#ifdef FD_HAVE_ARM_SHA256
+    {"armv8", FD_CPU_ARM_SHA2, {.sha256 = fd_sha256_blocks_armv8}},
+#endif
 #ifdef FD_HAVE_SHANI
     {"shani", FD_CPU_SHANI | FD_CPU_SSE41 | FD_CPU_SSSE3, {.sha256 = fd_sha256_blocks_shani}},
 #endif
@@ -104,6 +111,9 @@ static const fd_kernel sha256_kernels[] = {
 };
 
 static const fd_kernel sha512_kernels[] = {
+#ifdef FD_HAVE_ARM_SHA512
+    {"armv8", FD_CPU_ARM_SHA512, {.sha512 = fd_sha512_blocks_armv8}},
+#endif
     {"portable", 0, {.sha512 = fd_sha512_blocks_portable}},
     {NULL, 0, {NULL}},
 };

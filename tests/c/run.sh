@@ -1,0 +1,206 @@
+#!/usr/bin/env bash
+# Builds the C core's test driver (tests/c/test_core.c) and runs it, here or
+# on other CPUs under qemu-user.
+#
+#   tests/c/run.sh [TARGET...]      (default: native)
+#
+#   native    gcc, -O2 -Wall -Wextra -Werror, on this machine: every kernel
+#             this CPU runs
+#   sanitize  the same with -fsanitize=address,undefined
+#   aarch64   Debian's aarch64-linux-gnu-gcc, run under qemu-aarch64 twice:
+#             -cpu max (SHA-1, SHA-2 and SHA-512 instructions) and
+#             -cpu cortex-a72 (no SHA-512 instructions: the portable SHA-512
+#             must be chosen, and an unguarded SHA-512 kernel would SIGILL)
+#   aarch64-sanitize
+#             the aarch64 build with -fsanitize=address,undefined under
+#             qemu-aarch64 -cpu max: the ARM kernels are only ever run
+#             emulated here, so they get their out-of-bounds checks there
+#             (LeakSanitizer is off: it cannot run under qemu-user)
+#   s390x     big-endian, under qemu-s390x: the portable C and the byte-order
+#             helpers on a CPU where loads are not little-endian
+#   all       all of the above
+#
+# Every test group runs for every kernel, under qemu too: the whole aarch64
+# run takes about 25 s of emulation, most of it the Monte tests. Should that
+# grow, FD_QEMU_MONTE=selected runs Monte under qemu only with the kernel
+# fd_select_kernels picks for each family (the driver's --monte=selected).
+#
+# Missing cross compilers and qemu are installed with apt-get (root, or
+# sudo), and missing test vectors with pip, so CI on a fresh Debian machine
+# can call this as it is. Environment:
+#   PYTHON          interpreter that has (or gets) cryptography-vectors
+#   FD_VECTORS_DIR  the .../cryptography_vectors/hashes directory, to skip
+#                   the lookup
+#   FD_TEST_SEED    seed of the random tests (the driver prints the default)
+#   CC              compiler for native and sanitize (default gcc)
+#   BUILD_DIR       where binaries go (default ${TMPDIR:-/tmp}/fastdigest-tests-c)
+set -euo pipefail
+
+repo_root=$(cd "$(dirname "$0")/../.." && pwd)
+src_dir="$repo_root/src/_fastdigest"
+driver="$repo_root/tests/c/test_core.c"
+build_dir=${BUILD_DIR:-${TMPDIR:-/tmp}/fastdigest-tests-c}
+python=${PYTHON:-python3}
+cflags=(-std=c11 -O2 -Wall -Wextra -Werror)
+qemu_monte=${FD_QEMU_MONTE:-all}
+
+mkdir -p "$build_dir"
+
+# Every .c file of the core: all of src/_fastdigest but the Python binding.
+core_sources() {
+    local f
+    for f in "$src_dir"/*.c; do
+        [ "$(basename "$f")" = module.c ] || printf '%s\n' "$f"
+    done
+}
+
+as_root() {
+    if [ "$(id -u)" = 0 ]; then
+        "$@"
+    elif command -v sudo >/dev/null; then
+        sudo "$@"
+    else
+        echo "run.sh: need root (or sudo) to run: $*" >&2
+        return 1
+    fi
+}
+
+apt_updated=no
+apt_install() {
+    if [ "$apt_updated" = no ]; then
+        as_root apt-get update -q
+        apt_updated=yes
+    fi
+    as_root env DEBIAN_FRONTEND=noninteractive \
+        apt-get install -y -q --no-install-recommends "$@"
+}
+
+# ensure_cross TRIPLET QEMU LIBC_DEV GCC_PACKAGE
+ensure_cross() {
+    local triplet=$1 qemu=$2 libc_dev=$3 gcc_package=$4
+    if ! command -v "$triplet-gcc" >/dev/null || ! command -v "$qemu" >/dev/null ||
+        [ ! -e "/usr/$triplet/include/stdio.h" ]; then
+        echo "== installing $gcc_package $libc_dev qemu-user"
+        apt_install "$gcc_package" "$libc_dev" qemu-user
+    fi
+}
+
+vectors_dir() {
+    if [ -n "${FD_VECTORS_DIR:-}" ]; then
+        printf '%s\n' "$FD_VECTORS_DIR"
+        return
+    fi
+    local find='import cryptography_vectors, os; print(os.path.join(os.path.dirname(cryptography_vectors.__file__), "hashes"))'
+    # Debian's python3-cryptography-vectors, outside most interpreters' path.
+    local debian_dir=/usr/lib/python3/dist-packages/cryptography_vectors/hashes
+    "$python" -c "$find" 2>/dev/null && return
+    echo "== installing cryptography-vectors with $python -m pip" >&2
+    if "$python" -m pip install -q cryptography-vectors >&2; then
+        "$python" -c "$find" && return
+    fi
+    # A system interpreter may refuse pip (PEP 668): fall back to Debian's
+    # package.
+    if [ ! -d "$debian_dir" ] && command -v apt-get >/dev/null; then
+        echo "== installing python3-cryptography-vectors with apt-get" >&2
+        apt_install python3-cryptography-vectors >&2 || true
+    fi
+    if [ -d "$debian_dir" ]; then
+        echo "$debian_dir"
+    else
+        # The driver gets a path that does not exist and fails: missing
+        # vectors are a failure, never a skip.
+        echo "$build_dir/cryptography-vectors-not-installed"
+    fi
+}
+
+# run_timed LABEL COMMAND...: runs the driver, prints its output and the
+# wall time, and remembers a failure.
+failures=()
+run_timed() {
+    local label=$1
+    shift
+    echo "== $label: $*"
+    local start=$SECONDS status=0
+    "$@" || status=$?
+    echo "== $label: exit $status, $((SECONDS - start)) s wall"
+    [ "$status" = 0 ] || failures+=("$label")
+}
+
+build() { # build OUTPUT COMPILER EXTRA_FLAGS...
+    local output=$1 compiler=$2
+    shift 2
+    mapfile -t sources < <(core_sources)
+    echo "== building $output with $compiler"
+    "$compiler" "${cflags[@]}" "$@" -I"$src_dir" -o "$output" "$driver" "${sources[@]}"
+}
+
+run_native() {
+    build "$build_dir/test_core" "${CC:-gcc}"
+    run_timed native "$build_dir/test_core" "$vectors"
+}
+
+run_sanitize() {
+    build "$build_dir/test_core-asan" "${CC:-gcc}" -g -fsanitize=address,undefined \
+        -fno-sanitize-recover=all -fno-omit-frame-pointer
+    ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1} \
+        run_timed sanitize "$build_dir/test_core-asan" "$vectors"
+}
+
+run_aarch64() {
+    ensure_cross aarch64-linux-gnu qemu-aarch64 libc6-dev-arm64-cross gcc-aarch64-linux-gnu
+    build "$build_dir/test_core-aarch64" aarch64-linux-gnu-gcc
+    local cpu
+    for cpu in max cortex-a72; do
+        run_timed "aarch64 -cpu $cpu" qemu-aarch64 -L /usr/aarch64-linux-gnu -cpu "$cpu" \
+            "$build_dir/test_core-aarch64" "$vectors" --monte="$qemu_monte"
+    done
+}
+
+run_aarch64_sanitize() {
+    ensure_cross aarch64-linux-gnu qemu-aarch64 libc6-dev-arm64-cross gcc-aarch64-linux-gnu
+    build "$build_dir/test_core-aarch64-asan" aarch64-linux-gnu-gcc -g \
+        -fsanitize=address,undefined -fno-sanitize-recover=all
+    ASAN_OPTIONS=detect_leaks=0 run_timed "aarch64-sanitize -cpu max" \
+        qemu-aarch64 -L /usr/aarch64-linux-gnu -cpu max \
+        "$build_dir/test_core-aarch64-asan" "$vectors" --monte="$qemu_monte"
+}
+
+run_s390x() {
+    ensure_cross s390x-linux-gnu qemu-s390x libc6-dev-s390x-cross gcc-s390x-linux-gnu
+    build "$build_dir/test_core-s390x" s390x-linux-gnu-gcc
+    run_timed s390x qemu-s390x -L /usr/s390x-linux-gnu \
+        "$build_dir/test_core-s390x" "$vectors" --monte="$qemu_monte"
+}
+
+targets=("$@")
+[ ${#targets[@]} -gt 0 ] || targets=(native)
+for target in "${targets[@]}"; do
+    case $target in
+    native | sanitize | aarch64 | aarch64-sanitize | s390x) ;;
+    all) ;;
+    *)
+        echo "run.sh: unknown target '$target' (native, sanitize, aarch64, aarch64-sanitize, s390x, all)" >&2
+        exit 2
+        ;;
+    esac
+done
+
+vectors=$(vectors_dir)
+for target in "${targets[@]}"; do
+    case $target in
+    all)
+        run_native
+        run_sanitize
+        run_aarch64
+        run_aarch64_sanitize
+        run_s390x
+        ;;
+    *) "run_${target//-/_}" ;;
+    esac
+done
+
+if [ ${#failures[@]} -gt 0 ]; then
+    echo "== FAILED: ${failures[*]}"
+    exit 1
+fi
+echo "== all passed: ${targets[*]}"

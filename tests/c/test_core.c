@@ -1,0 +1,810 @@
+/* The C core's test driver: runs without Python, so the same checks run
+ * natively, under sanitizers and on other CPUs under qemu-user.
+ *
+ * For every compress kernel compiled into this build whose instructions the
+ * CPU has, installed with fd_use_kernel, it runs:
+ *   - the NIST CAVP byte-oriented vectors (ShortMsg, LongMsg, Monte) for
+ *     SHA-1 and every SHA-2 variant, and RFC 1321's MD5 suite, read from the
+ *     cryptography-vectors package (the directory is the first argument);
+ *   - every message length from 0 to 3 blocks + 1, split in two at every
+ *     point, against the one-shot digest;
+ *   - one million 'a' fed in many chunk sizes against the published digests;
+ *   - random messages against the portable kernel: the kernel called
+ *     directly (random chaining values, many blocks, random alignment), and
+ *     whole hashes with random update splits.
+ *
+ * Usage: test_core VECTORS_DIR [--seed=N] [--monte=all|selected]
+ *   VECTORS_DIR     <site-packages>/cryptography_vectors/hashes
+ *   --seed=N        seed of the random tests (default printed at start;
+ *                   the FD_TEST_SEED environment variable works too)
+ *   --monte=selected  run the Monte tests only with the kernel that
+ *                   fd_select_kernels picks for each family (qemu runs use it:
+ *                   Monte is 100,000 hashes per algorithm and kernel)
+ *
+ * Prints a line per kernel and test group, then "C core: N passed, N failed";
+ * exits 1 on any failure, including a missing vector file. */
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "algorithms.h"
+#include "cpu.h"
+
+/* ------------------------------------------------------------------------ */
+/* The algorithms under test                                                */
+
+typedef struct test_algorithm {
+    enum fd_algorithm_id id;
+    enum fd_family family;
+    /* File name prefix of the CAVP .rsp files ("SHA512_224" for
+     * SHA512_224ShortMsg.rsp), and their directory; NULL for MD5. */
+    const char *cavp_prefix;
+    const char *cavp_dir;
+    /* The digest of 1,000,000 repetitions of 'a' (0x61). */
+    const char *million_a_hex;
+} test_algorithm;
+
+/* Million-'a' digests, from:
+ *   MD5: the NESSIE project's MD5 test vectors (Md5-128, set 1, vector #8);
+ *        RFC 1321's suite stops at 80 bytes.
+ *   SHA-1, SHA-256, SHA-384, SHA-512: FIPS 180-2, appendices A.3, B.3, D.3
+ *        and C.3 (the "long message" examples).
+ *   SHA-224: RFC 3874, section 3.3 (also the FIPS 180-2 change notice).
+ *   SHA-512/224, SHA-512/256: NIST's SHA-512/t example values give only the
+ *        one- and two-block messages; these are the values Bouncy Castle's
+ *        SHA512tDigest tests use.
+ * All eight were also confirmed against OpenSSL 3.0 (Python's hashlib). */
+static const test_algorithm test_algorithms[] = {
+    {FD_MD5, FD_FAMILY_MD5, NULL, NULL, "7707d6ae4e027c70eea2a935c2296f21"},
+    {FD_SHA1, FD_FAMILY_SHA1, "SHA1", "SHA1", "34aa973cd4c4daa4f61eeb2bdbad27316534016f"},
+    {FD_SHA224, FD_FAMILY_SHA256, "SHA224", "SHA2",
+     "20794655980c91d8bbb4c1ea97618a4bf03f42581948b2ee4ee7ad67"},
+    {FD_SHA256, FD_FAMILY_SHA256, "SHA256", "SHA2",
+     "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0"},
+    {FD_SHA384, FD_FAMILY_SHA512, "SHA384", "SHA2",
+     "9d0e1809716474cb086e834e310a4a1ced149e9c00f248527972cec5704c2a5b"
+     "07b8b3dc38ecc4ebae97ddd87f3d8985"},
+    {FD_SHA512, FD_FAMILY_SHA512, "SHA512", "SHA2",
+     "e718483d0ce769644e2e42c7bc15b4638e1f98b13b2044285632a803afa973eb"
+     "de0ff244877ea60a4cb0432ce577c31beb009c5c2c49aa2e4eadb217ad8cc09b"},
+    {FD_SHA512_224, FD_FAMILY_SHA512, "SHA512_224", "SHA2",
+     "37ab331d76f0d36de422bd0edeb22a28accd487b7a8453ae965dd287"},
+    {FD_SHA512_256, FD_FAMILY_SHA512, "SHA512_256", "SHA2",
+     "9a59a052930187a97038cae692f30708aa6491923ef5194394dc68d56c74fb21"},
+};
+#define TEST_ALGORITHM_COUNT (sizeof test_algorithms / sizeof test_algorithms[0])
+
+static const char *const family_names[FD_FAMILY_COUNT] = {
+    [FD_FAMILY_MD5] = "md5",
+    [FD_FAMILY_SHA1] = "sha1",
+    [FD_FAMILY_SHA256] = "sha256",
+    [FD_FAMILY_SHA512] = "sha512",
+};
+
+/* The portable kernels, referenced directly rather than found in the lists,
+ * so the reference stays the portable C whatever the lists hold. */
+static const fd_kernel portable_kernels[FD_FAMILY_COUNT] = {
+    [FD_FAMILY_MD5] = {"portable", 0, {.md5 = fd_md5_blocks_portable}},
+    [FD_FAMILY_SHA1] = {"portable", 0, {.sha1 = fd_sha1_blocks_portable}},
+    [FD_FAMILY_SHA256] = {"portable", 0, {.sha256 = fd_sha256_blocks_portable}},
+    [FD_FAMILY_SHA512] = {"portable", 0, {.sha512 = fd_sha512_blocks_portable}},
+};
+
+static const struct {
+    uint32_t bit;
+    const char *name;
+} feature_names[] = {
+    {FD_CPU_SSSE3, "ssse3"},       {FD_CPU_SSE41, "sse4.1"},     {FD_CPU_AVX, "avx"},
+    {FD_CPU_AVX2, "avx2"},         {FD_CPU_BMI1, "bmi1"},        {FD_CPU_BMI2, "bmi2"},
+    {FD_CPU_SHANI, "sha_ni"},      {FD_CPU_ARM_SHA1, "arm-sha1"}, {FD_CPU_ARM_SHA2, "arm-sha2"},
+    {FD_CPU_ARM_SHA512, "arm-sha512"},
+};
+
+static void print_features(uint32_t features)
+{
+    bool any = false;
+    for (size_t i = 0; i < sizeof feature_names / sizeof feature_names[0]; i++) {
+        if (features & feature_names[i].bit) {
+            printf("%s%s", any ? " " : "", feature_names[i].name);
+            any = true;
+        }
+    }
+    if (!any)
+        printf("(none)");
+}
+
+/* ------------------------------------------------------------------------ */
+/* Tallies                                                                  */
+
+/* One test group for one kernel: its counts and how many failures it has
+ * described so far (the first few are printed in full, the rest counted). */
+typedef struct group_tally {
+    unsigned passed;
+    unsigned failed;
+} group_tally;
+
+enum { FAILURES_DESCRIBED_PER_GROUP = 5 };
+
+static unsigned long total_passed, total_failed;
+
+static void check(group_tally *tally, bool ok, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+static void check(group_tally *tally, bool ok, const char *fmt, ...)
+{
+    if (ok) {
+        tally->passed++;
+        return;
+    }
+    tally->failed++;
+    if (tally->failed <= FAILURES_DESCRIBED_PER_GROUP) {
+        va_list args;
+        va_start(args, fmt);
+        printf("    FAIL: ");
+        vprintf(fmt, args);
+        printf("\n");
+        va_end(args);
+    }
+}
+
+static void report_group(const char *family, const char *kernel, const char *group,
+                         const char *detail, const group_tally *tally)
+{
+    char label[64];
+    snprintf(label, sizeof label, "[%s/%s]", family, kernel);
+    printf("%-18s %-12s %6u passed, %u failed%s%s\n", label, group, tally->passed,
+           tally->failed, detail[0] ? "  " : "", detail);
+    if (tally->failed > FAILURES_DESCRIBED_PER_GROUP)
+        printf("    (%u more failures not shown)\n",
+               tally->failed - FAILURES_DESCRIBED_PER_GROUP);
+    total_passed += tally->passed;
+    total_failed += tally->failed;
+    fflush(stdout);
+}
+
+/* A failure outside any kernel's groups (bad arguments, unreadable files). */
+static void fail_setup(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+static void fail_setup(const char *fmt, ...)
+{
+    va_list args;
+    va_start(args, fmt);
+    printf("FAIL: ");
+    vprintf(fmt, args);
+    printf("\n");
+    va_end(args);
+    total_failed++;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Helpers                                                                  */
+
+static void *checked_malloc(size_t len)
+{
+    void *p = malloc(len ? len : 1);
+    if (p == NULL) {
+        fprintf(stderr, "test_core: out of memory (%zu bytes)\n", len);
+        exit(2);
+    }
+    return p;
+}
+
+static int hex_value(char c)
+{
+    if (c >= '0' && c <= '9')
+        return c - '0';
+    if (c >= 'a' && c <= 'f')
+        return c - 'a' + 10;
+    if (c >= 'A' && c <= 'F')
+        return c - 'A' + 10;
+    return -1;
+}
+
+/* Decodes hex into out (room for strlen(hex) / 2 bytes); returns the byte
+ * count, or -1 if hex is not an even number of hex digits. */
+static long decode_hex(const char *hex, uint8_t *out)
+{
+    size_t len = strlen(hex);
+    if (len % 2 != 0)
+        return -1;
+    for (size_t i = 0; i < len; i += 2) {
+        int high = hex_value(hex[i]), low = hex_value(hex[i + 1]);
+        if (high < 0 || low < 0)
+            return -1;
+        out[i / 2] = (uint8_t)(high << 4 | low);
+    }
+    return (long)(len / 2);
+}
+
+/* Formats len bytes as hex into a static buffer (for failure messages). */
+static const char *hex_string(const uint8_t *bytes, size_t len)
+{
+    static char text[2 * FD_MAX_DIGEST_LEN + 1];
+    static const char digits[] = "0123456789abcdef";
+    if (len > FD_MAX_DIGEST_LEN)
+        len = FD_MAX_DIGEST_LEN;
+    for (size_t i = 0; i < len; i++) {
+        text[2 * i] = digits[bytes[i] >> 4];
+        text[2 * i + 1] = digits[bytes[i] & 15];
+    }
+    text[2 * len] = '\0';
+    return text;
+}
+
+/* Hashes data fed as the given pieces, one update call each. */
+static void hash_in_pieces(const fd_algorithm *algorithm, const uint8_t *data,
+                           const size_t *piece_lens, size_t piece_count, uint8_t *out)
+{
+    fd_hash_state state;
+    algorithm->init(&state);
+    for (size_t i = 0; i < piece_count; i++) {
+        algorithm->update(&state, data, piece_lens[i]);
+        data += piece_lens[i];
+    }
+    algorithm->final(&state, out);
+}
+
+/* ------------------------------------------------------------------------ */
+/* The random number generator                                              */
+
+/* SplitMix64 (Steele, Lea and Flood, "Fast splittable pseudorandom number
+ * generators", OOPSLA 2014): one 64-bit add and a mixing function, good
+ * enough to draw test inputs and the same on every platform. */
+typedef struct test_rng {
+    uint64_t state;
+} test_rng;
+
+static uint64_t rng_next(test_rng *rng)
+{
+    uint64_t z = (rng->state += 0x9e3779b97f4a7c15u);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9u;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebu;
+    return z ^ (z >> 31);
+}
+
+/* A value in 0..bound-1 (bound > 0); the slight bias does not matter here. */
+static size_t rng_below(test_rng *rng, size_t bound)
+{
+    return (size_t)(rng_next(rng) % bound);
+}
+
+static void rng_fill(test_rng *rng, uint8_t *out, size_t len)
+{
+    for (size_t i = 0; i < len; i++)
+        out[i] = (uint8_t)(rng_next(rng) >> 56);
+}
+
+static uint64_t test_seed = 0x66645f636f726531u; /* "fd_core1" */
+
+/* Each test group draws from its own stream, derived from the seed and the
+ * group's identity, so a failure reproduces with the same seed whatever
+ * other kernels the build or the CPU has. */
+static test_rng rng_for(unsigned group, unsigned algorithm_index)
+{
+    test_rng rng = {test_seed ^ ((uint64_t)group << 40) ^ ((uint64_t)algorithm_index << 32)};
+    rng_next(&rng);
+    return rng;
+}
+
+/* ------------------------------------------------------------------------ */
+/* CAVP response files                                                      */
+
+static const char *vectors_dir;
+
+/* Reads a whole file into a NUL-terminated buffer, or returns NULL. */
+static char *read_file(const char *path)
+{
+    FILE *file = fopen(path, "rb");
+    if (file == NULL)
+        return NULL;
+    size_t capacity = 1 << 16, len = 0;
+    char *text = checked_malloc(capacity);
+    for (;;) {
+        len += fread(text + len, 1, capacity - len - 1, file);
+        if (len < capacity - 1)
+            break;
+        capacity *= 2;
+        char *bigger = realloc(text, capacity);
+        if (bigger == NULL) {
+            free(text);
+            fclose(file);
+            return NULL;
+        }
+        text = bigger;
+    }
+    bool failed = ferror(file) != 0;
+    fclose(file);
+    if (failed) {
+        free(text);
+        return NULL;
+    }
+    text[len] = '\0';
+    return text;
+}
+
+/* Walks the "Key = Value" lines of a .rsp file, in place. Returns false at
+ * the end of the text; comments, section headers and blank lines are
+ * skipped. */
+static bool next_field(char **cursor, char **key, char **value)
+{
+    while (**cursor != '\0') {
+        char *line = *cursor;
+        char *end = strchr(line, '\n');
+        if (end != NULL) {
+            *end = '\0';
+            *cursor = end + 1;
+        } else {
+            *cursor = line + strlen(line);
+        }
+        size_t len = strlen(line);
+        while (len > 0 && (line[len - 1] == '\r' || line[len - 1] == ' '))
+            line[--len] = '\0';
+        char *equals = strstr(line, " = ");
+        if (line[0] == '#' || line[0] == '[' || equals == NULL)
+            continue;
+        *equals = '\0';
+        *key = line;
+        *value = equals + 3;
+        return true;
+    }
+    return false;
+}
+
+/* Reads <vectors_dir>/<dir>/<name>; a file that cannot be read is a
+ * failure of the group that needed it, never a skip. */
+static char *open_vector_file(const char *dir, const char *name, group_tally *tally)
+{
+    char path[4096];
+    snprintf(path, sizeof path, "%s/%s/%s", vectors_dir, dir, name);
+    char *text = read_file(path);
+    if (text == NULL)
+        check(tally, false, "cannot read %s", path);
+    return text;
+}
+
+/* ShortMsg/LongMsg records and RFC 1321's suite: Len (bits), Msg, MD.
+ * A Len = 0 record carries "Msg = 00": only Len / 8 bytes are the message. */
+static void run_message_file(const test_algorithm *test, const char *dir, const char *name,
+                             group_tally *tally)
+{
+    const fd_algorithm *algorithm = &fd_algorithms[test->id];
+    char *text = open_vector_file(dir, name, tally);
+    if (text == NULL)
+        return;
+    char *cursor = text, *key, *value;
+    long bit_len = -1;
+    uint8_t *message = NULL;
+    long message_len = -1;
+    unsigned records = 0;
+
+    while (next_field(&cursor, &key, &value)) {
+        if (strcmp(key, "Len") == 0) {
+            bit_len = strtol(value, NULL, 10);
+        } else if (strcmp(key, "Msg") == 0) {
+            free(message);
+            message = checked_malloc(strlen(value) / 2);
+            message_len = decode_hex(value, message);
+        } else if (strcmp(key, "MD") == 0) {
+            uint8_t expected[FD_MAX_DIGEST_LEN], actual[FD_MAX_DIGEST_LEN];
+            records++;
+            bool well_formed = bit_len >= 0 && bit_len % 8 == 0 && message_len >= 0 &&
+                               bit_len / 8 <= message_len &&
+                               strlen(value) == 2 * algorithm->digest_len &&
+                               decode_hex(value, expected) >= 0;
+            if (!well_formed) {
+                check(tally, false, "%s %s: malformed record before line with MD = %s",
+                      algorithm->name, name, value);
+            } else {
+                fd_hash(test->id, message, (size_t)(bit_len / 8), actual);
+                check(tally, memcmp(actual, expected, algorithm->digest_len) == 0,
+                      "%s %s Len = %ld: got %s", algorithm->name, name, bit_len,
+                      hex_string(actual, algorithm->digest_len));
+            }
+            bit_len = message_len = -1;
+        }
+    }
+    if (records == 0)
+        check(tally, false, "%s/%s: no records", dir, name);
+    free(message);
+    free(text);
+}
+
+/* The Monte Carlo test (SHAVS, section 6.4): MD0 = MD1 = MD2 = Seed; for i in
+ * 3..1002, MDi = H(MDi-3 || MDi-2 || MDi-1); MD1002 is the checkpoint and
+ * seeds the next. Each checkpoint is a test: after a mismatch the next one
+ * starts from the file's value, so one wrong checkpoint fails once. */
+static void run_monte_file(const test_algorithm *test, const char *name, group_tally *tally)
+{
+    const fd_algorithm *algorithm = &fd_algorithms[test->id];
+    const size_t digest_len = algorithm->digest_len;
+    char *text = open_vector_file(test->cavp_dir, name, tally);
+    if (text == NULL)
+        return;
+    char *cursor = text, *key, *value;
+    uint8_t seed[FD_MAX_DIGEST_LEN];
+    bool have_seed = false;
+    unsigned checkpoint = 0;
+
+    while (next_field(&cursor, &key, &value)) {
+        if (strcmp(key, "Seed") == 0) {
+            have_seed = strlen(value) == 2 * digest_len && decode_hex(value, seed) >= 0;
+            if (!have_seed)
+                check(tally, false, "%s %s: malformed Seed", algorithm->name, name);
+        } else if (strcmp(key, "MD") == 0 && have_seed) {
+            uint8_t expected[FD_MAX_DIGEST_LEN];
+            /* The last three digests, oldest first: the next message. */
+            uint8_t window[3 * FD_MAX_DIGEST_LEN];
+            if (strlen(value) != 2 * digest_len || decode_hex(value, expected) < 0) {
+                check(tally, false, "%s %s: malformed MD at checkpoint %u", algorithm->name,
+                      name, checkpoint);
+                break;
+            }
+            for (int i = 0; i < 3; i++)
+                memcpy(window + i * digest_len, seed, digest_len);
+            for (int i = 3; i <= 1002; i++) {
+                uint8_t next[FD_MAX_DIGEST_LEN];
+                fd_hash(test->id, window, 3 * digest_len, next);
+                memmove(window, window + digest_len, 2 * digest_len);
+                memcpy(window + 2 * digest_len, next, digest_len);
+            }
+            const uint8_t *md1002 = window + 2 * digest_len;
+            check(tally, memcmp(md1002, expected, digest_len) == 0,
+                  "%s %s checkpoint %u: got %s", algorithm->name, name, checkpoint,
+                  hex_string(md1002, digest_len));
+            memcpy(seed, expected, digest_len);
+            checkpoint++;
+        }
+    }
+    if (checkpoint == 0)
+        check(tally, false, "%s/%s: no checkpoints", test->cavp_dir, name);
+    free(text);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Test groups that need no files                                           */
+
+/* Every length from 0 to 3 blocks + 1, split in two at every point: covers
+ * an empty update, tails that fill the buffer exactly, and padding that does
+ * and does not spill into an extra block. */
+static void run_split_test(const test_algorithm *test, unsigned algorithm_index,
+                           group_tally *tally)
+{
+    const fd_algorithm *algorithm = &fd_algorithms[test->id];
+    const size_t max_len = 3 * algorithm->block_len + 1;
+    uint8_t *message = checked_malloc(max_len);
+    test_rng rng = rng_for(1, algorithm_index);
+    rng_fill(&rng, message, max_len);
+
+    for (size_t len = 0; len <= max_len; len++) {
+        uint8_t expected[FD_MAX_DIGEST_LEN], actual[FD_MAX_DIGEST_LEN];
+        fd_hash(test->id, message, len, expected);
+        size_t bad_split = SIZE_MAX;
+        for (size_t split = 0; split <= len && bad_split == SIZE_MAX; split++) {
+            size_t pieces[2] = {split, len - split};
+            hash_in_pieces(algorithm, message, pieces, 2, actual);
+            if (memcmp(actual, expected, algorithm->digest_len) != 0)
+                bad_split = split;
+        }
+        check(tally, bad_split == SIZE_MAX, "%s length %zu split at %zu differs from one-shot",
+              algorithm->name, len, bad_split);
+    }
+    free(message);
+}
+
+static const size_t million_a_chunk_sizes[] = {1, 3, 63, 64, 65, 127, 128, 129, 1000, 4096};
+
+static void run_million_a_test(const test_algorithm *test, group_tally *tally)
+{
+    const fd_algorithm *algorithm = &fd_algorithms[test->id];
+    enum { TOTAL = 1000000, LARGEST_CHUNK = 4096 };
+    uint8_t chunk[LARGEST_CHUNK];
+    uint8_t expected[FD_MAX_DIGEST_LEN], actual[FD_MAX_DIGEST_LEN];
+    memset(chunk, 'a', sizeof chunk);
+    decode_hex(test->million_a_hex, expected);
+
+    for (size_t i = 0; i < sizeof million_a_chunk_sizes / sizeof million_a_chunk_sizes[0]; i++) {
+        size_t chunk_size = million_a_chunk_sizes[i];
+        fd_hash_state state;
+        algorithm->init(&state);
+        for (size_t done = 0; done < TOTAL; done += chunk_size) {
+            size_t n = TOTAL - done < chunk_size ? TOTAL - done : chunk_size;
+            algorithm->update(&state, chunk, n);
+        }
+        algorithm->final(&state, actual);
+        check(tally, memcmp(actual, expected, algorithm->digest_len) == 0,
+              "%s million 'a' in chunks of %zu: got %s", algorithm->name, chunk_size,
+              hex_string(actual, algorithm->digest_len));
+    }
+}
+
+/* ------------------------------------------------------------------------ */
+/* Random inputs against the portable kernel                                */
+
+enum {
+    RANDOM_KERNEL_CASES = 200, /* direct calls per family */
+    RANDOM_HASH_CASES = 100,   /* whole hashes per algorithm */
+    RANDOM_MAX_BLOCKS = 40,
+    RANDOM_MAX_OFFSET = 64,    /* start offsets 0..63 into a fresh allocation */
+    RANDOM_MAX_PIECES = 12,
+};
+
+/* A chaining value of any family, viewed through the width its kernel takes. */
+typedef union chain_words {
+    uint32_t words32[8];
+    uint64_t words64[8];
+} chain_words;
+
+static size_t chain_size(enum fd_family family)
+{
+    switch (family) {
+    case FD_FAMILY_MD5:
+        return 4 * sizeof(uint32_t);
+    case FD_FAMILY_SHA1:
+        return 5 * sizeof(uint32_t);
+    case FD_FAMILY_SHA256:
+        return 8 * sizeof(uint32_t);
+    default:
+        return 8 * sizeof(uint64_t);
+    }
+}
+
+static size_t family_block_len(enum fd_family family)
+{
+    return family == FD_FAMILY_SHA512 ? FD_SHA512_BLOCK_LEN : FD_SHA256_BLOCK_LEN;
+}
+
+static bool same_kernel(enum fd_family family, const fd_kernel *a, const fd_kernel *b)
+{
+    switch (family) {
+    case FD_FAMILY_MD5:
+        return a->blocks.md5 == b->blocks.md5;
+    case FD_FAMILY_SHA1:
+        return a->blocks.sha1 == b->blocks.sha1;
+    case FD_FAMILY_SHA256:
+        return a->blocks.sha256 == b->blocks.sha256;
+    default:
+        return a->blocks.sha512 == b->blocks.sha512;
+    }
+}
+
+static void call_kernel(enum fd_family family, const fd_kernel *kernel, chain_words *chain,
+                        const uint8_t *blocks, size_t nblocks)
+{
+    switch (family) {
+    case FD_FAMILY_MD5:
+        kernel->blocks.md5(chain->words32, blocks, nblocks);
+        break;
+    case FD_FAMILY_SHA1:
+        kernel->blocks.sha1(chain->words32, blocks, nblocks);
+        break;
+    case FD_FAMILY_SHA256:
+        kernel->blocks.sha256(chain->words32, blocks, nblocks);
+        break;
+    default:
+        kernel->blocks.sha512(chain->words64, blocks, nblocks);
+        break;
+    }
+}
+
+/* The kernel called directly: random chaining values (not just the IVs),
+ * 1..40 blocks, at a random offset into an allocation of exactly the bytes
+ * it may read, so AddressSanitizer sees any read past the last block. */
+static void run_random_kernel_test(enum fd_family family, const fd_kernel *kernel,
+                                   group_tally *tally)
+{
+    const fd_kernel *portable = &portable_kernels[family];
+    const size_t block_len = family_block_len(family);
+    test_rng rng = rng_for(2, (unsigned)family);
+
+    for (int i = 0; i < RANDOM_KERNEL_CASES; i++) {
+        size_t nblocks = 1 + rng_below(&rng, RANDOM_MAX_BLOCKS);
+        size_t offset = rng_below(&rng, RANDOM_MAX_OFFSET);
+        uint8_t *buffer = checked_malloc(offset + nblocks * block_len);
+        uint8_t *blocks = buffer + offset;
+        chain_words start, expected, actual;
+        rng_fill(&rng, (uint8_t *)&start, sizeof start);
+        rng_fill(&rng, blocks, nblocks * block_len);
+
+        expected = actual = start;
+        call_kernel(family, portable, &expected, blocks, nblocks);
+        call_kernel(family, kernel, &actual, blocks, nblocks);
+        check(tally, memcmp(&expected, &actual, chain_size(family)) == 0,
+              "%s kernel %s: case %d (%zu blocks at offset %zu) differs from portable",
+              family_names[family], kernel->name, i, nblocks, offset);
+        free(buffer);
+    }
+}
+
+/* Whole hashes: random length up to 40 blocks plus a tail, random offset,
+ * random update splits (empty updates included); the reference is the
+ * one-shot digest with the portable kernel installed. */
+static void run_random_hash_test(const test_algorithm *test, unsigned algorithm_index,
+                                 const fd_kernel *kernel, group_tally *tally)
+{
+    const fd_algorithm *algorithm = &fd_algorithms[test->id];
+    test_rng rng = rng_for(3, algorithm_index);
+
+    for (int i = 0; i < RANDOM_HASH_CASES; i++) {
+        size_t len = rng_below(&rng, (RANDOM_MAX_BLOCKS + 1) * algorithm->block_len);
+        size_t offset = rng_below(&rng, RANDOM_MAX_OFFSET);
+        uint8_t *buffer = checked_malloc(offset + len);
+        uint8_t *message = buffer + offset;
+        rng_fill(&rng, message, len);
+
+        size_t pieces[RANDOM_MAX_PIECES], piece_count = 0, placed = 0;
+        size_t wanted_pieces = 1 + rng_below(&rng, RANDOM_MAX_PIECES);
+        while (piece_count + 1 < wanted_pieces) {
+            size_t n = rng_below(&rng, len - placed + 1);
+            pieces[piece_count++] = n;
+            placed += n;
+        }
+        pieces[piece_count++] = len - placed;
+
+        uint8_t expected[FD_MAX_DIGEST_LEN], actual[FD_MAX_DIGEST_LEN];
+        fd_use_kernel(test->family, &portable_kernels[test->family]);
+        fd_hash(test->id, message, len, expected);
+        fd_use_kernel(test->family, kernel);
+        hash_in_pieces(algorithm, message, pieces, piece_count, actual);
+        check(tally, memcmp(expected, actual, algorithm->digest_len) == 0,
+              "%s with %s: case %d (%zu bytes at offset %zu in %zu updates) differs from "
+              "portable",
+              algorithm->name, kernel->name, i, len, offset, piece_count);
+        free(buffer);
+    }
+}
+
+/* ------------------------------------------------------------------------ */
+/* Driving every kernel                                                     */
+
+static bool monte_for_selected_only = false;
+
+/* The test groups: a report line each, per kernel. */
+enum test_group {
+    GROUP_SHORT_MSG,
+    GROUP_LONG_MSG,
+    GROUP_MONTE,
+    GROUP_RFC1321,
+    GROUP_SPLITS,
+    GROUP_MILLION_A,
+    GROUP_RANDOM,
+    GROUP_COUNT
+};
+
+static const char *const group_names[GROUP_COUNT] = {
+    "ShortMsg", "LongMsg", "Monte", "RFC1321", "splits", "million-a", "vs-portable",
+};
+
+static void run_kernel(enum fd_family family, const fd_kernel *kernel, bool run_monte)
+{
+    group_tally tallies[GROUP_COUNT] = {{0, 0}};
+    bool group_ran[GROUP_COUNT] = {false};
+    char algorithms_named[128] = "";
+    clock_t started = clock();
+
+    fd_use_kernel(family, kernel);
+    for (unsigned a = 0; a < TEST_ALGORITHM_COUNT; a++) {
+        const test_algorithm *test = &test_algorithms[a];
+        if (test->family != family)
+            continue;
+        const char *name = fd_algorithms[test->id].name;
+        snprintf(algorithms_named + strlen(algorithms_named),
+                 sizeof algorithms_named - strlen(algorithms_named), "%s%s",
+                 algorithms_named[0] ? " " : "", name);
+
+        if (test->cavp_prefix != NULL) {
+            char file[64];
+            snprintf(file, sizeof file, "%sShortMsg.rsp", test->cavp_prefix);
+            run_message_file(test, test->cavp_dir, file, &tallies[GROUP_SHORT_MSG]);
+            snprintf(file, sizeof file, "%sLongMsg.rsp", test->cavp_prefix);
+            run_message_file(test, test->cavp_dir, file, &tallies[GROUP_LONG_MSG]);
+            group_ran[GROUP_SHORT_MSG] = group_ran[GROUP_LONG_MSG] = true;
+            if (run_monte) {
+                snprintf(file, sizeof file, "%sMonte.rsp", test->cavp_prefix);
+                run_monte_file(test, file, &tallies[GROUP_MONTE]);
+                group_ran[GROUP_MONTE] = true;
+            }
+        } else {
+            run_message_file(test, "MD5", "rfc-1321.txt", &tallies[GROUP_RFC1321]);
+            group_ran[GROUP_RFC1321] = true;
+        }
+        run_split_test(test, a, &tallies[GROUP_SPLITS]);
+        run_million_a_test(test, &tallies[GROUP_MILLION_A]);
+        group_ran[GROUP_SPLITS] = group_ran[GROUP_MILLION_A] = true;
+        if (!same_kernel(family, kernel, &portable_kernels[family])) {
+            run_random_hash_test(test, a, kernel, &tallies[GROUP_RANDOM]);
+            group_ran[GROUP_RANDOM] = true;
+        }
+    }
+    if (group_ran[GROUP_RANDOM])
+        run_random_kernel_test(family, kernel, &tallies[GROUP_RANDOM]);
+
+    for (int g = 0; g < GROUP_COUNT; g++) {
+        if (group_ran[g])
+            report_group(family_names[family], kernel->name, group_names[g], algorithms_named,
+                         &tallies[g]);
+    }
+    if (!run_monte)
+        printf("[%s/%s] Monte        not run (--monte=selected: run with the selected kernel)\n",
+               family_names[family], kernel->name);
+    printf("[%s/%s] %.1f s CPU\n", family_names[family], kernel->name,
+           (double)(clock() - started) / CLOCKS_PER_SEC);
+}
+
+static bool parse_seed(const char *text)
+{
+    char *end;
+    unsigned long long value = strtoull(text, &end, 0);
+    if (*text == '\0' || *end != '\0')
+        return false;
+    test_seed = (uint64_t)value;
+    return true;
+}
+
+int main(int argc, char **argv)
+{
+    const char *env_seed = getenv("FD_TEST_SEED");
+    if (env_seed != NULL && !parse_seed(env_seed))
+        fail_setup("FD_TEST_SEED=%s is not a number", env_seed);
+    for (int i = 1; i < argc; i++) {
+        if (strncmp(argv[i], "--seed=", 7) == 0) {
+            if (!parse_seed(argv[i] + 7))
+                fail_setup("%s: not a number", argv[i]);
+        } else if (strcmp(argv[i], "--monte=all") == 0) {
+            monte_for_selected_only = false;
+        } else if (strcmp(argv[i], "--monte=selected") == 0) {
+            monte_for_selected_only = true;
+        } else if (argv[i][0] == '-') {
+            fail_setup("unknown option %s", argv[i]);
+        } else if (vectors_dir == NULL) {
+            vectors_dir = argv[i];
+        } else {
+            fail_setup("more than one vectors directory: %s", argv[i]);
+        }
+    }
+    if (vectors_dir == NULL) {
+        fail_setup("no vectors directory given (usage: test_core VECTORS_DIR [--seed=N] "
+                   "[--monte=all|selected])");
+        vectors_dir = "(missing)";
+    }
+
+    uint32_t features = fd_cpu_features();
+    printf("CPU features: ");
+    print_features(features);
+    printf("\nvectors: %s\nrandom seed: %#llx (override with --seed=N or FD_TEST_SEED=N)\n",
+           vectors_dir, (unsigned long long)test_seed);
+
+    /* Which kernel each family would hash with: with --monte=selected, the
+     * one that runs the Monte tests. */
+    fd_select_kernels(false);
+    fd_kernel selected[FD_FAMILY_COUNT];
+    memcpy(selected, fd_active_kernels, sizeof selected);
+    printf("selected kernels:");
+    for (int f = 0; f < FD_FAMILY_COUNT; f++)
+        printf(" %s=%s", family_names[f], selected[f].name);
+    printf("\n");
+    fflush(stdout);
+
+    for (int f = 0; f < FD_FAMILY_COUNT; f++) {
+        enum fd_family family = (enum fd_family)f;
+        for (const fd_kernel *kernel = fd_kernel_lists[f]; kernel->name != NULL; kernel++) {
+            uint32_t missing = kernel->required_features & ~features;
+            if (missing != 0) {
+                printf("[%s/%s] skipped: this CPU lacks ", family_names[f], kernel->name);
+                print_features(missing);
+                printf("\n");
+                continue;
+            }
+            bool run_monte =
+                !monte_for_selected_only || same_kernel(family, kernel, &selected[f]);
+            run_kernel(family, kernel, run_monte);
+        }
+    }
+    fd_select_kernels(false);
+
+    printf("C core: %lu passed, %lu failed\n", total_passed, total_failed);
+    return total_failed == 0 ? 0 : 1;
+}
