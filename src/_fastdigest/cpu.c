@@ -84,6 +84,7 @@ uint32_t fd_cpu_features(void)
 }
 
 static const fd_kernel md5_kernels[] = {
+    {"tuned", 0, {.md5 = fd_md5_blocks_tuned}},
     {"portable", 0, {.md5 = fd_md5_blocks_portable}},
     {NULL, 0, {NULL}},
 };
@@ -114,6 +115,9 @@ static const fd_kernel sha512_kernels[] = {
 #ifdef FD_HAVE_ARM_SHA512
     {"armv8", FD_CPU_ARM_SHA512, {.sha512 = fd_sha512_blocks_armv8}},
 #endif
+#ifdef FD_HAVE_SHA512_AVX2
+    {"avx2", FD_CPU_AVX2 | FD_CPU_BMI1 | FD_CPU_BMI2, {.sha512 = fd_sha512_blocks_avx2}},
+#endif
     {"portable", 0, {.sha512 = fd_sha512_blocks_portable}},
     {NULL, 0, {NULL}},
 };
@@ -139,13 +143,21 @@ void fd_use_kernel(enum fd_family family, const fd_kernel *kernel)
 
 void fd_select_kernels(bool portable_only)
 {
-    uint32_t features = portable_only ? 0 : fd_cpu_features();
+    uint32_t features = fd_cpu_features();
 
     for (int family = 0; family < FD_FAMILY_COUNT; family++) {
         const fd_kernel *kernel = fd_kernel_lists[family];
-        /* The lists end with the portable C, which requires nothing. */
-        while ((kernel->required_features & ~features) != 0)
-            kernel++;
+        if (portable_only) {
+            /* The last entry: a kernel in plain C, such as MD5's tuned one,
+             * may come before it requiring nothing. */
+            while (kernel[1].name != NULL)
+                kernel++;
+        }
+        else {
+            /* The lists end with the portable C, which requires nothing. */
+            while ((kernel->required_features & ~features) != 0)
+                kernel++;
+        }
         fd_use_kernel((enum fd_family)family, kernel);
     }
 }

@@ -29,7 +29,8 @@ fd_sha256_blocks_fn fd_sha256_blocks_shani; /* sha256_shani.c */
 
 #if (defined(__x86_64__) || (defined(_M_X64) && !defined(_M_ARM64EC))) && !defined(FD_NO_AVX2)
 #define FD_HAVE_SHA512_AVX2 1
-/* AVX2 message schedule, BMI2 rounds; requires FD_CPU_AVX2 | FD_CPU_BMI2. */
+/* AVX2 message schedule, BMI1/BMI2 rounds (andn, rorx); requires
+ * FD_CPU_AVX2 | FD_CPU_BMI1 | FD_CPU_BMI2. */
 fd_sha512_blocks_fn fd_sha512_blocks_avx2; /* sha512_avx2.c */
 #endif
 

@@ -17,7 +17,10 @@ typedef struct fd_md5_state {
 /* Compresses nblocks consecutive 64-byte blocks at any alignment into chain. */
 typedef void fd_md5_blocks_fn(uint32_t chain[4], const uint8_t *blocks, size_t nblocks);
 
+/* The textbook form of RFC 1321, and the same steps arranged for the
+ * critical path (md5_tuned.c), which is plain C too and preferred everywhere. */
 fd_md5_blocks_fn fd_md5_blocks_portable;
+fd_md5_blocks_fn fd_md5_blocks_tuned;
 
 void fd_md5_init(fd_md5_state *state);
 /* data may be NULL when len is 0. */
