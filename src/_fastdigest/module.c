@@ -468,8 +468,9 @@ static PyObject *fastdigest_new(PyObject *module, PyObject *const *args, Py_ssiz
     if (parse_constructor_args("new", true, args, nargs, kwnames, &parsed) < 0)
         return NULL;
     if (!PyUnicode_Check(parsed.name)) {
+        /* CPython's argument parsers name None by its value, others by type. */
         PyErr_Format(PyExc_TypeError, "new() argument 'name' must be str, not %s",
-                     Py_TYPE(parsed.name)->tp_name);
+                     parsed.name == Py_None ? "None" : Py_TYPE(parsed.name)->tp_name);
         return NULL;
     }
     /* hashlib checks the data before it looks the name up. */
