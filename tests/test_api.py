@@ -1,0 +1,713 @@
+"""The API surface: hashlib's, as of CPython 3.13/3.14, for md5, sha1 and the SHA-2 family.
+
+Where this interpreter's hashlib already behaves as 3.14's does, fastdigest is compared with it directly.
+Where 3.14 changed the behaviour (the data= keyword and its conflict with string=, the wording of argument
+errors, file_digest on a non-blocking file), the expected texts are CPython 3.14's, written out here. Only
+the function or type name inside an argument-parsing message may differ from hashlib's ('openssl_sha256()',
+'HASH.update()'), since fastdigest's functions and type have their own names.
+"""
+
+import _hashlib
+import array
+import ctypes
+import hashlib
+import importlib
+import importlib.machinery
+import io
+import mmap
+import pickle
+import re
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import fastdigest
+
+ALGORITHMS = ('md5', 'sha1', 'sha224', 'sha256', 'sha384', 'sha512', 'sha512_224', 'sha512_256')
+
+DATA_STRING = (
+    "'data' and 'string' are mutually exclusive and support for 'string' keyword parameter "
+    'is slated for removal in a future version.'
+)
+STR_DATA = 'Strings must be encoded before hashing'
+NOT_A_BUFFER = 'object supporting the buffer API required'
+
+
+def raises(exc_type, func, message):
+    """Calls func and asserts it raises exactly exc_type with str(exc) equal to message, or matching it when
+    message is a compiled regular expression."""
+    with pytest.raises(BaseException) as info:
+        func()
+    assert type(info.value) is exc_type, f'{type(info.value).__name__}: {info.value}'
+    text = str(info.value)
+    if isinstance(message, re.Pattern):
+        assert message.fullmatch(text), text
+    else:
+        assert text == message
+
+
+def outcome(func):
+    """(exception type, message) when func raises, else ('ok', digest)."""
+    try:
+        result = func()
+    except Exception as exc:
+        return type(exc), str(exc)
+    return 'ok', result.digest()
+
+
+def construct(module, name, *args):
+    """module's named constructor. For hashlib, _hashlib.new: hashlib has no sha512_224 attribute, and
+    hashlib.new, on any ValueError from OpenSSL's constructor (a released memoryview, a non-contiguous
+    array), retries with its built-in constructors and for sha512_224 reports 'unsupported hash type'."""
+    if module is hashlib:
+        return _hashlib.new(name, *args)
+    return getattr(module, name)(*args)
+
+
+def construct_by_new(module, name, *args):
+    if module is hashlib:
+        return _hashlib.new(name, *args)
+    return module.new(name, *args)
+
+
+def updated(hash_object, data):
+    hash_object.update(data)
+    return hash_object
+
+
+def same_as_hashlib(make):
+    """make(module) is called with hashlib and with fastdigest; both must give the same digest or raise the
+    same exception type with the same message."""
+    expected = outcome(lambda: make(hashlib))
+    assert outcome(lambda: make(fastdigest)) == expected
+
+
+# --- the module ------------------------------------------------------------------------------------
+
+
+def test_algorithm_sets():
+    assert fastdigest.algorithms_guaranteed == frozenset(ALGORITHMS)
+    assert fastdigest.algorithms_available == frozenset(ALGORITHMS)
+    assert type(fastdigest.algorithms_guaranteed) is frozenset
+    assert type(fastdigest.algorithms_available) is frozenset
+
+
+def test_gil_threshold():
+    assert fastdigest._GIL_MINSIZE == 2048
+
+
+def test_built_as_extension_and_reexported():
+    extension = importlib.import_module('fastdigest._fastdigest')
+    assert extension.__file__.endswith(tuple(importlib.machinery.EXTENSION_SUFFIXES))
+    for name in ALGORITHMS:
+        assert getattr(fastdigest, name) is getattr(extension, name)
+        # Not hashlib's objects in disguise.
+        assert not type(getattr(fastdigest, name)()).__module__.startswith(('_hashlib', 'hashlib', '_sha', '_md5'))
+
+
+# --- constructors ------------------------------------------------------------------------------------
+
+
+def test_constructor_forms(algorithm):
+    constructor = getattr(fastdigest, algorithm)
+    expected = hashlib.new(algorithm, b'abc').digest()
+    empty = hashlib.new(algorithm).digest()
+    assert constructor().digest() == empty
+    assert constructor(b'').digest() == empty
+    assert constructor(b'abc').digest() == expected
+    assert constructor(data=b'abc').digest() == expected
+    assert constructor(string=b'abc').digest() == expected
+    assert constructor(b'abc', usedforsecurity=False).digest() == expected
+    assert constructor(data=b'abc', usedforsecurity=True).digest() == expected
+    assert constructor(usedforsecurity=False, string=b'abc').digest() == expected
+    assert fastdigest.new(algorithm).digest() == empty
+    assert fastdigest.new(algorithm, b'abc').digest() == expected
+    assert fastdigest.new(algorithm, data=b'abc').digest() == expected
+    assert fastdigest.new(algorithm, string=b'abc').digest() == expected
+    assert fastdigest.new(name=algorithm, data=b'abc', usedforsecurity=False).digest() == expected
+
+
+@pytest.mark.parametrize('flag', [True, False, 0, 1, 2, None, '', 'no', [], [0], 0.0, object()])
+def test_usedforsecurity_takes_any_truth_value(algorithm, flag):
+    expected = hashlib.new(algorithm, b'xyz').digest()
+    assert getattr(fastdigest, algorithm)(b'xyz', usedforsecurity=flag).digest() == expected
+    assert fastdigest.new(algorithm, b'xyz', usedforsecurity=flag).digest() == expected
+
+
+def constructor_calls(algorithm):
+    """(description, callable taking (data_args, data_kwargs)) for the constructor and for new()."""
+    constructor = getattr(fastdigest, algorithm)
+    return [
+        (algorithm, lambda *args, **kwargs: constructor(*args, **kwargs)),
+        (f'new({algorithm!r})', lambda *args, **kwargs: fastdigest.new(algorithm, *args, **kwargs)),
+    ]
+
+
+# (positional args, keyword args, exception type, CPython 3.14 message)
+BAD_DATA_ARGUMENTS = [
+    (('abc',), {}, TypeError, STR_DATA),
+    ((1,), {}, TypeError, NOT_A_BUFFER),
+    ((None,), {}, TypeError, NOT_A_BUFFER),
+    ((), {'data': None}, TypeError, NOT_A_BUFFER),
+    ((), {'data': 'abc'}, TypeError, STR_DATA),
+    ((), {'string': None}, TypeError, NOT_A_BUFFER),
+    ((), {'string': 1}, TypeError, NOT_A_BUFFER),
+    ((), {'string': 'x'}, TypeError, STR_DATA),
+    ((b'abc',), {'string': b'd'}, TypeError, DATA_STRING),
+    ((), {'data': b'abc', 'string': b'd'}, TypeError, DATA_STRING),
+    ((b'abc',), {'string': None}, TypeError, DATA_STRING),
+    ((None,), {'string': b'a'}, TypeError, DATA_STRING),
+    ((1,), {'string': b'x'}, TypeError, DATA_STRING),
+    (('x',), {'string': 'x'}, TypeError, DATA_STRING),
+    ((b'abc',), {'usedforsecurity': False, 'string': b'x'}, TypeError, DATA_STRING),
+    ((), {'data': b'', 'string': b''}, TypeError, DATA_STRING),
+]
+
+
+@pytest.mark.parametrize(('args', 'kwargs', 'exc_type', 'message'), BAD_DATA_ARGUMENTS)
+def test_bad_data_argument(algorithm, args, kwargs, exc_type, message):
+    for _, call in constructor_calls(algorithm):
+        raises(exc_type, lambda call=call: call(*args, **kwargs), message)
+
+
+def test_constructor_signature_errors(algorithm):
+    constructor = getattr(fastdigest, algorithm)
+    # CPython 3.14 names the function openssl_<name>(); fastdigest may name it <name>() or <prefix>_<name>().
+    function = rf'(\w+_)?{algorithm}\(\)'
+    raises(
+        TypeError,
+        lambda: constructor(b'abc', b'd'),
+        re.compile(rf'{function} takes at most 1 positional argument \(2 given\)'),
+    )
+    raises(
+        TypeError,
+        lambda: constructor(b'a', b'b', foo=1),
+        re.compile(rf'{function} takes at most 1 positional argument \(2 given\)'),
+    )
+    raises(TypeError, lambda: constructor(foo=1), re.compile(rf"{function} got an unexpected keyword argument 'foo'"))
+    raises(
+        TypeError, lambda: constructor(b'a', foo=1), re.compile(rf"{function} got an unexpected keyword argument 'foo'")
+    )
+    raises(
+        TypeError,
+        lambda: constructor(name=algorithm),
+        re.compile(rf"{function} got an unexpected keyword argument 'name'"),
+    )
+    # With one argument too many overall, 3.14 counts them; an unexpected-keyword message is as precise.
+    raises(
+        TypeError,
+        lambda: constructor(b'a', usedforsecurity=1, string=b'x', foo=1),
+        re.compile(rf"{function} (takes at most 3 arguments \(4 given\)|got an unexpected keyword argument 'foo')"),
+    )
+    raises(
+        TypeError,
+        lambda: constructor(usedforsecurity=1, string=b'x', foo=1, bar=2),
+        re.compile(
+            rf'{function} (takes at most 3 keyword arguments \(4 given\)'
+            rf"|got an unexpected keyword argument '(foo|bar)')"
+        ),
+    )
+
+
+def test_new_errors():
+    raises(ValueError, lambda: fastdigest.new('nope'), 'unsupported hash type nope')
+    raises(ValueError, lambda: fastdigest.new(''), 'unsupported hash type ')
+    raises(TypeError, lambda: fastdigest.new(1), "new() argument 'name' must be str, not int")
+    raises(TypeError, lambda: fastdigest.new(b'sha256'), "new() argument 'name' must be str, not bytes")
+    raises(TypeError, lambda: fastdigest.new(None), "new() argument 'name' must be str, not None")
+    raises(TypeError, lambda: fastdigest.new(name=1), "new() argument 'name' must be str, not int")
+    missing_name = re.compile(
+        r"\w+\(\) missing (1 required positional argument: 'name'|required argument 'name' \(pos 1\))"
+    )
+    raises(TypeError, lambda: fastdigest.new(), missing_name)
+    raises(
+        TypeError,
+        lambda: fastdigest.new(foo=1),
+        re.compile(missing_name.pattern + r"|new\(\) got an unexpected keyword argument 'foo'"),
+    )
+    raises(
+        TypeError,
+        lambda: fastdigest.new('sha256', name='x'),
+        re.compile(
+            r"\w+\(\) got multiple values for argument 'name'"
+            r"|argument for new\(\) given by name \('name'\) and position \(1\)"
+        ),
+    )
+    # The data is checked before the name is looked up.
+    raises(TypeError, lambda: fastdigest.new('sha256', 'abc'), STR_DATA)
+    raises(TypeError, lambda: fastdigest.new('sha256', None), NOT_A_BUFFER)
+    raises(TypeError, lambda: fastdigest.new('nope', 1), NOT_A_BUFFER)
+    raises(TypeError, lambda: fastdigest.new('nope', 'x'), STR_DATA)
+    raises(TypeError, lambda: fastdigest.new('nope', b'a', string=b'b'), DATA_STRING)
+    too_many = re.compile(r'new\(\) takes at most 2 positional arguments \(3 given\)')
+    raises(TypeError, lambda: fastdigest.new('sha256', b'a', b'b'), too_many)
+    raises(TypeError, lambda: fastdigest.new('nope', b'a', b'b'), too_many)
+    raises(TypeError, lambda: fastdigest.new('sha256', b'a', b'b', foo=1), too_many)
+    raises(TypeError, lambda: fastdigest.new('sha256', b'a', foo=1), "new() got an unexpected keyword argument 'foo'")
+    raises(TypeError, lambda: fastdigest.new('nope', foo=1), "new() got an unexpected keyword argument 'foo'")
+    raises(
+        TypeError,
+        lambda: fastdigest.new('sha256', b'a', digest_size=16),
+        "new() got an unexpected keyword argument 'digest_size'",
+    )
+    raises(TypeError, lambda: fastdigest.new('sha256', data=b'a', string=b'b'), DATA_STRING)
+    raises(TypeError, lambda: fastdigest.new('sha256', b'a', string=None), DATA_STRING)
+    raises(
+        TypeError,
+        lambda: fastdigest.new('sha256', b'a', usedforsecurity=1, string=b'x', foo=1),
+        re.compile(r"new\(\) (takes at most 4 arguments \(5 given\)|got an unexpected keyword argument 'foo')"),
+    )
+
+
+# --- new(): the names hashlib.new accepts for the eight algorithms ------------------------------------
+
+# OpenSSL 3's names and aliases for the eight digests, CPython's own spellings, and their OIDs.
+BASE_SPELLINGS = [
+    'md5', 'ssl3-md5', '1.2.840.113549.2.5',
+    'sha1', 'sha-1', 'ssl3-sha1', '1.3.14.3.2.26',
+    'sha224', 'sha-224', 'sha2-224', '2.16.840.1.101.3.4.2.4',
+    'sha256', 'sha-256', 'sha2-256', '2.16.840.1.101.3.4.2.1',
+    'sha384', 'sha-384', 'sha2-384', '2.16.840.1.101.3.4.2.2',
+    'sha512', 'sha-512', 'sha2-512', '2.16.840.1.101.3.4.2.3',
+    'sha512_224', 'sha512-224', 'sha-512/224', 'sha2-512/224', '2.16.840.1.101.3.4.2.5',
+    'sha512_256', 'sha512-256', 'sha-512/256', 'sha2-512/256', '2.16.840.1.101.3.4.2.6',
+]  # fmt: skip
+
+# Names that look like the eight but are not accepted, and names of other algorithms that hashlib has.
+NEAR_MISSES = [
+    '', ' ', 'sha', 'md', 'sha2', 'sha2_256', 'sha512/224', 'sha512/256', 'sha-2-256', 'sha_256', 'sha 256',
+    'sha2_512_224', 'sha-512-224', 'sha512224', 'sha-512_224', 'sha-1-', 'ssl3_md5', 'ssl3md5', 'md_5',
+    'sha256/192', 'md4', 'md5-sha1', 'sha3-256', 'sha3_256', 'sha3_512', 'shake128', 'shake_128', 'blake2b',
+    'blake2b512', 'blake2s256', 'ripemd160', 'rmd160', 'sm3', 'whirlpool', 'mdc2', 'null',
+    '2.16.840.1.101.3.4.2.8', '2.16.840.1.101.3.4.2.7', '2.16.840.1.101.3.4.2.1.', '2.16.840.1.101.3.4.2',
+    '1.2.840.113549.2.4',
+    # Unicode look-alikes: 'ſ' (U+017F) upper-cases to 'S', 'ﬀ'-style ligatures and full-width forms.
+    'ſha256', 'ſſl3-md5', 'ｓｈａ２５６', 'sha２５６', 'ѕha256', 'sha256\u200b',
+]  # fmt: skip
+
+
+def case_variants(name):
+    variants = {name, name.lower(), name.upper(), name.capitalize(), name.swapcase()}
+    variants.add(''.join(c.upper() if i % 2 else c for i, c in enumerate(name)))
+    variants.add(''.join(c.upper() if i % 2 == 0 else c for i, c in enumerate(name)))
+    return variants
+
+
+def spelling_candidates():
+    candidates = set()
+    for name in BASE_SPELLINGS + NEAR_MISSES:
+        for variant in case_variants(name):
+            candidates.add(variant)
+            for wrapped in (f' {variant}', f'{variant} ', f'\t{variant}', f'{variant}\n'):
+                candidates.add(wrapped)
+    for name in BASE_SPELLINGS:
+        candidates.add(name.replace('-', '_'))
+        candidates.add(name.replace('_', '-'))
+        candidates.add(name.replace('/', '_'))
+        candidates.add(name.replace('/', '-'))
+        candidates.add(name.replace('-', ''))
+    return sorted(candidates)
+
+
+def hashlib_verdict(name):
+    """The algorithm hashlib.new(name) gives when it is one of the eight, else None."""
+    try:
+        result = hashlib.new(name).name
+    except ValueError:
+        return None
+    return result if result in ALGORITHMS else None
+
+
+def expected_verdict(name):
+    """The algorithm fastdigest.new(name) must give, or None where it must refuse: hashlib.new's verdict,
+    made case-insensitive throughout. hashlib itself refuses mixed-case forms of the underscore names
+    ('Sha512_224'), which it matches only in all-lower or all-upper case before asking OpenSSL;
+    fastdigest documents names as case-insensitive, so it accepts them too."""
+    return hashlib_verdict(name) or hashlib_verdict(name.lower())
+
+
+def spelling_problem(name):
+    """None when fastdigest.new treats name as hashlib.new does, else a description of the difference."""
+    expected_algorithm = expected_verdict(name)
+    try:
+        hash_object = fastdigest.new(name, b'abc')
+        without_data = fastdigest.new(name, usedforsecurity=False)
+    except ValueError as exc:
+        if expected_algorithm is not None:
+            return f'{name!r}: rejected ({exc}), hashlib gives {expected_algorithm}'
+        if str(exc) != f'unsupported hash type {name}':
+            return f'{name!r}: ValueError message {str(exc)!r}'
+        return None
+    if expected_algorithm is None:
+        return f'{name!r}: accepted as {hash_object.name}, hashlib rejects it'
+    if not (hash_object.name == without_data.name == expected_algorithm):
+        return f'{name!r}: name {hash_object.name}, hashlib gives {expected_algorithm}'
+    if hash_object.digest() != hashlib.new(expected_algorithm, b'abc').digest():
+        return f'{name!r}: digest differs from hashlib'
+    return None
+
+
+def test_new_accepts_exactly_hashlibs_spellings():
+    """Every spelling hashlib.new accepts for the eight algorithms, in any letter case, gives the same
+    algorithm; every other candidate (near misses, other algorithms' names, look-alikes) raises
+    ValueError 'unsupported hash type <name>'."""
+    candidates = spelling_candidates()
+    accepted = [name for name in candidates if hashlib_verdict(name) is not None]
+    # The comparison means something only if hashlib accepts a good share of the candidates here: every
+    # base spelling in lower case and upper case at least.
+    for name in BASE_SPELLINGS:
+        assert hashlib_verdict(name) is not None, f'hashlib on this machine rejects {name!r}'
+        assert hashlib_verdict(name.upper()) is not None, f'hashlib on this machine rejects {name.upper()!r}'
+    assert len(accepted) > 100
+    problems = [problem for problem in map(spelling_problem, candidates) if problem]
+    assert not problems, f'{len(problems)} of {len(candidates)} names differ from hashlib.new:\n' + '\n'.join(problems)
+
+
+@settings(max_examples=300, deadline=None, derandomize=True, database=None)
+@given(st.sampled_from(BASE_SPELLINGS), st.lists(st.booleans(), min_size=16, max_size=16))
+def test_new_any_letter_case(base, upper_mask):
+    name = ''.join(c.upper() if upper_mask[i % 16] else c for i, c in enumerate(base))
+    assert spelling_problem(name) is None, spelling_problem(name)
+
+
+@pytest.mark.parametrize('name', ['md5\x00', 'sha256\x00', 'sha256\x00x', '\x00sha1', 'md5\x00sha1'])
+def test_new_embedded_nul_is_rejected(name):
+    # hashlib raises TypeError or ValueError here depending on the version; a C-string comparison that
+    # stops at the NUL would wrongly accept it.
+    with pytest.raises((TypeError, ValueError)):
+        fastdigest.new(name)
+
+
+def test_new_name_is_canonical(algorithm):
+    assert fastdigest.new(algorithm.upper()).name == algorithm
+    assert fastdigest.new(algorithm.upper()).copy().name == algorithm
+
+
+# --- hash objects ------------------------------------------------------------------------------------
+
+
+def test_attributes_match_hashlib(algorithm):
+    reference = hashlib.new(algorithm)
+    for hash_object in (getattr(fastdigest, algorithm)(), fastdigest.new(algorithm), fastdigest.new(algorithm).copy()):
+        assert hash_object.name == reference.name == algorithm
+        assert hash_object.digest_size == reference.digest_size
+        assert hash_object.block_size == reference.block_size
+        assert type(hash_object.name) is str
+        assert type(hash_object.digest_size) is int
+        assert type(hash_object.block_size) is int
+
+
+@pytest.mark.parametrize('attribute', ['name', 'digest_size', 'block_size'])
+def test_attributes_are_read_only(algorithm, attribute):
+    hash_object = fastdigest.new(algorithm)
+    not_writable = re.compile(rf"attribute '{attribute}' of '[\w.]+' objects is not writable")
+    raises(AttributeError, lambda: setattr(hash_object, attribute, 1), not_writable)
+    with pytest.raises(AttributeError):
+        delattr(hash_object, attribute)
+    assert getattr(hash_object, attribute) == getattr(hashlib.new(algorithm), attribute)
+
+
+def test_no_new_attributes(algorithm):
+    hash_object = fastdigest.new(algorithm)
+    raises(
+        AttributeError,
+        lambda: setattr(hash_object, 'foo', 1),
+        re.compile(r"'[\w.]+' object has no attribute 'foo'( and no __dict__ for setting new attributes)?"),
+    )
+    raises(AttributeError, lambda: hash_object.foo, re.compile(r"'[\w.]+' object has no attribute 'foo'"))
+
+
+def test_update_digest_hexdigest(algorithm):
+    hash_object = fastdigest.new(algorithm)
+    reference = hashlib.new(algorithm)
+    assert hash_object.update(b'hello ') is None
+    reference.update(b'hello ')
+    digest = hash_object.digest()
+    assert type(digest) is bytes
+    assert len(digest) == hash_object.digest_size
+    assert digest == reference.digest()
+    hexdigest = hash_object.hexdigest()
+    assert type(hexdigest) is str
+    assert hexdigest == digest.hex() == reference.hexdigest()
+    assert hexdigest == hexdigest.lower()
+
+
+def test_digest_does_not_change_the_object(algorithm):
+    hash_object = fastdigest.new(algorithm, b'first part ')
+    first = hash_object.digest()
+    assert hash_object.digest() == first
+    assert hash_object.hexdigest() == first.hex()
+    hash_object.update(b'second part')
+    assert hash_object.digest() == hashlib.new(algorithm, b'first part second part').digest()
+    assert hash_object.digest() == hashlib.new(algorithm, b'first part second part').digest()
+
+
+def test_copy_is_independent(algorithm):
+    original = fastdigest.new(algorithm, b'common ')
+    duplicate = original.copy()
+    assert type(duplicate) is type(original)
+    assert duplicate is not original
+    assert duplicate.name == original.name
+    assert duplicate.digest() == original.digest()
+    original.update(b'left')
+    duplicate.update(b'right')
+    assert original.digest() == hashlib.new(algorithm, b'common left').digest()
+    assert duplicate.digest() == hashlib.new(algorithm, b'common right').digest()
+    # A copy of a copy, and a copy after the original was finalized.
+    triplicate = duplicate.copy()
+    duplicate.update(b'!')
+    assert triplicate.digest() == hashlib.new(algorithm, b'common right').digest()
+    assert duplicate.digest() == hashlib.new(algorithm, b'common right!').digest()
+
+
+def test_failed_update_leaves_state(algorithm):
+    hash_object = fastdigest.new(algorithm, b'abc')
+    for bad in ('text', 1, None, memoryview(b'abcdef')[::2]):
+        with pytest.raises((TypeError, BufferError)):
+            hash_object.update(bad)
+    assert hash_object.digest() == hashlib.new(algorithm, b'abc').digest()
+
+
+def test_repr_names_the_algorithm(algorithm):
+    assert algorithm in repr(fastdigest.new(algorithm))
+    assert algorithm in repr(fastdigest.new(algorithm.upper()))
+
+
+def test_type_cannot_be_instantiated(algorithm):
+    hash_type = type(fastdigest.new(algorithm))
+    raises(TypeError, lambda: hash_type(), re.compile(r"cannot create '[\w.]+' instances"))
+    raises(TypeError, lambda: hash_type(b'abc'), re.compile(r"cannot create '[\w.]+' instances"))
+
+
+def test_not_picklable(algorithm):
+    with pytest.raises(TypeError):
+        pickle.dumps(fastdigest.new(algorithm, b'abc'))
+
+
+def test_method_signature_errors(algorithm):
+    hash_object = fastdigest.new(algorithm, b'a')
+    method = r'[\w.]*'
+    raises(TypeError, lambda: hash_object.update('abc'), STR_DATA)
+    raises(TypeError, lambda: hash_object.update(1), NOT_A_BUFFER)
+    raises(TypeError, lambda: hash_object.update(None), NOT_A_BUFFER)
+    raises(
+        TypeError,
+        lambda: hash_object.update(),
+        re.compile(rf'{method}update\(\) takes exactly one argument \(0 given\)'),
+    )
+    raises(
+        TypeError,
+        lambda: hash_object.update(b'a', b'b'),
+        re.compile(rf'{method}update\(\) takes exactly one argument \(2 given\)'),
+    )
+    raises(
+        TypeError, lambda: hash_object.update(data=b'b'), re.compile(rf'{method}update\(\) takes no keyword arguments')
+    )
+    raises(
+        TypeError, lambda: hash_object.update(b'b', c=1), re.compile(rf'{method}update\(\) takes no keyword arguments')
+    )
+    raises(TypeError, lambda: hash_object.digest(5), re.compile(rf'{method}digest\(\) takes no arguments \(1 given\)'))
+    raises(TypeError, lambda: hash_object.digest(x=1), re.compile(rf'{method}digest\(\) takes no keyword arguments'))
+    raises(
+        TypeError,
+        lambda: hash_object.hexdigest(1),
+        re.compile(rf'{method}hexdigest\(\) takes no arguments \(1 given\)'),
+    )
+    raises(TypeError, lambda: hash_object.copy(1), re.compile(rf'{method}copy\(\) takes no arguments \(1 given\)'))
+    raises(TypeError, lambda: hash_object.copy(x=1), re.compile(rf'{method}copy\(\) takes no keyword arguments'))
+    assert hash_object.digest() == hashlib.new(algorithm, b'a').digest()
+
+
+# --- buffers -----------------------------------------------------------------------------------------
+
+
+def anonymous_mmap(content):
+    mapping = mmap.mmap(-1, len(content))
+    mapping.write(content)
+    return mapping
+
+
+SAMPLE = bytes(range(256)) * 3 + b'tail'
+
+BUFFER_MAKERS = {
+    'bytes': lambda: SAMPLE,
+    'empty bytes': lambda: b'',
+    'bytearray': lambda: bytearray(SAMPLE),
+    'empty bytearray': lambda: bytearray(),
+    'bytes subclass': lambda: type('B', (bytes,), {})(SAMPLE),
+    'memoryview': lambda: memoryview(SAMPLE),
+    'memoryview slice': lambda: memoryview(SAMPLE)[5:700],
+    'memoryview step 1': lambda: memoryview(SAMPLE)[::1],
+    'readonly memoryview': lambda: memoryview(bytearray(SAMPLE)).toreadonly(),
+    'empty memoryview': lambda: memoryview(b''),
+    'memoryview 2-D': lambda: memoryview(SAMPLE[:768]).cast('B', (24, 32)),
+    'memoryview format I': lambda: memoryview(SAMPLE[:768]).cast('I'),
+    'memoryview 3-D format H': lambda: memoryview(SAMPLE[:768]).cast('H', (4, 8, 12)),
+    'array B': lambda: array.array('B', SAMPLE),
+    'array I': lambda: array.array('I', range(1000)),
+    'array d': lambda: array.array('d', [1.5, -2.25, 1e300]),
+    'mmap': lambda: anonymous_mmap(SAMPLE),
+    'ctypes uint32 array': lambda: (ctypes.c_uint32 * 5)(1, 2, 3, 4, 0xFFFFFFFF),
+    'pickle buffer': lambda: pickle.PickleBuffer(bytearray(SAMPLE)),
+    'large bytearray': lambda: bytearray(SAMPLE * 20),
+}
+
+
+@pytest.mark.parametrize('kind', sorted(BUFFER_MAKERS))
+def test_buffer_inputs(algorithm, kind):
+    make = BUFFER_MAKERS[kind]
+    expected = outcome(lambda: _hashlib.new(algorithm, make()))
+    assert expected[0] == 'ok'
+    constructor = getattr(fastdigest, algorithm)
+    assert outcome(lambda: constructor(make())) == expected
+    assert outcome(lambda: constructor(data=make())) == expected
+    assert outcome(lambda: constructor(string=make())) == expected
+    assert outcome(lambda: fastdigest.new(algorithm, make())) == expected
+    assert outcome(lambda: fastdigest.new(algorithm, data=make())) == expected
+    assert outcome(lambda: fastdigest.new(algorithm, string=make())) == expected
+
+    def by_update(module):
+        hash_object = construct_by_new(module, algorithm, b'prefix')
+        hash_object.update(make())
+        hash_object.update(make())
+        return hash_object
+
+    same_as_hashlib(by_update)
+
+
+def released_memoryview():
+    view = memoryview(b'abc')
+    view.release()
+    return view
+
+
+BAD_BUFFER_MAKERS = {
+    'str': lambda: 'abc',
+    'empty str': lambda: '',
+    'int': lambda: 1,
+    'None': lambda: None,
+    'list': lambda: [1, 2],
+    'object': lambda: object(),
+    'non-contiguous memoryview': lambda: memoryview(SAMPLE)[::2],
+    'negative-stride memoryview': lambda: memoryview(SAMPLE)[::-1],
+    'non-contiguous 2-D memoryview': lambda: memoryview(SAMPLE[:768]).cast('B', (24, 32))[::2],
+    'released memoryview': released_memoryview,
+}
+
+
+@pytest.mark.parametrize('kind', sorted(BAD_BUFFER_MAKERS))
+def test_bad_buffer_inputs(algorithm, kind):
+    make = BAD_BUFFER_MAKERS[kind]
+    expected = outcome(lambda: _hashlib.new(algorithm, make()))
+    assert expected[0] in (TypeError, BufferError, ValueError)
+    same_as_hashlib(lambda module: construct(module, algorithm, make()))
+    same_as_hashlib(lambda module: construct_by_new(module, algorithm, make()))
+    same_as_hashlib(lambda module: updated(construct_by_new(module, algorithm), make()))
+
+
+def test_numpy_arrays(algorithm):
+    np = pytest.importorskip('numpy')
+    good = {
+        '1-D uint8': lambda: np.arange(1000, dtype=np.uint8),
+        '1-D float64': lambda: np.linspace(0, 1, 333),
+        '2-D C-contiguous': lambda: np.arange(60, dtype=np.int32).reshape(3, 20),
+        '3-D C-contiguous': lambda: np.arange(120, dtype=np.uint16).reshape(2, 3, 20),
+        'empty': lambda: np.zeros(0, dtype=np.uint8),
+        'large': lambda: np.arange(100_000, dtype=np.int64),
+    }
+    bad = {
+        'strided 1-D': lambda: np.arange(100, dtype=np.uint8)[::2],
+        'transposed 2-D': lambda: np.arange(60, dtype=np.int32).reshape(3, 20).T,
+        'column slice 2-D': lambda: np.arange(60, dtype=np.int32).reshape(3, 20)[:, :5],
+        'Fortran order': lambda: np.asfortranarray(np.arange(60, dtype=np.int32).reshape(3, 20)),
+    }
+    for make in list(good.values()) + list(bad.values()):
+        same_as_hashlib(lambda module, make=make: construct(module, algorithm, make()))
+        same_as_hashlib(lambda module, make=make: updated(construct_by_new(module, algorithm, b'x'), make()))
+    for make in bad.values():
+        assert outcome(lambda make=make: _hashlib.new(algorithm, make()))[0] is ValueError
+
+
+# --- file_digest ------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize('size', [0, 1, 63, 2**18 - 1, 2**18, 2**18 + 1, 3 * 2**18 + 5])
+def test_file_digest_bytesio_and_files(algorithm, size, tmp_path):
+    content = bytes((i * 7 + 3) & 0xFF for i in range(size))
+    expected = hashlib.new(algorithm, content).digest()
+    path = tmp_path / 'data.bin'
+    path.write_bytes(content)
+    hash_type = type(fastdigest.new(algorithm))
+    for digest in (algorithm, algorithm.upper(), getattr(fastdigest, algorithm), lambda: fastdigest.new(algorithm)):
+        results = [fastdigest.file_digest(io.BytesIO(content), digest)]
+        with open(path, 'rb') as buffered:
+            results.append(fastdigest.file_digest(buffered, digest))
+        with open(path, 'rb', buffering=0) as raw:
+            results.append(fastdigest.file_digest(raw, digest))
+        for result in results:
+            assert type(result) is hash_type
+            assert result.name == algorithm
+            assert result.digest() == expected
+
+
+def test_file_digest_bytesio_reads_from_start_of_buffer(algorithm):
+    # hashlib hashes the whole getbuffer() whatever the position; so must fastdigest.
+    content = io.BytesIO(b'0123456789' * 1000)
+    content.seek(5000)
+    same_as_hashlib(lambda module: module.file_digest(content, algorithm))
+
+
+def test_file_digest_callable_returning_other_object():
+    # Any zero-argument callable is accepted, as in hashlib: here one returning a hashlib object.
+    result = fastdigest.file_digest(io.BytesIO(b'abc'), hashlib.sha3_256)
+    assert result.digest() == hashlib.sha3_256(b'abc').digest()
+
+
+def test_file_digest_errors(tmp_path):
+    path = tmp_path / 'text.txt'
+    path.write_text('some text\n')
+
+    def both(make_args):
+        expected = outcome(lambda: hashlib.file_digest(*make_args()))
+        assert expected[0] != 'ok'
+        assert outcome(lambda: fastdigest.file_digest(*make_args())) == expected
+
+    with open(path) as text_file:
+        both(lambda: (text_file, 'sha256'))
+    with open(path, 'wb') as write_only:
+        both(lambda: (write_only, 'sha256'))
+    string_io = io.StringIO('abc')
+    both(lambda: (string_io, 'sha256'))
+    both(lambda: (b'abc', 'sha256'))
+    both(lambda: (None, 'sha256'))
+    both(lambda: (object(), 'md5'))
+    # The digest is made before the file is inspected.
+    both(lambda: (io.StringIO('abc'), 'nope'))
+    both(lambda: (io.BytesIO(b'abc'), 'nope'))
+    both(lambda: (io.BytesIO(b'abc'), 1))
+    both(lambda: (io.BytesIO(b'abc'), lambda: 5))
+    both(lambda: (io.BytesIO(b'abc'), None))
+    # Names hashlib has but fastdigest does not.
+    raises(ValueError, lambda: fastdigest.file_digest(io.BytesIO(b'abc'), 'blake2b'), 'unsupported hash type blake2b')
+    raises(ValueError, lambda: fastdigest.file_digest(io.BytesIO(b'abc'), 'sha3_256'), 'unsupported hash type sha3_256')
+    # Positional-only parameters.
+    with pytest.raises(TypeError):
+        fastdigest.file_digest(fileobj=io.BytesIO(b'abc'), digest='sha256')
+    with pytest.raises(TypeError):
+        fastdigest.file_digest(io.BytesIO(b'abc'))
+
+
+class WouldBlock(io.RawIOBase):
+    """A readable binary stream whose readinto reports 'no data yet', as a non-blocking file does."""
+
+    def readable(self):
+        return True
+
+    def readinto(self, buffer):
+        return None
+
+
+def test_file_digest_non_blocking_file():
+    # CPython 3.14's text; 3.11's hashlib instead hashes the whole read buffer.
+    raises(BlockingIOError, lambda: fastdigest.file_digest(WouldBlock(), 'sha256'), 'I/O operation would block.')
