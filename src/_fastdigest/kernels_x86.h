@@ -20,6 +20,13 @@
 /* Intel SHA extensions; require FD_CPU_SHANI | FD_CPU_SSE41 | FD_CPU_SSSE3. */
 fd_sha1_blocks_fn fd_sha1_blocks_shani;     /* sha1_shani.c */
 fd_sha256_blocks_fn fd_sha256_blocks_shani; /* sha256_shani.c */
+
+/* What the SHA-NI kernels' functions are compiled for. */
+#if defined(__GNUC__) || defined(__clang__)
+#define FD_TARGET_SHANI __attribute__((target("sha,sse4.1,ssse3")))
+#else
+#define FD_TARGET_SHANI /* MSVC compiles intrinsics without target flags */
+#endif
 #endif
 
 /* Further x86-64 kernels (fd_sha512_blocks_avx2, fd_md5_blocks_x86) are

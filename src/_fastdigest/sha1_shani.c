@@ -21,12 +21,6 @@
 
 #include <immintrin.h>
 
-#if defined(__GNUC__) || defined(__clang__)
-#define FD_TARGET_SHANI __attribute__((target("sha,sse4.1,ssse3")))
-#else
-#define FD_TARGET_SHANI /* MSVC compiles intrinsics without target flags */
-#endif
-
 /* A group of four message words W[4g..4g+3] with W[4g] in the top lane, the
  * order sha1rnds4 takes: the block is big-endian, so reversing all 16 bytes
  * swaps the bytes of each word and the order of the words in one shuffle.

@@ -20,12 +20,6 @@
 
 #include <immintrin.h>
 
-#if defined(__GNUC__) || defined(__clang__)
-#define FD_TARGET_SHANI __attribute__((target("sha,sse4.1,ssse3")))
-#else
-#define FD_TARGET_SHANI /* MSVC compiles intrinsics without target flags */
-#endif
-
 /* A group of four message words W[4j..4j+3], W[4j] in the lowest lane: the
  * block is big-endian, so each 32-bit word's bytes are reversed in place.
  * _mm_loadu_si128 is the intrinsic for an address of any alignment. */
