@@ -14,7 +14,7 @@ import sys
 import fastdigest
 
 ALGORITHMS = ('md5', 'sha1', 'sha224', 'sha256', 'sha384', 'sha512', 'sha512_224', 'sha512_256')
-KERNEL_NAMES = {'portable', 'tuned', 'shani', 'avx2', 'armv8'}
+KERNEL_NAMES = {'portable', 'tuned', 'shani', 'avx2', 'avx512', 'armv8'}
 
 
 def import_in_child(backend):
@@ -73,7 +73,12 @@ def test_best_kernels_follow_the_cpu():
     machine = platform.machine().lower()
     if machine in ('x86_64', 'amd64'):
         expected_sha = 'shani' if {'sha_ni', 'ssse3', 'sse4_1'} <= flags else 'portable'
-        expected_sha512 = 'avx2' if {'avx2', 'bmi1', 'bmi2'} <= flags else 'portable'
+        if {'avx512f', 'avx512vl', 'avx512bw', 'bmi1', 'bmi2'} <= flags:
+            expected_sha512 = 'avx512'
+        elif {'avx2', 'bmi1', 'bmi2'} <= flags:
+            expected_sha512 = 'avx2'
+        else:
+            expected_sha512 = 'portable'
     elif machine in ('aarch64', 'arm64'):
         expected_sha = 'armv8' if 'sha2' in flags else 'portable'
         expected_sha512 = 'armv8' if 'sha512' in flags else 'portable'

@@ -45,7 +45,11 @@ static uint32_t detect_x86(void)
         features |= FD_CPU_SSE41;
     /* AVX registers are usable only if the OS saves XMM and YMM state
      * (XCR0 bits 1 and 2), which it reports through OSXSAVE and XGETBV. */
-    bool ymm_saved = (ecx & bit_OSXSAVE) && (read_xcr0() & 0x6) == 0x6;
+    uint64_t xcr0 = (ecx & bit_OSXSAVE) ? read_xcr0() : 0;
+    bool ymm_saved = (xcr0 & 0x6) == 0x6;
+    /* AVX-512 also needs the opmask, upper-ZMM and ZMM16-31 states saved
+     * (XCR0 bits 5, 6 and 7). */
+    bool zmm_saved = ymm_saved && (xcr0 & 0xe0) == 0xe0;
     if (ymm_saved && (ecx & bit_AVX))
         features |= FD_CPU_AVX;
 
@@ -59,6 +63,12 @@ static uint32_t detect_x86(void)
             features |= FD_CPU_AVX2;
         if (ebx & (1u << 29)) /* SHA extensions; <cpuid.h> names it bit_SHA only lately */
             features |= FD_CPU_SHANI;
+        if (zmm_saved && (ebx & bit_AVX512F))
+            features |= FD_CPU_AVX512F;
+        if (zmm_saved && (ebx & bit_AVX512VL))
+            features |= FD_CPU_AVX512VL;
+        if (zmm_saved && (ebx & bit_AVX512BW))
+            features |= FD_CPU_AVX512BW;
     }
     return features;
 }
@@ -114,6 +124,10 @@ static const fd_kernel sha256_kernels[] = {
 static const fd_kernel sha512_kernels[] = {
 #ifdef FD_HAVE_ARM_SHA512
     {"armv8", FD_CPU_ARM_SHA512, {.sha512 = fd_sha512_blocks_armv8}},
+#endif
+#ifdef FD_HAVE_SHA512_AVX512
+    {"avx512", FD_CPU_AVX512F | FD_CPU_AVX512VL | FD_CPU_AVX512BW | FD_CPU_BMI1 | FD_CPU_BMI2,
+     {.sha512 = fd_sha512_blocks_avx512}},
 #endif
 #ifdef FD_HAVE_SHA512_AVX2
     {"avx2", FD_CPU_AVX2 | FD_CPU_BMI1 | FD_CPU_BMI2, {.sha512 = fd_sha512_blocks_avx2}},

@@ -41,4 +41,12 @@ fd_sha256_blocks_fn fd_sha256_blocks_shani; /* sha256_shani.c */
 fd_sha512_blocks_fn fd_sha512_blocks_avx2; /* sha512_avx2.c */
 #endif
 
+#if (defined(__x86_64__) || (defined(_M_X64) && !defined(_M_ARM64EC))) && !defined(FD_NO_AVX512)
+#define FD_HAVE_SHA512_AVX512 1
+/* AVX-512 message schedule for four blocks, BMI1/BMI2 rounds; requires
+ * FD_CPU_AVX512F | FD_CPU_AVX512VL | FD_CPU_AVX512BW | FD_CPU_BMI1 |
+ * FD_CPU_BMI2. */
+fd_sha512_blocks_fn fd_sha512_blocks_avx512; /* sha512_avx512.c */
+#endif
+
 #endif /* FD_KERNELS_X86_H */

@@ -101,7 +101,8 @@ static const struct {
     {FD_CPU_SSSE3, "ssse3"},       {FD_CPU_SSE41, "sse4.1"},     {FD_CPU_AVX, "avx"},
     {FD_CPU_AVX2, "avx2"},         {FD_CPU_BMI1, "bmi1"},        {FD_CPU_BMI2, "bmi2"},
     {FD_CPU_SHANI, "sha_ni"},      {FD_CPU_ARM_SHA1, "arm-sha1"}, {FD_CPU_ARM_SHA2, "arm-sha2"},
-    {FD_CPU_ARM_SHA512, "arm-sha512"},
+    {FD_CPU_ARM_SHA512, "arm-sha512"}, {FD_CPU_AVX512F, "avx512f"}, {FD_CPU_AVX512VL, "avx512vl"},
+    {FD_CPU_AVX512BW, "avx512bw"},
 };
 
 static void print_features(uint32_t features)
