@@ -7,6 +7,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "cpu.h"
 #include "md5.h"
 #include "sha1.h"
 #include "sha256.h"
@@ -37,6 +38,7 @@ typedef union fd_hash_state {
 
 typedef struct fd_algorithm {
     const char *name;  /* hashlib's name: "md5", "sha512_224", ... */
+    enum fd_family family; /* whose compress kernel it runs */
     size_t digest_len;
     size_t block_len;
     size_t state_len;  /* the bytes of fd_hash_state this algorithm uses */
