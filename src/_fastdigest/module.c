@@ -392,31 +392,24 @@ static int parse_constructor_args(const char *function, bool with_name, PyObject
     return 0;
 }
 
-/* Makes a hash object of one algorithm and hashes data (may be NULL) into it. */
-static PyObject *hash_new_with_data(module_state *state, enum fd_algorithm_id id, PyObject *data)
+/* Makes a hash object of one algorithm and hashes view (may be NULL) into it. */
+static PyObject *hash_new_with_view(module_state *state, enum fd_algorithm_id id,
+                                    const Py_buffer *view)
 {
-    Py_buffer view;
-
-    if (data != NULL && get_buffer(data, &view) < 0)
-        return NULL;
     HashObject *self = hash_alloc(state->hash_type, &fd_algorithms[id]);
-    if (self == NULL) {
-        if (data != NULL)
-            PyBuffer_Release(&view);
+    if (self == NULL)
         return NULL;
-    }
     self->algorithm->init(&self->state);
-    if (data != NULL) {
+    if (view != NULL) {
         /* No other thread can see the new object yet: no lock needed. */
-        if (view.len >= FD_GIL_MINSIZE) {
+        if (view->len >= FD_GIL_MINSIZE) {
             Py_BEGIN_ALLOW_THREADS
-            self->algorithm->update(&self->state, view.buf, (size_t)view.len);
+            self->algorithm->update(&self->state, view->buf, (size_t)view->len);
             Py_END_ALLOW_THREADS
         }
         else {
-            self->algorithm->update(&self->state, view.buf, (size_t)view.len);
+            self->algorithm->update(&self->state, view->buf, (size_t)view->len);
         }
-        PyBuffer_Release(&view);
     }
     return (PyObject *)self;
 }
@@ -425,10 +418,17 @@ static PyObject *construct(PyObject *module, enum fd_algorithm_id id, PyObject *
                            Py_ssize_t nargs, PyObject *kwnames)
 {
     constructor_args parsed;
+    Py_buffer view;
 
     if (parse_constructor_args(fd_algorithms[id].name, false, args, nargs, kwnames, &parsed) < 0)
         return NULL;
-    return hash_new_with_data(get_module_state(module), id, parsed.data);
+    if (parsed.data == NULL)
+        return hash_new_with_view(get_module_state(module), id, NULL);
+    if (get_buffer(parsed.data, &view) < 0)
+        return NULL;
+    PyObject *result = hash_new_with_view(get_module_state(module), id, &view);
+    PyBuffer_Release(&view);
+    return result;
 }
 
 /* Looks name up as new() does: exactly, then in ASCII lowercase, since
@@ -474,15 +474,16 @@ static PyObject *fastdigest_new(PyObject *module, PyObject *const *args, Py_ssiz
         return NULL;
     }
     /* hashlib checks the data before it looks the name up. */
-    if (parsed.data != NULL) {
-        if (get_buffer(parsed.data, &view) < 0)
-            return NULL;
-        PyBuffer_Release(&view);
-    }
-    int id = lookup_algorithm(state, parsed.name);
-    if (id < 0)
+    if (parsed.data != NULL && get_buffer(parsed.data, &view) < 0)
         return NULL;
-    return hash_new_with_data(state, (enum fd_algorithm_id)id, parsed.data);
+    PyObject *result = NULL;
+    int id = lookup_algorithm(state, parsed.name);
+    if (id >= 0)
+        result = hash_new_with_view(state, (enum fd_algorithm_id)id,
+                                    parsed.data != NULL ? &view : NULL);
+    if (parsed.data != NULL)
+        PyBuffer_Release(&view);
+    return result;
 }
 
 /* The named constructors: one small function each, so that each is a plain
@@ -589,17 +590,11 @@ static PyObject *make_algorithm_ids(void)
 /* {"md5": "portable", "sha256": "shani", ...}: the kernel each algorithm uses. */
 static PyObject *make_implementation(void)
 {
-    static const enum fd_family families[FD_ALGORITHM_COUNT] = {
-        [FD_MD5] = FD_FAMILY_MD5,          [FD_SHA1] = FD_FAMILY_SHA1,
-        [FD_SHA224] = FD_FAMILY_SHA256,    [FD_SHA256] = FD_FAMILY_SHA256,
-        [FD_SHA384] = FD_FAMILY_SHA512,    [FD_SHA512] = FD_FAMILY_SHA512,
-        [FD_SHA512_224] = FD_FAMILY_SHA512, [FD_SHA512_256] = FD_FAMILY_SHA512,
-    };
     PyObject *implementation = PyDict_New();
     if (implementation == NULL)
         return NULL;
     for (int id = 0; id < FD_ALGORITHM_COUNT; id++) {
-        PyObject *kernel = PyUnicode_FromString(fd_active_kernels[families[id]].name);
+        PyObject *kernel = PyUnicode_FromString(fd_active_kernels[fd_algorithms[id].family].name);
         int failed = kernel == NULL ||
                      PyDict_SetItemString(implementation, fd_algorithms[id].name, kernel) < 0;
         Py_XDECREF(kernel);
