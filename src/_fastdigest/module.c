@@ -4,56 +4,18 @@
  * table (algorithms.h). The algorithm state lives inline in the object, so
  * copy() is one object allocation and a memcpy, and digest() finalizes a copy
  * of the state on the stack. Only the public C API is used. */
-#define PY_SSIZE_T_CLEAN
-#include <Python.h>
+#include "binding.h"
 
-#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "algorithms.h"
 #include "cpu.h"
-
-/* Updates of at least this many bytes release the GIL, as in CPython's
- * hashlib: below it, releasing and retaking the GIL costs more than it lets
- * other threads gain. */
-#define FD_GIL_MINSIZE 2048
-
-#if PY_VERSION_HEX >= 0x030D0000
-#define FD_HAVE_PYMUTEX 1
-#endif
-
-typedef struct {
-    PyTypeObject *hash_type;
-    PyObject *algorithm_ids; /* dict: lowercase name or alias -> int algorithm id */
-} module_state;
-
-static inline module_state *get_module_state(PyObject *module)
-{
-    return (module_state *)PyModule_GetState(module);
-}
-
-typedef struct {
-    PyObject_HEAD
-    const fd_algorithm *algorithm;
-    /* Concurrent use of one object: while every call on it runs with the GIL
-     * held, the GIL serialises them and no lock is taken. The first update
-     * that releases the GIL switches the object to its own lock for good, so
-     * that calls on it from then on exclude each other. */
-#ifdef FD_HAVE_PYMUTEX
-    PyMutex mutex;
-    bool use_mutex;
-#else
-    PyThread_type_lock lock; /* made by the first update that releases the GIL */
-#endif
-    fd_hash_state state;
-} HashObject;
 
 /* ---- the object's lock ------------------------------------------------- */
 
 /* Takes the object's lock, if it has one, while holding the GIL; waits for it
  * with the GIL released so the thread holding it can finish. */
-static void hash_lock(HashObject *self)
+void fd_hash_lock(fd_hash_object *self)
 {
 #ifdef FD_HAVE_PYMUTEX
     if (self->use_mutex)
@@ -67,7 +29,7 @@ static void hash_lock(HashObject *self)
 #endif
 }
 
-static void hash_unlock(HashObject *self)
+void fd_hash_unlock(fd_hash_object *self)
 {
 #ifdef FD_HAVE_PYMUTEX
     if (self->use_mutex)
@@ -81,7 +43,7 @@ static void hash_unlock(HashObject *self)
 /* Called with the GIL held before an update that wants to release it.
  * Returns false when no lock can be had: the update then keeps the GIL,
  * which is correct, only slower. */
-static bool hash_enable_lock(HashObject *self)
+static bool hash_enable_lock(fd_hash_object *self)
 {
 #ifdef FD_HAVE_PYMUTEX
     self->use_mutex = true;
@@ -98,7 +60,7 @@ static bool hash_enable_lock(HashObject *self)
 /* Gets a contiguous byte view of obj with hashlib's errors: str is refused
  * (it has no single byte encoding), and so is anything without the buffer
  * protocol. PyBUF_SIMPLE makes the exporter refuse non-contiguous memory. */
-static int get_buffer(PyObject *obj, Py_buffer *view)
+int fd_get_buffer(PyObject *obj, Py_buffer *view)
 {
     if (PyUnicode_Check(obj)) {
         PyErr_SetString(PyExc_TypeError, "Strings must be encoded before hashing");
@@ -121,7 +83,7 @@ static int get_buffer(PyObject *obj, Py_buffer *view)
 /* Hashes a whole view into self under its lock. Large views are hashed with
  * the GIL released: the exporter's buffer stays pinned by the view, so a
  * bytearray cannot be resized meanwhile (it raises BufferError). */
-static void hash_update_view(HashObject *self, const Py_buffer *view)
+static void hash_update_view(fd_hash_object *self, const Py_buffer *view)
 {
     const uint8_t *data = view->buf;
     size_t len = (size_t)view->len;
@@ -134,21 +96,21 @@ static void hash_update_view(HashObject *self, const Py_buffer *view)
         PyThread_acquire_lock(self->lock, WAIT_LOCK);
 #endif
         self->algorithm->update(&self->state, data, len);
-        hash_unlock(self);
+        fd_hash_unlock(self);
         Py_END_ALLOW_THREADS
     }
     else {
-        hash_lock(self);
+        fd_hash_lock(self);
         self->algorithm->update(&self->state, data, len);
-        hash_unlock(self);
+        fd_hash_unlock(self);
     }
 }
 
 /* ---- the hash type ----------------------------------------------------- */
 
-static HashObject *hash_alloc(PyTypeObject *type, const fd_algorithm *algorithm)
+fd_hash_object *fd_hash_alloc(PyTypeObject *type, const fd_algorithm *algorithm)
 {
-    HashObject *self = PyObject_New(HashObject, type);
+    fd_hash_object *self = PyObject_New(fd_hash_object, type);
     if (self == NULL)
         return NULL;
     self->algorithm = algorithm;
@@ -165,7 +127,7 @@ static HashObject *hash_alloc(PyTypeObject *type, const fd_algorithm *algorithm)
     return self;
 }
 
-static void hash_dealloc(HashObject *self)
+static void hash_dealloc(fd_hash_object *self)
 {
     PyTypeObject *type = Py_TYPE(self);
 
@@ -181,11 +143,11 @@ static void hash_dealloc(HashObject *self)
 PyDoc_STRVAR(hash_update_doc, "update($self, data, /)\n--\n\n"
                               "Update this hash object's state with the provided bytes-like object.");
 
-static PyObject *hash_update(HashObject *self, PyObject *data)
+static PyObject *hash_update(fd_hash_object *self, PyObject *data)
 {
     Py_buffer view;
 
-    if (get_buffer(data, &view) < 0)
+    if (fd_get_buffer(data, &view) < 0)
         return NULL;
     hash_update_view(self, &view);
     PyBuffer_Release(&view);
@@ -193,14 +155,14 @@ static PyObject *hash_update(HashObject *self, PyObject *data)
 }
 
 /* Finalizes a copy of the state, taken under the lock, into out. */
-static void hash_final_copy(HashObject *self, uint8_t *out)
+static void hash_final_copy(fd_hash_object *self, uint8_t *out)
 {
     fd_hash_state copy;
     size_t state_len = self->algorithm->state_len;
 
-    hash_lock(self);
+    fd_hash_lock(self);
     memcpy(&copy, &self->state, state_len);
-    hash_unlock(self);
+    fd_hash_unlock(self);
     self->algorithm->final(&copy, out);
     fd_secure_zero(&copy, state_len);
 }
@@ -208,7 +170,7 @@ static void hash_final_copy(HashObject *self, uint8_t *out)
 PyDoc_STRVAR(hash_digest_doc, "digest($self, /)\n--\n\n"
                               "Return the digest value as a bytes object.");
 
-static PyObject *hash_digest(HashObject *self, PyObject *Py_UNUSED(ignored))
+static PyObject *hash_digest(fd_hash_object *self, PyObject *Py_UNUSED(ignored))
 {
     PyObject *result = PyBytes_FromStringAndSize(NULL, (Py_ssize_t)self->algorithm->digest_len);
     if (result == NULL)
@@ -220,7 +182,7 @@ static PyObject *hash_digest(HashObject *self, PyObject *Py_UNUSED(ignored))
 PyDoc_STRVAR(hash_hexdigest_doc, "hexdigest($self, /)\n--\n\n"
                                  "Return the digest value as a string of hexadecimal digits.");
 
-static PyObject *hash_hexdigest(HashObject *self, PyObject *Py_UNUSED(ignored))
+static PyObject *hash_hexdigest(fd_hash_object *self, PyObject *Py_UNUSED(ignored))
 {
     static const char hex_digits[16] = "0123456789abcdef";
     uint8_t digest[FD_MAX_DIGEST_LEN];
@@ -241,33 +203,33 @@ static PyObject *hash_hexdigest(HashObject *self, PyObject *Py_UNUSED(ignored))
 PyDoc_STRVAR(hash_copy_doc, "copy($self, /)\n--\n\n"
                             "Return a copy of the hash object.");
 
-static PyObject *hash_copy(HashObject *self, PyObject *Py_UNUSED(ignored))
+static PyObject *hash_copy(fd_hash_object *self, PyObject *Py_UNUSED(ignored))
 {
-    HashObject *copy = hash_alloc(Py_TYPE(self), self->algorithm);
+    fd_hash_object *copy = fd_hash_alloc(Py_TYPE(self), self->algorithm);
     if (copy == NULL)
         return NULL;
-    hash_lock(self);
+    fd_hash_lock(self);
     memcpy(&copy->state, &self->state, self->algorithm->state_len);
-    hash_unlock(self);
+    fd_hash_unlock(self);
     return (PyObject *)copy;
 }
 
-static PyObject *hash_get_name(HashObject *self, void *Py_UNUSED(closure))
+static PyObject *hash_get_name(fd_hash_object *self, void *Py_UNUSED(closure))
 {
     return PyUnicode_FromString(self->algorithm->name);
 }
 
-static PyObject *hash_get_digest_size(HashObject *self, void *Py_UNUSED(closure))
+static PyObject *hash_get_digest_size(fd_hash_object *self, void *Py_UNUSED(closure))
 {
     return PyLong_FromSize_t(self->algorithm->digest_len);
 }
 
-static PyObject *hash_get_block_size(HashObject *self, void *Py_UNUSED(closure))
+static PyObject *hash_get_block_size(fd_hash_object *self, void *Py_UNUSED(closure))
 {
     return PyLong_FromSize_t(self->algorithm->block_len);
 }
 
-static PyObject *hash_repr(HashObject *self)
+static PyObject *hash_repr(fd_hash_object *self)
 {
     return PyUnicode_FromFormat("<%s %s object @ %p>", self->algorithm->name,
                                 Py_TYPE(self)->tp_name, (void *)self);
@@ -278,6 +240,7 @@ static PyMethodDef hash_methods[] = {
     {"digest", (PyCFunction)hash_digest, METH_NOARGS, hash_digest_doc},
     {"hexdigest", (PyCFunction)hash_hexdigest, METH_NOARGS, hash_hexdigest_doc},
     {"copy", (PyCFunction)hash_copy, METH_NOARGS, hash_copy_doc},
+    FD_RESUME_HASH_METHODS
     {NULL, NULL, 0, NULL},
 };
 
@@ -303,7 +266,7 @@ static PyType_Slot hash_type_slots[] = {
 
 static PyType_Spec hash_type_spec = {
     .name = "fastdigest.HASH",
-    .basicsize = sizeof(HashObject),
+    .basicsize = sizeof(fd_hash_object),
     .flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_IMMUTABLETYPE | Py_TPFLAGS_DISALLOW_INSTANTIATION,
     .slots = hash_type_slots,
 };
@@ -393,10 +356,10 @@ static int parse_constructor_args(const char *function, bool with_name, PyObject
 }
 
 /* Makes a hash object of one algorithm and hashes view (may be NULL) into it. */
-static PyObject *hash_new_with_view(module_state *state, enum fd_algorithm_id id,
+static PyObject *hash_new_with_view(fd_module_state *state, enum fd_algorithm_id id,
                                     const Py_buffer *view)
 {
-    HashObject *self = hash_alloc(state->hash_type, &fd_algorithms[id]);
+    fd_hash_object *self = fd_hash_alloc(state->hash_type, &fd_algorithms[id]);
     if (self == NULL)
         return NULL;
     self->algorithm->init(&self->state);
@@ -423,10 +386,10 @@ static PyObject *construct(PyObject *module, enum fd_algorithm_id id, PyObject *
     if (parse_constructor_args(fd_algorithms[id].name, false, args, nargs, kwnames, &parsed) < 0)
         return NULL;
     if (parsed.data == NULL)
-        return hash_new_with_view(get_module_state(module), id, NULL);
-    if (get_buffer(parsed.data, &view) < 0)
+        return hash_new_with_view(fd_get_module_state(module), id, NULL);
+    if (fd_get_buffer(parsed.data, &view) < 0)
         return NULL;
-    PyObject *result = hash_new_with_view(get_module_state(module), id, &view);
+    PyObject *result = hash_new_with_view(fd_get_module_state(module), id, &view);
     PyBuffer_Release(&view);
     return result;
 }
@@ -434,7 +397,7 @@ static PyObject *construct(PyObject *module, enum fd_algorithm_id id, PyObject *
 /* Looks name up as new() does: exactly, then in ASCII lowercase, since
  * OpenSSL (which hashlib.new asks) compares names case-insensitively.
  * Returns the algorithm id, or -1 with ValueError set. */
-static int lookup_algorithm(module_state *state, PyObject *name)
+static int lookup_algorithm(fd_module_state *state, PyObject *name)
 {
     PyObject *id = PyDict_GetItemWithError(state->algorithm_ids, name);
     if (id == NULL && !PyErr_Occurred()) {
@@ -452,6 +415,22 @@ static int lookup_algorithm(module_state *state, PyObject *name)
     return (int)PyLong_AsLong(id);
 }
 
+int fd_algorithm_from_object(PyObject *module, PyObject *obj, const char *function,
+                             const char *argument)
+{
+    fd_module_state *state = fd_get_module_state(module);
+
+    if (PyUnicode_Check(obj))
+        return lookup_algorithm(state, obj);
+    for (int id = 0; id < FD_ALGORITHM_COUNT; id++) {
+        if (obj == state->constructors[id])
+            return id;
+    }
+    PyErr_Format(PyExc_TypeError, "%s() argument %s must be str or a fastdigest constructor, not %s",
+                 function, argument, obj == Py_None ? "None" : Py_TYPE(obj)->tp_name);
+    return -1;
+}
+
 PyDoc_STRVAR(new_doc,
              "new($module, /, name, data=b'', *, usedforsecurity=True, string=None)\n--\n\n"
              "Return a new hash object using the named algorithm; optionally initialized\n"
@@ -461,7 +440,7 @@ PyDoc_STRVAR(new_doc,
 static PyObject *fastdigest_new(PyObject *module, PyObject *const *args, Py_ssize_t nargs,
                                 PyObject *kwnames)
 {
-    module_state *state = get_module_state(module);
+    fd_module_state *state = fd_get_module_state(module);
     constructor_args parsed;
     Py_buffer view;
 
@@ -474,7 +453,7 @@ static PyObject *fastdigest_new(PyObject *module, PyObject *const *args, Py_ssiz
         return NULL;
     }
     /* hashlib checks the data before it looks the name up. */
-    if (parsed.data != NULL && get_buffer(parsed.data, &view) < 0)
+    if (parsed.data != NULL && fd_get_buffer(parsed.data, &view) < 0)
         return NULL;
     PyObject *result = NULL;
     int id = lookup_algorithm(state, parsed.name);
@@ -627,7 +606,7 @@ static int select_kernels(void)
 
 static int module_exec(PyObject *module)
 {
-    module_state *state = get_module_state(module);
+    fd_module_state *state = fd_get_module_state(module);
 
     /* The kernel pointers are process-wide: choose them only once, before any
      * object of any interpreter can hash with them. */
@@ -653,22 +632,37 @@ static int module_exec(PyObject *module)
         return -1;
     int added = PyModule_AddObjectRef(module, "implementation", implementation);
     Py_DECREF(implementation);
-    return added;
+    if (added < 0)
+        return -1;
+    for (int id = 0; id < FD_ALGORITHM_COUNT; id++) {
+        state->constructors[id] = PyObject_GetAttrString(module, fd_algorithms[id].name);
+        if (state->constructors[id] == NULL)
+            return -1;
+    }
+    if (fd_hmac_module_exec(module, state) < 0 || fd_resume_module_exec(module, state) < 0)
+        return -1;
+    return fd_batch_module_exec(module, state);
 }
 
 static int module_traverse(PyObject *module, visitproc visit, void *arg)
 {
-    module_state *state = get_module_state(module);
+    fd_module_state *state = fd_get_module_state(module);
     Py_VISIT(state->hash_type);
+    Py_VISIT(state->hmac_type);
     Py_VISIT(state->algorithm_ids);
+    for (int id = 0; id < FD_ALGORITHM_COUNT; id++)
+        Py_VISIT(state->constructors[id]);
     return 0;
 }
 
 static int module_clear(PyObject *module)
 {
-    module_state *state = get_module_state(module);
+    fd_module_state *state = fd_get_module_state(module);
     Py_CLEAR(state->hash_type);
+    Py_CLEAR(state->hmac_type);
     Py_CLEAR(state->algorithm_ids);
+    for (int id = 0; id < FD_ALGORITHM_COUNT; id++)
+        Py_CLEAR(state->constructors[id]);
     return 0;
 }
 
@@ -696,7 +690,7 @@ static struct PyModuleDef module_def = {
     PyModuleDef_HEAD_INIT,
     .m_name = "fastdigest._fastdigest",
     .m_doc = module_doc,
-    .m_size = sizeof(module_state),
+    .m_size = sizeof(fd_module_state),
     .m_methods = module_methods,
     .m_slots = module_slots,
     .m_traverse = module_traverse,

@@ -46,11 +46,15 @@ qemu_monte=${FD_QEMU_MONTE:-all}
 
 mkdir -p "$build_dir"
 
-# Every .c file of the core: all of src/_fastdigest but the Python binding.
+# Every .c file of the core: all of src/_fastdigest but the Python binding
+# (module*.c).
 core_sources() {
     local f
     for f in "$src_dir"/*.c; do
-        [ "$(basename "$f")" = module.c ] || printf '%s\n' "$f"
+        case "$(basename "$f")" in
+        module*.c) ;;
+        *) printf '%s\n' "$f" ;;
+        esac
     done
 }
 
