@@ -7,6 +7,8 @@ implemented in C with the algorithm state inline in each object.
 from fastdigest._fastdigest import (
     HASH,
     _GIL_MINSIZE,
+    digest,
+    hexdigest,
     implementation,
     md5,
     new,
@@ -23,7 +25,9 @@ __all__ = [
     "HASH",
     "algorithms_available",
     "algorithms_guaranteed",
+    "digest",
     "file_digest",
+    "hexdigest",
     "implementation",
     "md5",
     "new",

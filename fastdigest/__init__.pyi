@@ -25,7 +25,9 @@ __all__ = [
     "HASH",
     "algorithms_available",
     "algorithms_guaranteed",
+    "digest",
     "file_digest",
+    "hexdigest",
     "implementation",
     "md5",
     "new",
@@ -117,7 +119,9 @@ def file_digest(
     fileobj: _BytesIOLike | _FileDigestFileObj, digest: Callable[[], _HashObjectT], /, *, _bufsize: int = 262144
 ) -> _HashObjectT: ...
 
-# Added by a later issue; uncomment with the runtime, and add the names to __all__
-# (stubtest flags a name that the runtime lacks):
-# def digest(name: str, data: _ReadableBuffer, /) -> bytes: ...
-# def hexdigest(name: str, data: _ReadableBuffer, /) -> str: ...
+# The one-shots: new(name, data).digest() and .hexdigest() in one call. name is
+# an algorithm name as for new(), or one of the constructors above.
+_Algorithm: TypeAlias = str | Callable[..., HASH]
+
+def digest(name: _Algorithm, data: _ReadableBuffer, /) -> bytes: ...
+def hexdigest(name: _Algorithm, data: _ReadableBuffer, /) -> str: ...

@@ -182,22 +182,28 @@ static PyObject *hash_digest(fd_hash_object *self, PyObject *Py_UNUSED(ignored))
 PyDoc_STRVAR(hash_hexdigest_doc, "hexdigest($self, /)\n--\n\n"
                                  "Return the digest value as a string of hexadecimal digits.");
 
-static PyObject *hash_hexdigest(fd_hash_object *self, PyObject *Py_UNUSED(ignored))
+/* A new ASCII str of the digest in lowercase hexadecimal, as hashlib's. */
+static PyObject *hex_string(const uint8_t *digest, size_t digest_len)
 {
     static const char hex_digits[16] = "0123456789abcdef";
-    uint8_t digest[FD_MAX_DIGEST_LEN];
-    size_t digest_len = self->algorithm->digest_len;
 
     PyObject *result = PyUnicode_New((Py_ssize_t)(2 * digest_len), 127);
     if (result == NULL)
         return NULL;
-    hash_final_copy(self, digest);
     Py_UCS1 *text = PyUnicode_1BYTE_DATA(result);
     for (size_t i = 0; i < digest_len; i++) {
         text[2 * i] = (Py_UCS1)hex_digits[digest[i] >> 4];
         text[2 * i + 1] = (Py_UCS1)hex_digits[digest[i] & 0xf];
     }
     return result;
+}
+
+static PyObject *hash_hexdigest(fd_hash_object *self, PyObject *Py_UNUSED(ignored))
+{
+    uint8_t digest[FD_MAX_DIGEST_LEN];
+
+    hash_final_copy(self, digest);
+    return hex_string(digest, self->algorithm->digest_len);
 }
 
 PyDoc_STRVAR(hash_copy_doc, "copy($self, /)\n--\n\n"
@@ -465,6 +471,71 @@ static PyObject *fastdigest_new(PyObject *module, PyObject *const *args, Py_ssiz
     return result;
 }
 
+/* ---- one-shots ------------------------------------------------------- */
+
+/* Hashes args[1] with the algorithm args[0] stands for into out, which has
+ * room for FD_MAX_DIGEST_LEN bytes. As with new(), the data is checked
+ * before the name. Returns the algorithm's id, or -1 with an exception set. */
+static int hash_oneshot(PyObject *module, const char *function, PyObject *const *args,
+                        Py_ssize_t nargs, uint8_t *out)
+{
+    Py_buffer view;
+
+    if (nargs != 2) {
+        PyErr_Format(PyExc_TypeError, "%s expected 2 arguments, got %zd", function, nargs);
+        return -1;
+    }
+    if (fd_get_buffer(args[1], &view) < 0)
+        return -1;
+    int id = fd_algorithm_from_object(module, args[0], function, "1");
+    if (id >= 0) {
+        if (view.len >= FD_GIL_MINSIZE) {
+            Py_BEGIN_ALLOW_THREADS
+            fd_hash((enum fd_algorithm_id)id, view.buf, (size_t)view.len, out);
+            Py_END_ALLOW_THREADS
+        }
+        else {
+            fd_hash((enum fd_algorithm_id)id, view.buf, (size_t)view.len, out);
+        }
+    }
+    PyBuffer_Release(&view);
+    return id;
+}
+
+PyDoc_STRVAR(digest_doc,
+             "digest($module, name, data, /)\n--\n\n"
+             "Return the digest of data as bytes: new(name, data).digest() in one call.\n"
+             "name is an algorithm name, as new() takes it, or one of fastdigest's\n"
+             "constructors (fastdigest.sha256, ...).");
+
+static PyObject *fastdigest_digest(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
+{
+    uint8_t digest[FD_MAX_DIGEST_LEN];
+
+    int id = hash_oneshot(module, "digest", args, nargs, digest);
+    if (id < 0)
+        return NULL;
+    return PyBytes_FromStringAndSize((const char *)digest,
+                                     (Py_ssize_t)fd_algorithms[id].digest_len);
+}
+
+PyDoc_STRVAR(hexdigest_doc,
+             "hexdigest($module, name, data, /)\n--\n\n"
+             "Return the digest of data as a string of hexadecimal digits:\n"
+             "new(name, data).hexdigest() in one call. name is as for digest().");
+
+static PyObject *fastdigest_hexdigest(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
+{
+    uint8_t digest[FD_MAX_DIGEST_LEN];
+
+    int id = hash_oneshot(module, "hexdigest", args, nargs, digest);
+    if (id < 0)
+        return NULL;
+    return hex_string(digest, fd_algorithms[id].digest_len);
+}
+
+/* ---- constructors, continued ------------------------------------------ */
+
 /* The named constructors: one small function each, so that each is a plain
  * METH_FASTCALL builtin like hashlib's. */
 #define FD_CONSTRUCTOR(function, id)                                                          \
@@ -502,6 +573,8 @@ static PyMethodDef module_methods[] = {
     FD_CONSTRUCTOR_DEF(sha512),
     FD_CONSTRUCTOR_DEF(sha512_224),
     FD_CONSTRUCTOR_DEF(sha512_256),
+    {"digest", (PyCFunction)(void (*)(void))fastdigest_digest, METH_FASTCALL, digest_doc},
+    {"hexdigest", (PyCFunction)(void (*)(void))fastdigest_hexdigest, METH_FASTCALL, hexdigest_doc},
     {NULL, NULL, 0, NULL},
 };
 #undef FD_CONSTRUCTOR_DEF
