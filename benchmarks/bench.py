@@ -58,6 +58,8 @@ ALGORITHMS = (
 )
 
 SHORT_INPUT_SIZES = (0, 64, 1024)
+# fastdigest.digest(name, data) against hashlib.<name>(data).digest().
+ONESHOT_INPUT_SIZES = (0, 64)
 THROUGHPUT_SIZE = 16 * 1024 * 1024
 
 DEFAULT_ROUNDS = 51
@@ -83,6 +85,13 @@ def loop_new_by_name_digest(new: Callable[..., Any], name: str, data: bytes, cou
     start = time.perf_counter_ns()
     for _ in repeat(None, count):
         new(name, data).digest()
+    return time.perf_counter_ns() - start
+
+
+def loop_oneshot(oneshot: Callable[[Any, bytes], Any], name: Any, data: bytes, count: int) -> int:
+    start = time.perf_counter_ns()
+    for _ in repeat(None, count):
+        oneshot(name, data)
     return time.perf_counter_ns() - start
 
 
@@ -161,6 +170,24 @@ def build_cases(algorithms: Sequence[str], large_buffer: memoryview) -> List[Cas
 
             label = ("new(name, %d B)+digest()" if by_name else "new(%d B)+digest()") % size
             cases.append(Case(algorithm, label, size, make_new_digest))
+
+        for size in ONESHOT_INPUT_SIZES:
+            data = bytes(range(size))
+
+            def make_oneshot(
+                module: Any, algorithm: str = algorithm, data: bytes = data, by_name: bool = by_name
+            ) -> Callable[[int], int]:
+                # The one-shot's counterpart in hashlib is the constructor call it replaces.
+                if module is hashlib or not hasattr(module, "digest"):
+                    if by_name:
+                        new = module.new
+                        return lambda count: loop_new_by_name_digest(new, algorithm, data, count)
+                    constructor = getattr(module, algorithm)
+                    return lambda count: loop_new_digest(constructor, data, count)
+                oneshot = module.digest
+                return lambda count: loop_oneshot(oneshot, algorithm, data, count)
+
+            cases.append(Case(algorithm, "digest(name, %d B)" % size, size, make_oneshot))
 
         for method_name in ("copy", "digest", "hexdigest"):
 
@@ -310,6 +337,44 @@ def run(
 
 
 # ---------------------------------------------------------------------------
+# Overhead: what a short call costs above its compressions.
+
+BLOCK_LEN = {"md5": 64, "sha1": 64, "sha224": 64, "sha256": 64}  # the SHA-512 family: 128
+LENGTH_FIELD_LEN = {"md5": 8, "sha1": 8, "sha224": 8, "sha256": 8}  # the SHA-512 family: 16
+
+
+def blocks_compressed(algorithm: str, size: int) -> int:
+    """Blocks compressed to hash a message of size bytes, padding included."""
+    block_len = BLOCK_LEN.get(algorithm, 128)
+    return (size + 1 + LENGTH_FIELD_LEN.get(algorithm, 16) + block_len - 1) // block_len
+
+
+def overheads(results: List[Dict[str, Any]]) -> List[Dict[str, Any]]:
+    """For each short call that hashes a whole message (constructor + digest, and the
+    one-shot), its time minus blocks x the time per block of the same side's 16 MiB
+    update in this run: the cost of the call itself, loop included."""
+    per_block: Dict[str, Dict[str, float]] = {}
+    for result in results:
+        if result["case"].startswith("update("):
+            blocks = result["bytes_per_call"] // BLOCK_LEN.get(result["algorithm"], 128)
+            per_block[result["algorithm"]] = {
+                side: result[side + "_ns_per_call"] / blocks for side in ("baseline", "candidate")
+            }
+    rows = []
+    for result in results:
+        algorithm = result["algorithm"]
+        if algorithm not in per_block or result["case"].startswith("update(") or "B)" not in result["case"]:
+            continue
+        blocks = blocks_compressed(algorithm, result["bytes_per_call"])
+        row = {"algorithm": algorithm, "case": result["case"], "blocks": blocks}
+        for side in ("baseline", "candidate"):
+            row[side + "_block_ns"] = per_block[algorithm][side]
+            row[side + "_overhead_ns"] = result[side + "_ns_per_call"] - blocks * per_block[algorithm][side]
+        rows.append(row)
+    return rows
+
+
+# ---------------------------------------------------------------------------
 # Output.
 
 
@@ -375,6 +440,31 @@ def markdown_report(
             cells.append(backends.get(result["algorithm"], "?"))
         cells += [result["case"], baseline_text, candidate_text, "%.2f" % result["ratio_median"]]
         lines.append("| " + " | ".join(cells) + " |")
+
+    rows = overheads(results)
+    if rows:
+        lines += [
+            "",
+            "Overhead above the compression: time per call minus blocks x time per block, the time per block"
+            " taken from the same side's 16 MiB update in this run (loop included).",
+            "",
+            "| algorithm | case | blocks | %s ns/block | %s ns/block | %s overhead | %s overhead |"
+            % (baseline_name, candidate_name, baseline_name, candidate_name),
+            "|---|---|---:|---:|---:|---:|---:|",
+        ]
+        for row in rows:
+            lines.append(
+                "| %s | %s | %d | %.0f | %.0f | %.0f ns | %.0f ns |"
+                % (
+                    row["algorithm"],
+                    row["case"],
+                    row["blocks"],
+                    row["baseline_block_ns"],
+                    row["candidate_block_ns"],
+                    row["baseline_overhead_ns"],
+                    row["candidate_overhead_ns"],
+                )
+            )
     return "\n".join(lines)
 
 
@@ -481,6 +571,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
             "empty_loop_ns_per_iteration": loop_ns,
             "sample_ms": args.sample_ms,
             "results": results,
+            "overheads": overheads(results),
         }
         json.dump(document, sys.stdout, indent=2)
         print()

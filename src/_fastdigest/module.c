@@ -62,6 +62,20 @@ static bool hash_enable_lock(fd_hash_object *self)
  * protocol. PyBUF_SIMPLE makes the exporter refuse non-contiguous memory. */
 int fd_get_buffer(PyObject *obj, Py_buffer *view)
 {
+    if (PyBytes_CheckExact(obj)) {
+        /* The common case, filled in as bytes' own getbuffer would, without
+         * the buffer protocol's round trip: bytes are immutable, and the
+         * reference taken here keeps them alive until PyBuffer_Release. */
+        *view = (Py_buffer){
+            .buf = PyBytes_AS_STRING(obj),
+            .obj = Py_NewRef(obj),
+            .len = PyBytes_GET_SIZE(obj),
+            .itemsize = 1,
+            .readonly = 1,
+            .ndim = 1,
+        };
+        return 0;
+    }
     if (PyUnicode_Check(obj)) {
         PyErr_SetString(PyExc_TypeError, "Strings must be encoded before hashing");
         return -1;
@@ -369,7 +383,7 @@ static PyObject *hash_new_with_view(fd_module_state *state, enum fd_algorithm_id
     if (self == NULL)
         return NULL;
     self->algorithm->init(&self->state);
-    if (view != NULL) {
+    if (view != NULL && view->len != 0) {
         /* No other thread can see the new object yet: no lock needed. */
         if (view->len >= FD_GIL_MINSIZE) {
             Py_BEGIN_ALLOW_THREADS
@@ -389,8 +403,14 @@ static PyObject *construct(PyObject *module, enum fd_algorithm_id id, PyObject *
     constructor_args parsed;
     Py_buffer view;
 
-    if (parse_constructor_args(fd_algorithms[id].name, false, args, nargs, kwnames, &parsed) < 0)
+    if (kwnames == NULL && nargs <= 1) {
+        /* sha256() or sha256(data): nothing to parse. */
+        parsed.data = nargs == 1 ? args[0] : NULL;
+    }
+    else if (parse_constructor_args(fd_algorithms[id].name, false, args, nargs, kwnames,
+                                    &parsed) < 0) {
         return NULL;
+    }
     if (parsed.data == NULL)
         return hash_new_with_view(fd_get_module_state(module), id, NULL);
     if (fd_get_buffer(parsed.data, &view) < 0)
