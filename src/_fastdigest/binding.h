@@ -72,9 +72,33 @@ int fd_algorithm_from_object(PyObject *module, PyObject *obj, const char *functi
 fd_hash_object *fd_hash_alloc(PyTypeObject *type, const fd_algorithm *algorithm);
 
 /* Take and release an object's lock around reading or writing its state with
- * the GIL held (no-ops while the object has no lock). */
-void fd_hash_lock(fd_hash_object *self);
-void fd_hash_unlock(fd_hash_object *self);
+ * the GIL held: no-ops, inlined, while the object has no lock. Waiting for a
+ * lock another thread holds happens with the GIL released, so that thread
+ * can finish. */
+static inline void fd_hash_lock(fd_hash_object *self)
+{
+#ifdef FD_HAVE_PYMUTEX
+    if (self->use_mutex)
+        PyMutex_Lock(&self->mutex); /* detaches the thread state while it waits */
+#else
+    if (self->lock != NULL && !PyThread_acquire_lock(self->lock, NOWAIT_LOCK)) {
+        Py_BEGIN_ALLOW_THREADS
+        PyThread_acquire_lock(self->lock, WAIT_LOCK);
+        Py_END_ALLOW_THREADS
+    }
+#endif
+}
+
+static inline void fd_hash_unlock(fd_hash_object *self)
+{
+#ifdef FD_HAVE_PYMUTEX
+    if (self->use_mutex)
+        PyMutex_Unlock(&self->mutex);
+#else
+    if (self->lock != NULL)
+        PyThread_release_lock(self->lock);
+#endif
+}
 
 /* Set-up of the other binding files, called from the module's exec slot.
  * Each adds its functions and types to the module; 0 or -1 with an
