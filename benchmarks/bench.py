@@ -95,6 +95,13 @@ def loop_oneshot(oneshot: Callable[[Any, bytes], Any], name: Any, data: bytes, c
     return time.perf_counter_ns() - start
 
 
+def loop_oneshot_of(function: Callable[[Any], Any], argument: Any, count: int) -> int:
+    start = time.perf_counter_ns()
+    for _ in repeat(None, count):
+        function(argument)
+    return time.perf_counter_ns() - start
+
+
 def loop_bound_method(method: Callable[[], Any], count: int) -> int:
     start = time.perf_counter_ns()
     for _ in repeat(None, count):
@@ -200,6 +207,25 @@ def build_cases(algorithms: Sequence[str], large_buffer: memoryview) -> List[Cas
                 return lambda count: loop_bound_method(method, count)
 
             cases.append(Case(algorithm, method_name + "()", 0, make_method))
+
+        # Saving and restoring a state (fastdigest's state() and from_state()) has no hashlib
+        # counterpart; hashlib's copy(), the nearest thing, is the baseline.
+        for method_name in ("state", "from_state"):
+
+            def make_state_case(
+                module: Any, algorithm: str = algorithm, method_name: str = method_name
+            ) -> Callable[[int], int]:
+                hasher = hasher_factory(module, algorithm)(b"abc")
+                if not hasattr(hasher, "state"):
+                    method = hasher.copy
+                    return lambda count: loop_bound_method(method, count)
+                if method_name == "state":
+                    method = hasher.state
+                    return lambda count: loop_bound_method(method, count)
+                from_state, saved = module.from_state, hasher.state()
+                return lambda count: loop_oneshot_of(from_state, saved, count)
+
+            cases.append(Case(algorithm, method_name + "() vs hashlib copy()", 0, make_state_case))
 
         def make_throughput(module: Any, algorithm: str = algorithm) -> Callable[[int], int]:
             constructor = hasher_factory(module, algorithm)

@@ -480,11 +480,6 @@ def test_type_cannot_be_instantiated(algorithm):
     raises(TypeError, lambda: hash_type(b'abc'), re.compile(r"cannot create '[\w.]+' instances"))
 
 
-def test_not_picklable(algorithm):
-    with pytest.raises(TypeError):
-        pickle.dumps(fastdigest.new(algorithm, b'abc'))
-
-
 def test_method_signature_errors(algorithm):
     hash_object = fastdigest.new(algorithm, b'a')
     method = r'[\w.]*'

@@ -12,6 +12,10 @@
  *   - random messages against the portable kernel: the kernel called
  *     directly (random chaining values, many blocks, random alignment), and
  *     whole hashes with random update splits.
+ * Then, once, with the kernels fd_select_kernels picks, the portable state
+ * format (state_format.c): the layout against the published initial values,
+ * the same blob from every kernel, import and continuation against the
+ * one-shot digest, every refusal, and random corruption of valid blobs.
  *
  * Usage: test_core VECTORS_DIR [--seed=N] [--monte=all|selected]
  *   VECTORS_DIR     <site-packages>/cryptography_vectors/hashes
@@ -33,6 +37,7 @@
 
 #include "algorithms.h"
 #include "cpu.h"
+#include "state_format.h"
 
 /* ------------------------------------------------------------------------ */
 /* The algorithms under test                                                */
@@ -658,6 +663,327 @@ static void run_random_hash_test(const test_algorithm *test, unsigned algorithm_
 }
 
 /* ------------------------------------------------------------------------ */
+/* The portable state format (state_format.h)                               */
+
+/* The chaining words of a fresh state, as the format writes them (each word
+ * big-endian, in the standard's order): MD5's A B C D from RFC 1321, 3.3
+ * (there listed low-order byte first), the SHA initial hash values from
+ * FIPS 180-4, 5.3.1 to 5.3.6. Indexed by enum fd_algorithm_id. */
+static const char *const published_iv_hex[FD_ALGORITHM_COUNT] = {
+    [FD_MD5] = "67452301efcdab8998badcfe10325476",
+    [FD_SHA1] = "67452301efcdab8998badcfe10325476c3d2e1f0",
+    [FD_SHA224] = "c1059ed8367cd5073070dd17f70e5939ffc00b316858151164f98fa7befa4fa4",
+    [FD_SHA256] = "6a09e667bb67ae853c6ef372a54ff53a510e527f9b05688c1f83d9ab5be0cd19",
+    [FD_SHA384] = "cbbb9d5dc1059ed8629a292a367cd5079159015a3070dd17152fecd8f70e5939"
+                  "67332667ffc00b318eb44a8768581511db0c2e0d64f98fa747b5481dbefa4fa4",
+    [FD_SHA512] = "6a09e667f3bcc908bb67ae8584caa73b3c6ef372fe94f82ba54ff53a5f1d36f1"
+                  "510e527fade682d19b05688c2b3e6c1f1f83d9abfb41bd6b5be0cd19137e2179",
+    [FD_SHA512_224] = "8c3d37c819544da273e1996689dcd4d61dfab7ae32ff9c82679dd514582f9fcf"
+                      "0f6d2b697bd44da877e36f7304c489423f9d85a86a1d36c81112e6ad91d692a1",
+    [FD_SHA512_256] = "22312194fc2bf72c9f555fa3c84c64c22393b86b6f53b151963877195940eabd"
+                      "96283ee2a88effe3be5e1e25538639922b0199fc2c85b8aa0eb72ddc81c52ca2",
+};
+
+/* The algorithm codes of the format (state_format.h), written out again here
+ * so that a change of the table there is caught. */
+static const uint8_t format_algorithm_codes[FD_ALGORITHM_COUNT] = {
+    [FD_MD5] = 1,    [FD_SHA1] = 2,   [FD_SHA224] = 3,     [FD_SHA256] = 4,
+    [FD_SHA384] = 5, [FD_SHA512] = 6, [FD_SHA512_224] = 7, [FD_SHA512_256] = 8,
+};
+
+static uint64_t load_be64_bytes(const uint8_t *p)
+{
+    uint64_t value = 0;
+    for (int i = 0; i < 8; i++)
+        value = value << 8 | p[i];
+    return value;
+}
+
+static void store_be64_bytes(uint8_t *p, uint64_t value)
+{
+    for (int i = 7; i >= 0; i--, value >>= 8)
+        p[i] = (uint8_t)value;
+}
+
+/* Imports blob and checks the outcome: the expected error, or, for
+ * FD_STATE_OK, a state that exports to the same blob. Returns whether it
+ * was as expected. */
+static bool import_gives(const uint8_t *blob, size_t len, enum fd_state_error expected,
+                         fd_hash_state *state, enum fd_algorithm_id *id)
+{
+    char reason[FD_STATE_REASON_LEN];
+    reason[0] = '\0';
+    enum fd_state_error error = fd_state_import(blob, len, id, state, reason, sizeof reason);
+    if (error != expected)
+        return false;
+    if (error != FD_STATE_OK)
+        return reason[0] != '\0' && strlen(reason) < sizeof reason;
+    uint8_t again[FD_STATE_MAX_LEN];
+    return fd_state_export(*id, state, again) == len && memcmp(again, blob, len) == 0;
+}
+
+/* A copy of blob with one byte replaced, imported. */
+static bool import_with_byte(const uint8_t *blob, size_t len, size_t index, uint8_t value,
+                             enum fd_state_error expected)
+{
+    uint8_t changed[FD_STATE_MAX_LEN + 8];
+    fd_hash_state state;
+    enum fd_algorithm_id id;
+    memcpy(changed, blob, len);
+    changed[index] = value;
+    return import_gives(changed, len, expected, &state, &id);
+}
+
+/* Every header field and length the import refuses, on a valid blob of a
+ * state that hashed message_len bytes of message. */
+static void check_state_refusals(const fd_algorithm *algorithm, const uint8_t *blob, size_t len,
+                                 size_t message_len, group_tally *tally)
+{
+    const char *name = algorithm->name;
+    const size_t block_len = algorithm->block_len;
+    fd_hash_state state;
+    enum fd_algorithm_id id;
+    uint8_t changed[FD_STATE_MAX_LEN + 8];
+
+    for (size_t cut = 0; cut < len; cut++) {
+        enum fd_state_error expected =
+            cut < FD_STATE_HEADER_LEN ? FD_STATE_SHORT_HEADER : FD_STATE_TRUNCATED;
+        check(tally, import_gives(blob, cut, expected, &state, &id),
+              "%s after %zu bytes: blob cut to %zu bytes", name, message_len, cut);
+    }
+    memcpy(changed, blob, len);
+    for (size_t extra = 1; extra <= 8; extra++) {
+        changed[len + extra - 1] = (uint8_t)extra;
+        check(tally, import_gives(changed, len + extra, FD_STATE_PADDED, &state, &id),
+              "%s after %zu bytes: %zu bytes appended", name, message_len, extra);
+    }
+    for (size_t i = 0; i < 4; i++)
+        check(tally, import_with_byte(blob, len, i, (uint8_t)(blob[i] ^ 0x20), FD_STATE_BAD_MAGIC),
+              "%s: magic byte %zu changed", name, i);
+    check(tally, import_gives((const uint8_t *)"FDX", 3, FD_STATE_BAD_MAGIC, &state, &id),
+          "a 3-byte blob that is no magic prefix");
+    static const uint8_t bad_versions[] = {0, 2, 255};
+    for (size_t i = 0; i < sizeof bad_versions; i++)
+        check(tally, import_with_byte(blob, len, 4, bad_versions[i], FD_STATE_UNKNOWN_VERSION),
+              "%s: version %u", name, bad_versions[i]);
+    static const uint8_t bad_codes[] = {0, 9, 128, 255};
+    for (size_t i = 0; i < sizeof bad_codes; i++)
+        check(tally, import_with_byte(blob, len, 5, bad_codes[i], FD_STATE_UNKNOWN_ALGORITHM),
+              "%s: algorithm code %u", name, bad_codes[i]);
+
+    /* Tail lengths of a block or more, in either byte of the field. */
+    const size_t long_tails[] = {block_len, block_len + 1, 255, 256, 0xffff};
+    for (size_t i = 0; i < sizeof long_tails / sizeof long_tails[0]; i++) {
+        memcpy(changed, blob, len);
+        changed[6] = (uint8_t)(long_tails[i] >> 8);
+        changed[7] = (uint8_t)long_tails[i];
+        check(tally, import_gives(changed, len, FD_STATE_TAIL_TOO_LONG, &state, &id),
+              "%s: tail length %zu", name, long_tails[i]);
+    }
+    /* A tail length or a byte count changed alone: they disagree. */
+    size_t tail_len = message_len % block_len;
+    memcpy(changed, blob, len);
+    changed[7] = (uint8_t)((tail_len + 1) % block_len);
+    check(tally, import_gives(changed, len, FD_STATE_TAIL_MISMATCH, &state, &id),
+          "%s after %zu bytes: tail length + 1", name, message_len);
+    uint64_t byte_count = load_be64_bytes(blob + 8);
+    const uint64_t other_counts[] = {byte_count + 1, byte_count ^ (block_len >> 1),
+                                     byte_count + block_len - 1};
+    for (size_t i = 0; i < sizeof other_counts / sizeof other_counts[0]; i++) {
+        memcpy(changed, blob, len);
+        store_be64_bytes(changed + 8, other_counts[i]);
+        check(tally, import_gives(changed, len, FD_STATE_TAIL_MISMATCH, &state, &id),
+              "%s after %zu bytes: byte count %llu", name, message_len,
+              (unsigned long long)other_counts[i]);
+    }
+    /* Byte counts at and past 2^61, with the same tail: too long a message
+     * for SHA-1 and SHA-224/256, fine for MD5 and the SHA-512 family. */
+    bool limited = algorithm->family == FD_FAMILY_SHA1 || algorithm->family == FD_FAMILY_SHA256;
+    const uint64_t large_counts[] = {
+        (UINT64_C(1) << 61) + tail_len,
+        UINT64_MAX - (block_len - 1) + tail_len,
+        (UINT64_C(1) << 61) - block_len + tail_len, /* the last within the limit */
+    };
+    for (size_t i = 0; i < sizeof large_counts / sizeof large_counts[0]; i++) {
+        memcpy(changed, blob, len);
+        store_be64_bytes(changed + 8, large_counts[i]);
+        bool within_limit = i == 2 || !limited;
+        /* A fresh chain past the first block is unusual but not refused. */
+        check(tally,
+              import_gives(changed, len, within_limit ? FD_STATE_OK : FD_STATE_COUNT_TOO_LARGE,
+                           &state, &id),
+              "%s: byte count %llu", name, (unsigned long long)large_counts[i]);
+    }
+    /* Before a whole block is hashed, the chain must be the initial one. */
+    if (message_len < block_len) {
+        for (size_t i = FD_STATE_HEADER_LEN; i < len - tail_len; i++)
+            check(tally,
+                  import_with_byte(blob, len, i, (uint8_t)(blob[i] ^ 1),
+                                   FD_STATE_CHAIN_NOT_INITIAL),
+                  "%s after %zu bytes: chain byte %zu changed", name, message_len, i);
+    }
+    /* Without room for a reason, the error is still reported. */
+    check(tally, fd_state_import(blob, len - 1, &id, &state, NULL, 0) == FD_STATE_TRUNCATED,
+          "%s: a cut blob without a reason buffer", name);
+    char small[8];
+    check(tally,
+          fd_state_import(blob, len + 1, &id, &state, small, sizeof small) == FD_STATE_PADDED &&
+              strlen(small) == sizeof small - 1,
+          "%s: the reason cut to a small buffer", name);
+}
+
+/* Random corruption of valid blobs: flipped bytes, cuts and extensions. Each
+ * either is refused with a reason or is a valid blob, which must then be
+ * canonical and hash on. Under the sanitizers, this also checks that no
+ * blob makes the import read or write out of bounds. */
+static void fuzz_state_import(const uint8_t *blob, size_t len, test_rng *rng, group_tally *tally)
+{
+    for (int i = 0; i < 200; i++) {
+        uint8_t changed[FD_STATE_MAX_LEN + 16];
+        size_t changed_len = len;
+        memcpy(changed, blob, len);
+        switch (rng_below(rng, 3)) {
+        case 0:
+            for (size_t flips = 1 + rng_below(rng, 3); flips != 0; flips--)
+                changed[rng_below(rng, len)] ^= (uint8_t)(1 + rng_below(rng, 255));
+            break;
+        case 1:
+            changed_len = rng_below(rng, len);
+            break;
+        default:
+            changed_len = len + 1 + rng_below(rng, 16);
+            rng_fill(rng, changed + len, changed_len - len);
+            break;
+        }
+        /* An exact-size heap copy, so that AddressSanitizer sees any read
+         * past the end. */
+        uint8_t *heap = checked_malloc(changed_len);
+        memcpy(heap, changed, changed_len);
+        fd_hash_state state;
+        enum fd_algorithm_id id;
+        char reason[FD_STATE_REASON_LEN] = "";
+        enum fd_state_error error = fd_state_import(heap, changed_len, &id, &state, reason,
+                                                    sizeof reason);
+        bool ok;
+        if (error == FD_STATE_OK) {
+            uint8_t again[FD_STATE_MAX_LEN], digest[FD_MAX_DIGEST_LEN];
+            ok = fd_state_export(id, &state, again) == changed_len &&
+                 memcmp(again, heap, changed_len) == 0;
+            fd_algorithms[id].update(&state, heap, changed_len);
+            fd_algorithms[id].final(&state, digest);
+        } else {
+            ok = reason[0] != '\0';
+        }
+        check(tally, ok, "corrupted blob %d (%zu bytes): error %d, %s", i, changed_len,
+              (int)error, reason);
+        free(heap);
+    }
+}
+
+/* Hashes message[0..len) with the given kernel installed, in updates of
+ * piece bytes (0: one update), and exports the state. */
+static size_t export_after(const fd_algorithm *algorithm, const fd_kernel *kernel,
+                           const uint8_t *message, size_t len, size_t piece, uint8_t *blob)
+{
+    fd_use_kernel(algorithm->family, kernel);
+    fd_hash_state state;
+    algorithm->init(&state);
+    size_t done = 0;
+    while (done < len) {
+        size_t n = piece == 0 || len - done < piece ? len - done : piece;
+        algorithm->update(&state, message + done, n);
+        done += n;
+    }
+    return fd_state_export((enum fd_algorithm_id)(algorithm - fd_algorithms), &state, blob);
+}
+
+/* The format against its specification, for every algorithm: the layout of
+ * fresh states against the published initial values; every message length
+ * up to three blocks: the fields, the same blob whatever kernel hashed and
+ * however the message was split (so stale buffer bytes never leak), import
+ * and continuation against the one-shot digest; every refusal; corruption. */
+static void run_state_format_test(uint32_t cpu_features)
+{
+    group_tally tally = {0, 0};
+
+    for (unsigned a = 0; a < TEST_ALGORITHM_COUNT; a++) {
+        enum fd_algorithm_id algorithm_index = test_algorithms[a].id;
+        const fd_algorithm *algorithm = &fd_algorithms[algorithm_index];
+        const size_t block_len = algorithm->block_len;
+        const fd_kernel selected_kernel = fd_active_kernels[algorithm->family];
+        test_rng rng = rng_for(7, a);
+
+        uint8_t iv[64];
+        long iv_len = decode_hex(published_iv_hex[algorithm_index], iv);
+        const size_t message_max = 3 * block_len + 1;
+        uint8_t *message = checked_malloc(message_max);
+        rng_fill(&rng, message, message_max);
+
+        for (size_t len = 0; len <= message_max; len++) {
+            uint8_t blob[FD_STATE_MAX_LEN], other[FD_STATE_MAX_LEN];
+            size_t blob_len = export_after(algorithm, &portable_kernels[algorithm->family],
+                                           message, len, 0, blob);
+            size_t tail_len = len % block_len;
+            bool fields_ok = blob_len == FD_STATE_HEADER_LEN + (size_t)iv_len + tail_len &&
+                             blob_len == fd_state_len(algorithm_index, len) &&
+                             memcmp(blob, "FDST", 4) == 0 && blob[4] == 1 &&
+                             blob[5] == format_algorithm_codes[algorithm_index] &&
+                             ((size_t)blob[6] << 8 | blob[7]) == tail_len &&
+                             load_be64_bytes(blob + 8) == len &&
+                             memcmp(blob + blob_len - tail_len, message + len - tail_len,
+                                    tail_len) == 0;
+            if (len < block_len)
+                fields_ok =
+                    fields_ok && memcmp(blob + FD_STATE_HEADER_LEN, iv, (size_t)iv_len) == 0;
+            check(&tally, fields_ok, "%s after %zu bytes: blob fields", algorithm->name, len);
+
+            /* Every kernel this CPU runs, and byte-wise updates (which leave
+             * the previous block in the buffer past the tail), give the same
+             * blob. */
+            for (const fd_kernel *kernel = fd_kernel_lists[algorithm->family]; kernel->name != NULL;
+                 kernel++) {
+                if ((kernel->required_features & ~cpu_features) != 0)
+                    continue;
+                for (size_t piece = 0; piece <= 1; piece++) {
+                    size_t other_len = export_after(algorithm, kernel, message, len, piece, other);
+                    check(&tally, other_len == blob_len && memcmp(other, blob, blob_len) == 0,
+                          "%s after %zu bytes with %s in pieces of %zu: another blob",
+                          algorithm->name, len, kernel->name, piece);
+                }
+            }
+            fd_use_kernel(algorithm->family, &selected_kernel);
+
+            /* Imported into states full of different garbage, continued with
+             * the rest of the message: the one-shot digest. */
+            uint8_t expected[FD_MAX_DIGEST_LEN];
+            fd_hash(algorithm_index, message, message_max, expected);
+            for (int fill = 0x00; fill <= 0xff; fill += 0xff) {
+                fd_hash_state state;
+                enum fd_algorithm_id id = FD_ALGORITHM_COUNT;
+                memset(&state, fill, sizeof state);
+                bool imported = import_gives(blob, blob_len, FD_STATE_OK, &state, &id) &&
+                                id == algorithm_index;
+                uint8_t actual[FD_MAX_DIGEST_LEN] = {0};
+                if (imported) {
+                    algorithm->update(&state, message + len, message_max - len);
+                    algorithm->final(&state, actual);
+                }
+                check(&tally, imported && memcmp(actual, expected, algorithm->digest_len) == 0,
+                      "%s resumed after %zu bytes (memory filled with %#x): %s", algorithm->name,
+                      len, fill, imported ? "wrong digest" : "import failed");
+            }
+
+            if (len == 0 || len == block_len - 1 || len == block_len || len == 2 * block_len + 5)
+                check_state_refusals(algorithm, blob, blob_len, len, &tally);
+            if (len % 17 == 0)
+                fuzz_state_import(blob, blob_len, &rng, &tally);
+        }
+        free(message);
+    }
+    report_group("all", "selected", "state-format", "state_format.c", &tally);
+}
+
+/* ------------------------------------------------------------------------ */
 /* Driving every kernel                                                     */
 
 static bool monte_for_selected_only = false;
@@ -804,6 +1130,7 @@ int main(int argc, char **argv)
         }
     }
     fd_select_kernels(false);
+    run_state_format_test(features);
 
     printf("C core: %lu passed, %lu failed\n", total_passed, total_failed);
     return total_failed == 0 ? 0 : 1;
