@@ -38,19 +38,124 @@ static inline fd_module_state *fd_get_module_state(PyObject *module)
     return (fd_module_state *)PyModule_GetState(module);
 }
 
+/* The lock of one object (a hash or an HMAC object). While every call on the
+ * object runs with the GIL held, the GIL serialises them and no lock is
+ * taken. The first update that releases the GIL switches the object to its
+ * own lock for good, so that calls on it from then on exclude each other:
+ * a PyMutex on 3.13+ (always on without a GIL), before that a lock made by
+ * that first update. */
+typedef struct {
+#ifdef FD_HAVE_PYMUTEX
+    PyMutex mutex;
+    bool in_use;
+#else
+    PyThread_type_lock lock;
+#endif
+} fd_object_lock;
+
+static inline void fd_object_lock_init(fd_object_lock *lock)
+{
+#ifdef FD_HAVE_PYMUTEX
+    lock->mutex = (PyMutex){0};
+#ifdef Py_GIL_DISABLED
+    lock->in_use = true; /* no GIL to serialise calls */
+#else
+    lock->in_use = false;
+#endif
+#else
+    lock->lock = NULL;
+#endif
+}
+
+static inline void fd_object_lock_free(fd_object_lock *lock)
+{
+#ifndef FD_HAVE_PYMUTEX
+    if (lock->lock != NULL)
+        PyThread_free_lock(lock->lock);
+#else
+    (void)lock;
+#endif
+}
+
+/* Take and release the lock around reading or writing the object's state
+ * with the GIL held: no-ops, inlined, while the object has no lock. Waiting
+ * for a lock another thread holds happens with the GIL released, so that
+ * thread can finish. */
+static inline void fd_object_lock_acquire(fd_object_lock *lock)
+{
+#ifdef FD_HAVE_PYMUTEX
+    if (lock->in_use)
+        PyMutex_Lock(&lock->mutex); /* detaches the thread state while it waits */
+#else
+    if (lock->lock != NULL && !PyThread_acquire_lock(lock->lock, NOWAIT_LOCK)) {
+        Py_BEGIN_ALLOW_THREADS
+        PyThread_acquire_lock(lock->lock, WAIT_LOCK);
+        Py_END_ALLOW_THREADS
+    }
+#endif
+}
+
+static inline void fd_object_lock_release(fd_object_lock *lock)
+{
+#ifdef FD_HAVE_PYMUTEX
+    if (lock->in_use)
+        PyMutex_Unlock(&lock->mutex);
+#else
+    if (lock->lock != NULL)
+        PyThread_release_lock(lock->lock);
+#endif
+}
+
+typedef void fd_absorb_fn(void *context, const uint8_t *data, size_t len);
+
+/* Switches the object to its own lock, with the GIL held, before an update
+ * that releases the GIL. Returns false when no lock can be had: the update
+ * then keeps the GIL, which is correct, only slower. */
+static inline bool fd_object_lock_enable(fd_object_lock *lock)
+{
+#ifdef FD_HAVE_PYMUTEX
+    lock->in_use = true;
+    return true;
+#else
+    if (lock->lock == NULL)
+        lock->lock = PyThread_allocate_lock();
+    return lock->lock != NULL;
+#endif
+}
+
+/* Feeds a whole view to absorb(context, ...) under the lock. Views of
+ * FD_GIL_MINSIZE bytes and more are absorbed with the GIL released, after
+ * switching the object to its own lock; the view pins the exporter's memory
+ * meanwhile (resizing a bytearray being hashed raises BufferError). Inlined,
+ * so that absorb is a direct call. */
+static inline void fd_absorb_locked(fd_object_lock *lock, fd_absorb_fn *absorb, void *context,
+                                    const Py_buffer *view)
+{
+    const uint8_t *data = view->buf;
+    size_t len = (size_t)view->len;
+
+    if (view->len >= FD_GIL_MINSIZE && fd_object_lock_enable(lock)) {
+        Py_BEGIN_ALLOW_THREADS
+#ifdef FD_HAVE_PYMUTEX
+        PyMutex_Lock(&lock->mutex);
+#else
+        PyThread_acquire_lock(lock->lock, WAIT_LOCK);
+#endif
+        absorb(context, data, len);
+        fd_object_lock_release(lock);
+        Py_END_ALLOW_THREADS
+    }
+    else {
+        fd_object_lock_acquire(lock);
+        absorb(context, data, len);
+        fd_object_lock_release(lock);
+    }
+}
+
 typedef struct {
     PyObject_HEAD
     const fd_algorithm *algorithm;
-    /* Concurrent use of one object: while every call on it runs with the GIL
-     * held, the GIL serialises them and no lock is taken. The first update
-     * that releases the GIL switches the object to its own lock for good, so
-     * that calls on it from then on exclude each other. */
-#ifdef FD_HAVE_PYMUTEX
-    PyMutex mutex;
-    bool use_mutex;
-#else
-    PyThread_type_lock lock; /* made by the first update that releases the GIL */
-#endif
+    fd_object_lock lock;
     fd_hash_state state;
 } fd_hash_object;
 
@@ -71,33 +176,14 @@ int fd_algorithm_from_object(PyObject *module, PyObject *obj, const char *functi
  * initialised: the caller fills it (init, a copy, or a restored state). */
 fd_hash_object *fd_hash_alloc(PyTypeObject *type, const fd_algorithm *algorithm);
 
-/* Take and release an object's lock around reading or writing its state with
- * the GIL held: no-ops, inlined, while the object has no lock. Waiting for a
- * lock another thread holds happens with the GIL released, so that thread
- * can finish. */
 static inline void fd_hash_lock(fd_hash_object *self)
 {
-#ifdef FD_HAVE_PYMUTEX
-    if (self->use_mutex)
-        PyMutex_Lock(&self->mutex); /* detaches the thread state while it waits */
-#else
-    if (self->lock != NULL && !PyThread_acquire_lock(self->lock, NOWAIT_LOCK)) {
-        Py_BEGIN_ALLOW_THREADS
-        PyThread_acquire_lock(self->lock, WAIT_LOCK);
-        Py_END_ALLOW_THREADS
-    }
-#endif
+    fd_object_lock_acquire(&self->lock);
 }
 
 static inline void fd_hash_unlock(fd_hash_object *self)
 {
-#ifdef FD_HAVE_PYMUTEX
-    if (self->use_mutex)
-        PyMutex_Unlock(&self->mutex);
-#else
-    if (self->lock != NULL)
-        PyThread_release_lock(self->lock);
-#endif
+    fd_object_lock_release(&self->lock);
 }
 
 /* Set-up of the other binding files, called from the module's exec slot.
@@ -106,6 +192,9 @@ static inline void fd_hash_unlock(fd_hash_object *self)
 int fd_hmac_module_exec(PyObject *module, fd_module_state *state);
 int fd_resume_module_exec(PyObject *module, fd_module_state *state);
 int fd_batch_module_exec(PyObject *module, fd_module_state *state);
+
+/* copy(): a new object with a copy of the state. */
+PyObject *fd_hash_copy(PyObject *self, PyObject *ignored);
 
 /* module_resume.h declares the hash type's methods that module_resume.c
  * implements (state(), pickling, copy.copy and copy.deepcopy) and lists them

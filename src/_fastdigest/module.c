@@ -11,23 +11,6 @@
 
 #include "cpu.h"
 
-/* ---- the object's lock ------------------------------------------------- */
-
-/* Called with the GIL held before an update that wants to release it.
- * Returns false when no lock can be had: the update then keeps the GIL,
- * which is correct, only slower. */
-static bool hash_enable_lock(fd_hash_object *self)
-{
-#ifdef FD_HAVE_PYMUTEX
-    self->use_mutex = true;
-    return true;
-#else
-    if (self->lock == NULL)
-        self->lock = PyThread_allocate_lock();
-    return self->lock != NULL;
-#endif
-}
-
 /* ---- input buffers ----------------------------------------------------- */
 
 /* Gets a contiguous byte view of obj with hashlib's errors: str is refused
@@ -67,30 +50,10 @@ int fd_get_buffer(PyObject *obj, Py_buffer *view)
     return 0;
 }
 
-/* Hashes a whole view into self under its lock. Large views are hashed with
- * the GIL released: the exporter's buffer stays pinned by the view, so a
- * bytearray cannot be resized meanwhile (it raises BufferError). */
-static void hash_update_view(fd_hash_object *self, const Py_buffer *view)
+static void hash_absorb(void *self, const uint8_t *data, size_t len)
 {
-    const uint8_t *data = view->buf;
-    size_t len = (size_t)view->len;
-
-    if (view->len >= FD_GIL_MINSIZE && hash_enable_lock(self)) {
-        Py_BEGIN_ALLOW_THREADS
-#ifdef FD_HAVE_PYMUTEX
-        PyMutex_Lock(&self->mutex);
-#else
-        PyThread_acquire_lock(self->lock, WAIT_LOCK);
-#endif
-        self->algorithm->update(&self->state, data, len);
-        fd_hash_unlock(self);
-        Py_END_ALLOW_THREADS
-    }
-    else {
-        fd_hash_lock(self);
-        self->algorithm->update(&self->state, data, len);
-        fd_hash_unlock(self);
-    }
+    fd_hash_object *hash = self;
+    hash->algorithm->update(&hash->state, data, len);
 }
 
 /* ---- the hash type ----------------------------------------------------- */
@@ -101,16 +64,7 @@ fd_hash_object *fd_hash_alloc(PyTypeObject *type, const fd_algorithm *algorithm)
     if (self == NULL)
         return NULL;
     self->algorithm = algorithm;
-#ifdef FD_HAVE_PYMUTEX
-    self->mutex = (PyMutex){0};
-#ifdef Py_GIL_DISABLED
-    self->use_mutex = true; /* no GIL to serialise calls */
-#else
-    self->use_mutex = false;
-#endif
-#else
-    self->lock = NULL;
-#endif
+    fd_object_lock_init(&self->lock);
     return self;
 }
 
@@ -118,10 +72,7 @@ static void hash_dealloc(fd_hash_object *self)
 {
     PyTypeObject *type = Py_TYPE(self);
 
-#ifndef FD_HAVE_PYMUTEX
-    if (self->lock != NULL)
-        PyThread_free_lock(self->lock);
-#endif
+    fd_object_lock_free(&self->lock);
     fd_secure_zero(&self->state, self->algorithm->state_len);
     PyObject_Free(self);
     Py_DECREF(type);
@@ -136,7 +87,7 @@ static PyObject *hash_update(fd_hash_object *self, PyObject *data)
 
     if (fd_get_buffer(data, &view) < 0)
         return NULL;
-    hash_update_view(self, &view);
+    fd_absorb_locked(&self->lock, hash_absorb, self, &view);
     PyBuffer_Release(&view);
     Py_RETURN_NONE;
 }
@@ -206,8 +157,9 @@ static PyObject *hash_hexdigest(fd_hash_object *self, PyObject *Py_UNUSED(ignore
 PyDoc_STRVAR(hash_copy_doc, "copy($self, /)\n--\n\n"
                             "Return a copy of the hash object.");
 
-static PyObject *hash_copy(fd_hash_object *self, PyObject *Py_UNUSED(ignored))
+PyObject *fd_hash_copy(PyObject *op, PyObject *Py_UNUSED(ignored))
 {
+    fd_hash_object *self = (fd_hash_object *)op;
     fd_hash_object *copy = fd_hash_alloc(Py_TYPE(self), self->algorithm);
     if (copy == NULL)
         return NULL;
@@ -242,7 +194,7 @@ static PyMethodDef hash_methods[] = {
     {"update", (PyCFunction)hash_update, METH_O, hash_update_doc},
     {"digest", (PyCFunction)hash_digest, METH_NOARGS, hash_digest_doc},
     {"hexdigest", (PyCFunction)hash_hexdigest, METH_NOARGS, hash_hexdigest_doc},
-    {"copy", (PyCFunction)hash_copy, METH_NOARGS, hash_copy_doc},
+    {"copy", fd_hash_copy, METH_NOARGS, hash_copy_doc},
     FD_RESUME_HASH_METHODS
     {NULL, NULL, 0, NULL},
 };

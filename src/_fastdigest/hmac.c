@@ -1,0 +1,361 @@
+/* HMAC and PBKDF2-HMAC on the descriptor table and the active kernels. */
+#include "hmac.h"
+
+#include <stdbool.h>
+#include <string.h>
+
+#include "cpu.h"
+#include "endian.h"
+
+/* RFC 2104, section 2: the bytes XORed into the padded key for the inner and
+ * the outer hash. */
+#define HMAC_INNER_PAD 0x36
+#define HMAC_OUTER_PAD 0x5c
+
+void fd_hmac_init(fd_hmac_state *hmac, enum fd_algorithm_id id, const uint8_t *key,
+                  size_t key_len)
+{
+    const fd_algorithm *algorithm = &fd_algorithms[id];
+    size_t block_len = algorithm->block_len;
+    uint8_t padded_key[FD_MAX_BLOCK_LEN];
+
+    hmac->algorithm = algorithm;
+    /* RFC 2104: a key longer than a block is replaced by its hash. */
+    if (key_len > block_len) {
+        fd_hash(id, key, key_len, padded_key);
+        key_len = algorithm->digest_len;
+    }
+    else if (key_len != 0) {
+        memcpy(padded_key, key, key_len);
+    }
+    memset(padded_key + key_len, 0, block_len - key_len);
+
+    /* Each keyed prefix is exactly one block, which update() compresses
+     * straight from padded_key without buffering it. */
+    for (size_t i = 0; i < block_len; i++)
+        padded_key[i] ^= HMAC_INNER_PAD;
+    algorithm->init(&hmac->inner);
+    algorithm->update(&hmac->inner, padded_key, block_len);
+    for (size_t i = 0; i < block_len; i++)
+        padded_key[i] ^= HMAC_INNER_PAD ^ HMAC_OUTER_PAD;
+    algorithm->init(&hmac->outer);
+    algorithm->update(&hmac->outer, padded_key, block_len);
+
+    fd_secure_zero(padded_key, sizeof padded_key);
+}
+
+void fd_hmac_update(fd_hmac_state *hmac, const uint8_t *data, size_t len)
+{
+    hmac->algorithm->update(&hmac->inner, data, len);
+}
+
+/* Finishes an HMAC in place: inner and outer are used up (left padded), so
+ * callers that keep going pass copies. */
+static void hmac_finish(const fd_algorithm *algorithm, fd_hash_state *inner,
+                        fd_hash_state *outer, uint8_t *out)
+{
+    uint8_t inner_digest[FD_MAX_DIGEST_LEN];
+
+    algorithm->final(inner, inner_digest);
+    algorithm->update(outer, inner_digest, algorithm->digest_len);
+    algorithm->final(outer, out);
+    fd_secure_zero(inner_digest, sizeof inner_digest);
+}
+
+void fd_hmac_final(const fd_hmac_state *hmac, uint8_t *out)
+{
+    const fd_algorithm *algorithm = hmac->algorithm;
+    fd_hmac_state scratch;
+
+    /* Finalize copies, so hmac can go on taking data. */
+    memcpy(&scratch.inner, &hmac->inner, algorithm->state_len);
+    memcpy(&scratch.outer, &hmac->outer, algorithm->state_len);
+    hmac_finish(algorithm, &scratch.inner, &scratch.outer, out);
+    fd_secure_zero(&scratch.inner, algorithm->state_len);
+    fd_secure_zero(&scratch.outer, algorithm->state_len);
+}
+
+void fd_hmac_wipe(fd_hmac_state *hmac)
+{
+    fd_secure_zero(&hmac->inner, hmac->algorithm->state_len);
+    fd_secure_zero(&hmac->outer, hmac->algorithm->state_len);
+}
+
+void fd_hmac(enum fd_algorithm_id id, const uint8_t *key, size_t key_len, const uint8_t *data,
+             size_t len, uint8_t *out)
+{
+    fd_hmac_state hmac;
+
+    fd_hmac_init(&hmac, id, key, key_len);
+    fd_hmac_update(&hmac, data, len);
+    /* Nothing follows: finish the states themselves rather than copies. */
+    hmac_finish(hmac.algorithm, &hmac.inner, &hmac.outer, out);
+    fd_hmac_wipe(&hmac);
+}
+
+/* ---- PBKDF2 -------------------------------------------------------------
+ *
+ * RFC 8018, 5.2: T_i = U_1 ^ U_2 ^ ... ^ U_c, with U_1 = PRF(P, S || INT(i))
+ * and U_j = PRF(P, U_{j-1}). From U_2 on, every PRF message is one digest,
+ * and so is the message of the outer hash: both hashes then see exactly
+ * block_len + digest_len bytes (the keyed block, then one digest), which pads
+ * to a single block whose padding never changes. That block is built once;
+ * each iteration writes the inner hash's chain words into its first
+ * digest_len bytes and compresses it onto a copy of the outer keyed chain,
+ * then writes the result (U_j) there for the next iteration. T is
+ * accumulated in chain words and turned into bytes once per output block.
+ *
+ * The kernels take their input as bytes, in the algorithm's byte order, so
+ * writing the chain into the block is a store per word (a byte-swapping one
+ * for the SHA families on little-endian CPUs): the one conversion that
+ * interface requires, and a small fraction of a compression. */
+
+/* A compress kernel of the families with 32-bit words (MD5, SHA-1,
+ * SHA-256); each family's own kernel type is this one, with its chain
+ * length spelled in the parameter. */
+typedef void compress32_fn(uint32_t *chain, const uint8_t *blocks, size_t nblocks);
+
+/* Writes the padding of a message of block_len + digest_len bytes into the
+ * block after its first digest_len bytes: the 0x80 marker, zeros, and the
+ * length in bits in the family's field (FIPS 180-4, 5.1; RFC 1321, 3.1-3.2). */
+static void pad_one_digest_block(const fd_algorithm *algorithm, uint8_t *block)
+{
+    size_t block_len = algorithm->block_len;
+    uint64_t message_bits = (uint64_t)(block_len + algorithm->digest_len) * 8;
+
+    memset(block, 0, block_len);
+    block[algorithm->digest_len] = 0x80;
+    if (algorithm->family == FD_FAMILY_MD5)
+        fd_store_le64(block + block_len - 8, message_bits);
+    else
+        /* SHA-512's field is 128 bits; its high half stays zero. */
+        fd_store_be64(block + block_len - 8, message_bits);
+}
+
+/* Word stores for the loop below. endian.h's byte-wise stores are the
+ * portable form, but in this loop GCC leaves some of them as single-byte
+ * shifts and stores, which then cost more than the conversion itself; where
+ * the compiler tells the byte order, a word is stored with one (byte-swapped)
+ * memcpy instead, which is as legal at any alignment. */
+#if defined(__GNUC__) && defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+static inline void store_word_be32(uint8_t *p, uint32_t v)
+{
+    v = __builtin_bswap32(v);
+    memcpy(p, &v, sizeof v);
+}
+static inline void store_word_le32(uint8_t *p, uint32_t v) { memcpy(p, &v, sizeof v); }
+static inline void store_word_be64(uint8_t *p, uint64_t v)
+{
+    v = __builtin_bswap64(v);
+    memcpy(p, &v, sizeof v);
+}
+#elif defined(__GNUC__) && defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+static inline void store_word_be32(uint8_t *p, uint32_t v) { memcpy(p, &v, sizeof v); }
+static inline void store_word_le32(uint8_t *p, uint32_t v)
+{
+    v = __builtin_bswap32(v);
+    memcpy(p, &v, sizeof v);
+}
+static inline void store_word_be64(uint8_t *p, uint64_t v) { memcpy(p, &v, sizeof v); }
+#else
+static inline void store_word_be32(uint8_t *p, uint32_t v) { fd_store_be32(p, v); }
+static inline void store_word_le32(uint8_t *p, uint32_t v) { fd_store_le32(p, v); }
+static inline void store_word_be64(uint8_t *p, uint64_t v) { fd_store_be64(p, v); }
+#endif
+
+static inline void store_words32(uint8_t *out, const uint32_t *words, size_t count,
+                                 bool little_endian)
+{
+    for (size_t i = 0; i < count; i++) {
+        if (little_endian)
+            store_word_le32(out + 4 * i, words[i]);
+        else
+            store_word_be32(out + 4 * i, words[i]);
+    }
+}
+
+static inline void load_words32(uint32_t *words, const uint8_t *in, size_t count,
+                                bool little_endian)
+{
+    for (size_t i = 0; i < count; i++)
+        words[i] = little_endian ? fd_load_le32(in + 4 * i) : fd_load_be32(in + 4 * i);
+}
+
+/* Iterations 2..c of one output block of a 32-bit-word family. On entry
+ * block holds U_1 and its padding, and t holds U_1 as words; on return t
+ * holds T. digest_words is the digest length in words (7 for SHA-224). */
+static inline void pbkdf2_iterate32(compress32_fn *compress, const uint32_t *inner_chain,
+                                    const uint32_t *outer_chain, size_t chain_words,
+                                    size_t digest_words, bool little_endian, uint8_t *block,
+                                    uint32_t iterations_left, uint32_t *t)
+{
+    uint32_t chain[8];
+
+    for (; iterations_left != 0; iterations_left--) {
+        memcpy(chain, inner_chain, chain_words * sizeof chain[0]);
+        compress(chain, block, 1);
+        store_words32(block, chain, digest_words, little_endian);
+        memcpy(chain, outer_chain, chain_words * sizeof chain[0]);
+        compress(chain, block, 1);
+        store_words32(block, chain, digest_words, little_endian);
+        for (size_t i = 0; i < digest_words; i++)
+            t[i] ^= chain[i];
+    }
+    fd_secure_zero(chain, sizeof chain);
+}
+
+/* SHA-512/224's digest ends in the high half of its fourth word: the store
+ * writes that half only, so the 0x80 marker after the digest survives. */
+static inline void store_digest64(uint8_t *out, const uint64_t *words, size_t digest_len)
+{
+    size_t whole = digest_len / 8;
+
+    for (size_t i = 0; i < whole; i++)
+        store_word_be64(out + 8 * i, words[i]);
+    if (digest_len % 8 != 0)
+        store_word_be32(out + 8 * whole, (uint32_t)(words[whole] >> 32));
+}
+
+static inline void load_digest64(uint64_t *words, const uint8_t *in, size_t digest_len)
+{
+    size_t whole = digest_len / 8;
+
+    for (size_t i = 0; i < whole; i++)
+        words[i] = fd_load_be64(in + 8 * i);
+    if (digest_len % 8 != 0)
+        words[whole] = (uint64_t)fd_load_be32(in + 8 * whole) << 32;
+}
+
+/* The SHA-512 family's counterpart of pbkdf2_iterate32; t has
+ * ceil(digest_len / 8) words, of which only digest_len bytes are read. */
+static inline void pbkdf2_iterate64(fd_sha512_blocks_fn *compress, const uint64_t *inner_chain,
+                                    const uint64_t *outer_chain, size_t digest_len,
+                                    uint8_t *block, uint32_t iterations_left, uint64_t *t)
+{
+    uint64_t chain[8];
+    size_t t_words = (digest_len + 7) / 8;
+
+    for (; iterations_left != 0; iterations_left--) {
+        memcpy(chain, inner_chain, sizeof chain);
+        compress(chain, block, 1);
+        store_digest64(block, chain, digest_len);
+        memcpy(chain, outer_chain, sizeof chain);
+        compress(chain, block, 1);
+        store_digest64(block, chain, digest_len);
+        for (size_t i = 0; i < t_words; i++)
+            t[i] ^= chain[i];
+    }
+    fd_secure_zero(chain, sizeof chain);
+}
+
+/* Computes one output block T_i from block (U_1, padded) into t_bytes. The
+ * kernel pointer is read once here, never inside the loop. */
+static void pbkdf2_output_block(enum fd_algorithm_id id, fd_hmac_state *keyed, uint8_t *block,
+                                uint32_t iterations_left, uint8_t *t_bytes)
+{
+    const fd_algorithm *algorithm = &fd_algorithms[id];
+    size_t digest_len = algorithm->digest_len;
+    uint32_t t32[8];
+    uint64_t t64[8];
+
+    switch (algorithm->family) {
+    case FD_FAMILY_MD5:
+        load_words32(t32, block, 4, true);
+        pbkdf2_iterate32(fd_active_kernels[FD_FAMILY_MD5].blocks.md5, keyed->inner.md5.chain,
+                         keyed->outer.md5.chain, 4, 4, true, block, iterations_left, t32);
+        store_words32(t_bytes, t32, 4, true);
+        break;
+    case FD_FAMILY_SHA1:
+        load_words32(t32, block, 5, false);
+        pbkdf2_iterate32(fd_active_kernels[FD_FAMILY_SHA1].blocks.sha1, keyed->inner.sha1.chain,
+                         keyed->outer.sha1.chain, 5, 5, false, block, iterations_left, t32);
+        store_words32(t_bytes, t32, 5, false);
+        break;
+    case FD_FAMILY_SHA256:
+        /* Separate calls with constant digest lengths let the compiler
+         * unroll each copy of the loop. */
+        load_words32(t32, block, digest_len / 4, false);
+        if (id == FD_SHA224)
+            pbkdf2_iterate32(fd_active_kernels[FD_FAMILY_SHA256].blocks.sha256,
+                             keyed->inner.sha256.chain, keyed->outer.sha256.chain, 8,
+                             FD_SHA224_DIGEST_LEN / 4, false, block, iterations_left, t32);
+        else
+            pbkdf2_iterate32(fd_active_kernels[FD_FAMILY_SHA256].blocks.sha256,
+                             keyed->inner.sha256.chain, keyed->outer.sha256.chain, 8,
+                             FD_SHA256_DIGEST_LEN / 4, false, block, iterations_left, t32);
+        store_words32(t_bytes, t32, digest_len / 4, false);
+        break;
+    case FD_FAMILY_SHA512:
+        load_digest64(t64, block, digest_len);
+        switch (id) {
+        case FD_SHA384:
+            pbkdf2_iterate64(fd_active_kernels[FD_FAMILY_SHA512].blocks.sha512,
+                             keyed->inner.sha512.chain, keyed->outer.sha512.chain,
+                             FD_SHA384_DIGEST_LEN, block, iterations_left, t64);
+            break;
+        case FD_SHA512_224:
+            pbkdf2_iterate64(fd_active_kernels[FD_FAMILY_SHA512].blocks.sha512,
+                             keyed->inner.sha512.chain, keyed->outer.sha512.chain,
+                             FD_SHA512_224_DIGEST_LEN, block, iterations_left, t64);
+            break;
+        case FD_SHA512_256:
+            pbkdf2_iterate64(fd_active_kernels[FD_FAMILY_SHA512].blocks.sha512,
+                             keyed->inner.sha512.chain, keyed->outer.sha512.chain,
+                             FD_SHA512_256_DIGEST_LEN, block, iterations_left, t64);
+            break;
+        default:
+            pbkdf2_iterate64(fd_active_kernels[FD_FAMILY_SHA512].blocks.sha512,
+                             keyed->inner.sha512.chain, keyed->outer.sha512.chain,
+                             FD_SHA512_DIGEST_LEN, block, iterations_left, t64);
+            break;
+        }
+        store_digest64(t_bytes, t64, digest_len);
+        break;
+    case FD_FAMILY_COUNT:
+        break;
+    }
+    fd_secure_zero(t32, sizeof t32);
+    fd_secure_zero(t64, sizeof t64);
+}
+
+void fd_pbkdf2_hmac(enum fd_algorithm_id id, const uint8_t *password, size_t password_len,
+                    const uint8_t *salt, size_t salt_len, uint32_t iterations, uint8_t *out,
+                    size_t out_len)
+{
+    const fd_algorithm *algorithm = &fd_algorithms[id];
+    size_t digest_len = algorithm->digest_len;
+    size_t state_len = algorithm->state_len;
+    fd_hmac_state keyed;
+    fd_hash_state salted; /* the inner hash after the keyed block and the salt */
+    fd_hmac_state scratch;
+    uint8_t block[FD_MAX_BLOCK_LEN];
+    uint8_t t_bytes[FD_MAX_DIGEST_LEN];
+
+    fd_hmac_init(&keyed, id, password, password_len);
+    memcpy(&salted, &keyed.inner, state_len);
+    algorithm->update(&salted, salt, salt_len);
+    pad_one_digest_block(algorithm, block);
+
+    for (uint32_t index = 1; out_len != 0; index++) {
+        /* U_1 = HMAC(P, S || INT(i)), written where the loop reads U. */
+        uint8_t index_be[4];
+        fd_store_be32(index_be, index);
+        memcpy(&scratch.inner, &salted, state_len);
+        memcpy(&scratch.outer, &keyed.outer, state_len);
+        algorithm->update(&scratch.inner, index_be, sizeof index_be);
+        hmac_finish(algorithm, &scratch.inner, &scratch.outer, block);
+
+        pbkdf2_output_block(id, &keyed, block, iterations - 1, t_bytes);
+
+        size_t take = out_len < digest_len ? out_len : digest_len;
+        memcpy(out, t_bytes, take);
+        out += take;
+        out_len -= take;
+    }
+
+    fd_hmac_wipe(&keyed);
+    fd_secure_zero(&salted, sizeof salted);
+    fd_secure_zero(&scratch, sizeof scratch);
+    fd_secure_zero(block, sizeof block);
+    fd_secure_zero(t_bytes, sizeof t_bytes);
+}
