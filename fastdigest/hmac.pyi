@@ -1,7 +1,7 @@
 # Type stubs for fastdigest.hmac, written by hand and checked against the runtime by
 # `python -m mypy.stubtest fastdigest` (tests/test_typing.py).
 #
-# The signatures follow typeshed's hmac stub. new() returns fastdigest's HMAC for a fastdigest
+# The signatures follow typeshed's hmac stub. new() returns fastdigest's HMAC for a fastdigest (or hashlib)
 # constructor; for a name it may be the standard library's hmac.HMAC (names fastdigest lacks, such
 # as 'sha3_256', are handed to the standard library), and so it is for any other digestmod.
 
@@ -48,7 +48,13 @@ digest_size: None
 
 @final
 class HMAC:
-    """An HMAC object (RFC 2104). Made by new(), never by calling HMAC itself."""
+    """An HMAC object (RFC 2104). Made by new(), or by calling HMAC as new() is called."""
+
+    # For a digestmod fastdigest does not run itself, the call returns the standard library's
+    # hmac.HMAC (use new() for that type); the stub describes the fast case.
+    def __new__(
+        cls, key: _ReadableBuffer, msg: _ReadableBuffer | None = None, digestmod: _FastDigestMod | str = ""
+    ) -> Self: ...
 
     @property
     def name(self) -> str: ...

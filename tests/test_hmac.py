@@ -319,7 +319,7 @@ PEP_247_MODULE = types.ModuleType('pep247_sha256')
 PEP_247_MODULE.new = lambda data=b'': hashlib.sha256(data)
 
 
-@pytest.mark.parametrize('digestmod', ['sha3_256', 'blake2b', hashlib.sha256, hashlib.md5,
+@pytest.mark.parametrize('digestmod', ['sha3_256', 'blake2b', hashlib.sha3_256,
                                        lambda data=b'': hashlib.sha1(data), PEP_247_MODULE])
 def test_other_digestmods_go_to_the_stdlib(digestmod):
     mac = fd_hmac.new(b'key', b'msg', digestmod)
@@ -512,10 +512,28 @@ def test_pbkdf2_password_over_int_max():
 # --- the HMAC type -----------------------------------------------------------------------------------
 
 
+@pytest.mark.parametrize('name', ['md5', 'sha1', 'sha224', 'sha256', 'sha384', 'sha512'])
+def test_hashlib_constructors_take_the_fast_path(name):
+    # hmac.new(key, msg, hashlib.sha256), the usual spelling, runs on fastdigest's core.
+    constructor = getattr(hashlib, name)
+    mac = fd_hmac.new(b'key', b'msg', constructor)
+    assert type(mac) is fd_hmac.HMAC
+    assert (mac.name, mac.digest()) == (f'hmac-{name}', stdlib_hmac.new(b'key', b'msg', constructor).digest())
+    assert fd_hmac.digest(b'key', b'msg', constructor) == stdlib_hmac.digest(b'key', b'msg', constructor)
+
+
+def test_hmac_class_can_be_called_like_new():
+    # As the standard library's hmac.HMAC(key, msg=None, digestmod='').
+    expected = stdlib_hmac.HMAC(b'key', b'msg', 'sha256').digest()
+    assert fd_hmac.HMAC(b'key', b'msg', 'sha256').digest() == expected
+    assert fd_hmac.HMAC(b'key', msg=b'msg', digestmod=fastdigest.sha256).digest() == expected
+    assert type(fd_hmac.HMAC(b'key', digestmod='sha3_256')) is stdlib_hmac.HMAC
+    with pytest.raises(TypeError, match="Missing required argument 'digestmod'"):
+        fd_hmac.HMAC(b'key')
+
+
 def test_hmac_type_is_closed():
     mac = fd_hmac.new(b'key', b'msg', 'sha256')
-    with pytest.raises(TypeError):
-        fd_hmac.HMAC(b'key', b'msg', 'sha256')
     with pytest.raises(TypeError):
         type(mac)()
     with pytest.raises((TypeError, AttributeError)):

@@ -4,8 +4,8 @@
  * arguments, raises the stdlib's errors and manages the GIL.
  *
  * What fastdigest does not implement goes to the stdlib: a digestmod that is
- * neither one of the eight names nor one of fastdigest's constructors (say
- * 'sha3_256', hashlib.sha256, or a PEP 247 module) is passed on to hmac.new
+ * neither one of the eight names nor one of fastdigest's or hashlib's
+ * constructors for them (say 'sha3_256', or a PEP 247 module) is passed on to hmac.new
  * or hmac.digest, and an unknown pbkdf2_hmac name to hashlib.pbkdf2_hmac,
  * with the caller's arguments unchanged. So every input the stdlib accepts
  * still works, and every input it rejects fails with its own exception. */
@@ -125,7 +125,28 @@ static int fast_algorithm(PyObject *module, PyObject *digestmod, const char *fun
         if (digestmod == state->constructors[id])
             return id;
     }
-    return FOREIGN_DIGESTMOD;
+    /* hashlib's constructors name the same algorithms: the common
+     * hmac.new(key, msg, hashlib.sha256) gets the fast path too. A caller
+     * holding one has imported hashlib, so it is looked up, not imported. */
+    PyObject *name = PyUnicode_FromString("hashlib");
+    if (name == NULL)
+        return -1;
+    PyObject *hashlib = PyImport_GetModule(name);
+    Py_DECREF(name);
+    if (hashlib == NULL)
+        return PyErr_Occurred() ? -1 : FOREIGN_DIGESTMOD;
+    int found = FOREIGN_DIGESTMOD;
+    for (int id = 0; id < FD_ALGORITHM_COUNT && found == FOREIGN_DIGESTMOD; id++) {
+        /* hashlib has no sha512_224 or sha512_256 attribute. */
+        PyObject *constructor = PyObject_GetAttrString(hashlib, fd_algorithms[id].name);
+        if (constructor == NULL)
+            PyErr_Clear();
+        else if (constructor == digestmod)
+            found = id;
+        Py_XDECREF(constructor);
+    }
+    Py_DECREF(hashlib);
+    return found;
 }
 
 /* Calls module_name.function_name with the caller's arguments as they came. */
@@ -334,10 +355,26 @@ PyDoc_STRVAR(hmac_type_doc,
              "An HMAC object (RFC 2104): update() it with bytes-like objects, then read\n"
              "digest() or hexdigest(). Made by fastdigest.hmac.new().");
 
+/* HMAC(key, msg=None, digestmod=''): the stdlib's class may be called as
+ * new() is, and so may this one. */
+static PyObject *hmac_type_new(PyTypeObject *type, PyObject *args, PyObject *kwargs)
+{
+    PyObject *module = PyType_GetModule(type);
+    if (module == NULL)
+        return NULL;
+    PyObject *new_function = PyObject_GetAttrString(module, "_hmac_new");
+    if (new_function == NULL)
+        return NULL;
+    PyObject *result = PyObject_Call(new_function, args, kwargs);
+    Py_DECREF(new_function);
+    return result;
+}
+
 static PyType_Slot hmac_type_slots[] = {
     {Py_tp_dealloc, hmac_dealloc},
     {Py_tp_methods, hmac_methods},
     {Py_tp_getset, hmac_getset},
+    {Py_tp_new, hmac_type_new},
     {Py_tp_doc, (void *)hmac_type_doc},
     {0, NULL},
 };
@@ -345,7 +382,7 @@ static PyType_Slot hmac_type_slots[] = {
 static PyType_Spec hmac_type_spec = {
     .name = "fastdigest.hmac.HMAC",
     .basicsize = sizeof(hmac_object),
-    .flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_IMMUTABLETYPE | Py_TPFLAGS_DISALLOW_INSTANTIATION,
+    .flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_IMMUTABLETYPE,
     .slots = hmac_type_slots,
 };
 
@@ -354,9 +391,10 @@ static PyType_Spec hmac_type_spec = {
 PyDoc_STRVAR(hmac_new_doc,
              "_hmac_new($module, /, key, msg=None, digestmod='')\n--\n\n"
              "Return a new HMAC object keyed with key (a bytes-like object); optionally\n"
-             "fed msg. digestmod is required: one of fastdigest's algorithm names or\n"
-             "constructors; any other digestmod (a name fastdigest lacks, hashlib.sha256, a\n"
-             "PEP 247 module) is handed to the standard library's hmac.new().");
+             "fed msg. digestmod is required: one of fastdigest's algorithm names, or\n"
+             "fastdigest's or hashlib's constructor for one; any other digestmod (a name\n"
+             "fastdigest lacks, a PEP 247 module) is handed to the standard library's\n"
+             "hmac.new().");
 
 static PyObject *fastdigest_hmac_new(PyObject *module, PyObject *const *args, Py_ssize_t nargs,
                                      PyObject *kwnames)
