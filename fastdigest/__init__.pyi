@@ -7,8 +7,8 @@
 # here adds no runtime dependency: type checkers bundle it with typeshed.
 
 import sys
-from collections.abc import Callable
-from typing import Protocol, TypeVar, final, overload, type_check_only
+from collections.abc import Callable, Iterable
+from typing import Any, Protocol, TypeVar, final, overload, type_check_only
 
 from typing_extensions import Self, TypeAlias
 
@@ -25,12 +25,16 @@ __all__ = [
     "HASH",
     "algorithms_available",
     "algorithms_guaranteed",
+    "batch_implementation",
     "digest",
+    "digest_many",
     "file_digest",
+    "from_state",
     "hexdigest",
     "implementation",
     "md5",
     "new",
+    "pbkdf2_hmac",
     "sha1",
     "sha224",
     "sha256",
@@ -47,6 +51,10 @@ algorithms_available: frozenset[str]
 # Algorithm name -> the kernel it runs on this CPU ("portable", "shani", ...),
 # chosen once at import.
 implementation: dict[str, str]
+
+# Algorithm name -> what digest_many() runs on this CPU: a multi-buffer kernel
+# ("avx512_x16", "shani_x2", ...) or, where there is none, the single-stream one.
+batch_implementation: dict[str, str]
 
 # Inputs at least this long are hashed with the GIL released (as hashlib's
 # HASHLIB_GIL_MINSIZE).
@@ -67,6 +75,11 @@ class HASH:
     def digest(self) -> bytes: ...
     def hexdigest(self) -> str: ...
     def copy(self) -> Self: ...
+    # The state in fastdigest's portable format, which from_state() resumes (README: "Resumable
+    # hashing"); pickle and copy use it too.
+    def state(self) -> bytes: ...
+    def __copy__(self) -> Self: ...
+    def __deepcopy__(self, memo: dict[int, Any], /) -> Self: ...
 
 def new(
     name: str, data: _ReadableBuffer = b"", *, usedforsecurity: bool = True, string: _ReadableBuffer | None = None
@@ -83,6 +96,16 @@ def sha512_224(
 def sha512_256(
     data: _ReadableBuffer = b"", *, usedforsecurity: bool = True, string: _ReadableBuffer | None = None
 ) -> HASH: ...
+
+# hashlib.pbkdf2_hmac's signature (typeshed's hashlib stub); names fastdigest lacks are
+# handed to hashlib.pbkdf2_hmac.
+def pbkdf2_hmac(
+    hash_name: str, password: _ReadableBuffer, salt: _ReadableBuffer, iterations: int, dklen: int | None = None
+) -> bytes: ...
+
+# A new hash object that continues from a state saved by HASH.state(); ValueError if data is not a valid
+# state.
+def from_state(data: _ReadableBuffer, /) -> HASH: ...
 
 # file_digest accepts what hashlib.file_digest accepts: a binary file opened for
 # reading, or an object with getbuffer() such as io.BytesIO; and a digest given
@@ -125,3 +148,6 @@ _Algorithm: TypeAlias = str | Callable[..., HASH]
 
 def digest(name: _Algorithm, data: _ReadableBuffer, /) -> bytes: ...
 def hexdigest(name: _Algorithm, data: _ReadableBuffer, /) -> str: ...
+
+# Many one-shots in one call, in order: [digest(name, m) for m in messages].
+def digest_many(name: _Algorithm, messages: Iterable[_ReadableBuffer], /) -> list[bytes]: ...

@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 RUN_SH = Path(__file__).parent / 'c' / 'run.sh'
-SUMMARY = re.compile(r'^C core: (\d+) passed, (\d+) failed$', re.MULTILINE)
+SUMMARY = re.compile(r'^C (?:core|batch): (\d+) passed, (\d+) failed$', re.MULTILINE)
 
 pytestmark = pytest.mark.c_core
 

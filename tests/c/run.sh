@@ -5,7 +5,10 @@
 #   tests/c/run.sh [TARGET...]      (default: native)
 #
 #   native    gcc, -O2 -Wall -Wextra -Werror, on this machine: every kernel
-#             this CPU runs
+#             this CPU runs; then tests/c/test_batch.c, the batch driver and
+#             the multi-buffer kernels against the single-stream ones (native
+#             and sanitize only: the multi-buffer kernels are x86-only, and
+#             the other targets build them out)
 #   sanitize  the same with -fsanitize=address,undefined
 #   aarch64   Debian's aarch64-linux-gnu-gcc, run under qemu-aarch64 twice:
 #             -cpu max (SHA-1, SHA-2 and SHA-512 instructions) and
@@ -138,9 +141,23 @@ build() { # build OUTPUT COMPILER EXTRA_FLAGS...
     "$compiler" "${cflags[@]}" "$@" -I"$src_dir" -o "$output" "$driver" "${sources[@]}"
 }
 
+# build_batch OUTPUT COMPILER EXTRA_FLAGS...: the batch driver's and the
+# multi-buffer kernels' own test driver, tests/c/test_batch.c, with the same
+# core sources.
+build_batch() {
+    local output=$1 compiler=$2
+    shift 2
+    mapfile -t sources < <(core_sources)
+    echo "== building $output with $compiler"
+    "$compiler" "${cflags[@]}" "$@" -I"$src_dir" -o "$output" "$repo_root/tests/c/test_batch.c" \
+        "${sources[@]}"
+}
+
 run_native() {
     build "$build_dir/test_core" "${CC:-gcc}"
     run_timed native "$build_dir/test_core" "$vectors"
+    build_batch "$build_dir/test_batch" "${CC:-gcc}"
+    run_timed "native batch" "$build_dir/test_batch"
 }
 
 run_sanitize() {
@@ -148,6 +165,10 @@ run_sanitize() {
         -fno-sanitize-recover=all -fno-omit-frame-pointer
     ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1} \
         run_timed sanitize "$build_dir/test_core-asan" "$vectors"
+    build_batch "$build_dir/test_batch-asan" "${CC:-gcc}" -g -fsanitize=address,undefined \
+        -fno-sanitize-recover=all -fno-omit-frame-pointer
+    ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1} \
+        run_timed "sanitize batch" "$build_dir/test_batch-asan"
 }
 
 run_aarch64() {

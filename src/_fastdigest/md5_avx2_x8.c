@@ -1,0 +1,224 @@
+/* MD5 compression of eight messages at once, one per 32-bit lane of AVX2.
+ *
+ * MD5 is one long dependency chain per message (see md5_tuned.c), so a
+ * single message leaves most of the core idle; eight messages in the eight
+ * lanes of a ymm register run the same 64 steps with one instruction each.
+ * The step is RFC 1321's a = b + rotl(a + f(b, c, d) + X[k] + T[i], s) on
+ * whole vectors. AVX2 has no rotate: rotl is two shifts and an or. The round
+ * functions take the forms of md5_tuned.c where a vector instruction allows:
+ *   F  d ^ (b & (c ^ d))
+ *   G  (b & d) | (c & ~d), with vpandn for c & ~d
+ *   H  b ^ c ^ d
+ *   I  c ^ (b | ~d), with ~d as d ^ all-ones
+ * The message words arrive as eight 64-byte blocks, one per lane; an 8x8
+ * transpose of 32-bit words (unpack, unpack, permute of 128-bit halves)
+ * turns each half block into eight vectors, X[k] of every lane in vector k. */
+#include "batch.h"
+
+#ifdef FD_HAVE_AVX2_MULTI
+
+#include <immintrin.h>
+
+#if defined(__GNUC__) || defined(__clang__)
+#define FD_TARGET_AVX2 __attribute__((target("avx2")))
+#define FD_ALWAYS_INLINE __attribute__((always_inline)) inline
+#else
+#define FD_TARGET_AVX2 /* MSVC compiles intrinsics without target flags */
+#define FD_ALWAYS_INLINE __forceinline
+#endif
+
+/* Rows r[0..7] (lane l's words 8h..8h+7 in r[l]) become columns: x[k] holds
+ * word 8h+k of every lane, lane l in 32-bit element l. */
+FD_TARGET_AVX2
+static FD_ALWAYS_INLINE void transpose8(const __m256i r[8], __m256i x[8])
+{
+    __m256i t[8], u[8];
+
+    for (int i = 0; i < 4; i++) {
+        /* Lanes 2i and 2i+1 interleaved: words 0,1 | 4,5 and 2,3 | 6,7. */
+        t[2 * i] = _mm256_unpacklo_epi32(r[2 * i], r[2 * i + 1]);
+        t[2 * i + 1] = _mm256_unpackhi_epi32(r[2 * i], r[2 * i + 1]);
+    }
+    for (int i = 0; i < 2; i++) {
+        /* Lanes 4i..4i+3 of words 0|4, 1|5, 2|6, 3|7. */
+        u[4 * i] = _mm256_unpacklo_epi64(t[4 * i], t[4 * i + 2]);
+        u[4 * i + 1] = _mm256_unpackhi_epi64(t[4 * i], t[4 * i + 2]);
+        u[4 * i + 2] = _mm256_unpacklo_epi64(t[4 * i + 1], t[4 * i + 3]);
+        u[4 * i + 3] = _mm256_unpackhi_epi64(t[4 * i + 1], t[4 * i + 3]);
+    }
+    for (int k = 0; k < 4; k++) {
+        x[k] = _mm256_permute2x128_si256(u[k], u[k + 4], 0x20);
+        x[k + 4] = _mm256_permute2x128_si256(u[k], u[k + 4], 0x31);
+    }
+}
+
+FD_TARGET_AVX2
+static FD_ALWAYS_INLINE __m256i rotl(__m256i x, int s)
+{
+    return _mm256_or_si256(_mm256_slli_epi32(x, s), _mm256_srli_epi32(x, 32 - s));
+}
+
+/* The end of every step: b + rotl(a + f + X[k] + T, s). */
+FD_TARGET_AVX2
+static FD_ALWAYS_INLINE __m256i step_end(__m256i a, __m256i b, __m256i f, __m256i x,
+                                         uint32_t t, int s)
+{
+    __m256i sum = _mm256_add_epi32(_mm256_add_epi32(x, _mm256_set1_epi32((int)t)), a);
+    return _mm256_add_epi32(b, rotl(_mm256_add_epi32(sum, f), s));
+}
+
+FD_TARGET_AVX2
+static FD_ALWAYS_INLINE __m256i step_f(__m256i a, __m256i b, __m256i c, __m256i d, __m256i x,
+                                       uint32_t t, int s)
+{
+    __m256i f = _mm256_xor_si256(d, _mm256_and_si256(b, _mm256_xor_si256(c, d)));
+    return step_end(a, b, f, x, t, s);
+}
+
+FD_TARGET_AVX2
+static FD_ALWAYS_INLINE __m256i step_g(__m256i a, __m256i b, __m256i c, __m256i d, __m256i x,
+                                       uint32_t t, int s)
+{
+    __m256i g = _mm256_or_si256(_mm256_and_si256(b, d), _mm256_andnot_si256(d, c));
+    return step_end(a, b, g, x, t, s);
+}
+
+FD_TARGET_AVX2
+static FD_ALWAYS_INLINE __m256i step_h(__m256i a, __m256i b, __m256i c, __m256i d, __m256i x,
+                                       uint32_t t, int s)
+{
+    __m256i h = _mm256_xor_si256(b, _mm256_xor_si256(c, d));
+    return step_end(a, b, h, x, t, s);
+}
+
+FD_TARGET_AVX2
+static FD_ALWAYS_INLINE __m256i step_i(__m256i a, __m256i b, __m256i c, __m256i d, __m256i x,
+                                       uint32_t t, int s)
+{
+    __m256i not_d = _mm256_xor_si256(d, _mm256_set1_epi32(-1));
+    __m256i i = _mm256_xor_si256(c, _mm256_or_si256(b, not_d));
+    return step_end(a, b, i, x, t, s);
+}
+
+FD_TARGET_AVX2
+void fd_md5_blocks_avx2_x8(uint32_t (*chains)[4], const uint8_t *const *blocks, size_t nblocks)
+{
+    __m256i a = _mm256_setr_epi32((int)chains[0][0], (int)chains[1][0], (int)chains[2][0],
+                                  (int)chains[3][0], (int)chains[4][0], (int)chains[5][0],
+                                  (int)chains[6][0], (int)chains[7][0]);
+    __m256i b = _mm256_setr_epi32((int)chains[0][1], (int)chains[1][1], (int)chains[2][1],
+                                  (int)chains[3][1], (int)chains[4][1], (int)chains[5][1],
+                                  (int)chains[6][1], (int)chains[7][1]);
+    __m256i c = _mm256_setr_epi32((int)chains[0][2], (int)chains[1][2], (int)chains[2][2],
+                                  (int)chains[3][2], (int)chains[4][2], (int)chains[5][2],
+                                  (int)chains[6][2], (int)chains[7][2]);
+    __m256i d = _mm256_setr_epi32((int)chains[0][3], (int)chains[1][3], (int)chains[2][3],
+                                  (int)chains[3][3], (int)chains[4][3], (int)chains[5][3],
+                                  (int)chains[6][3], (int)chains[7][3]);
+
+    for (size_t offset = 0; nblocks != 0; nblocks--, offset += FD_MD5_BLOCK_LEN) {
+        const __m256i a0 = a, b0 = b, c0 = c, d0 = d;
+        __m256i rows[8], x[16];
+
+        for (int half = 0; half < 2; half++) {
+            for (int lane = 0; lane < 8; lane++)
+                rows[lane] = _mm256_loadu_si256(
+                    (const __m256i *)(const void *)(blocks[lane] + offset + 32 * half));
+            transpose8(rows, x + 8 * half);
+        }
+        /* Ask for each lane's block after next while this one is hashed:
+         * eight streams at once are more than the hardware prefetcher
+         * follows. */
+        if (nblocks > 2) {
+            for (int lane = 0; lane < 8; lane++)
+                _mm_prefetch((const char *)(blocks[lane] + offset + 2 * FD_MD5_BLOCK_LEN),
+                             _MM_HINT_T0);
+        }
+
+        /* The sine-derived constants and shift amounts of RFC 1321, 3.4. */
+        a = step_f(a, b, c, d, x[0], 0xd76aa478, 7);
+        d = step_f(d, a, b, c, x[1], 0xe8c7b756, 12);
+        c = step_f(c, d, a, b, x[2], 0x242070db, 17);
+        b = step_f(b, c, d, a, x[3], 0xc1bdceee, 22);
+        a = step_f(a, b, c, d, x[4], 0xf57c0faf, 7);
+        d = step_f(d, a, b, c, x[5], 0x4787c62a, 12);
+        c = step_f(c, d, a, b, x[6], 0xa8304613, 17);
+        b = step_f(b, c, d, a, x[7], 0xfd469501, 22);
+        a = step_f(a, b, c, d, x[8], 0x698098d8, 7);
+        d = step_f(d, a, b, c, x[9], 0x8b44f7af, 12);
+        c = step_f(c, d, a, b, x[10], 0xffff5bb1, 17);
+        b = step_f(b, c, d, a, x[11], 0x895cd7be, 22);
+        a = step_f(a, b, c, d, x[12], 0x6b901122, 7);
+        d = step_f(d, a, b, c, x[13], 0xfd987193, 12);
+        c = step_f(c, d, a, b, x[14], 0xa679438e, 17);
+        b = step_f(b, c, d, a, x[15], 0x49b40821, 22);
+
+        a = step_g(a, b, c, d, x[1], 0xf61e2562, 5);
+        d = step_g(d, a, b, c, x[6], 0xc040b340, 9);
+        c = step_g(c, d, a, b, x[11], 0x265e5a51, 14);
+        b = step_g(b, c, d, a, x[0], 0xe9b6c7aa, 20);
+        a = step_g(a, b, c, d, x[5], 0xd62f105d, 5);
+        d = step_g(d, a, b, c, x[10], 0x02441453, 9);
+        c = step_g(c, d, a, b, x[15], 0xd8a1e681, 14);
+        b = step_g(b, c, d, a, x[4], 0xe7d3fbc8, 20);
+        a = step_g(a, b, c, d, x[9], 0x21e1cde6, 5);
+        d = step_g(d, a, b, c, x[14], 0xc33707d6, 9);
+        c = step_g(c, d, a, b, x[3], 0xf4d50d87, 14);
+        b = step_g(b, c, d, a, x[8], 0x455a14ed, 20);
+        a = step_g(a, b, c, d, x[13], 0xa9e3e905, 5);
+        d = step_g(d, a, b, c, x[2], 0xfcefa3f8, 9);
+        c = step_g(c, d, a, b, x[7], 0x676f02d9, 14);
+        b = step_g(b, c, d, a, x[12], 0x8d2a4c8a, 20);
+
+        a = step_h(a, b, c, d, x[5], 0xfffa3942, 4);
+        d = step_h(d, a, b, c, x[8], 0x8771f681, 11);
+        c = step_h(c, d, a, b, x[11], 0x6d9d6122, 16);
+        b = step_h(b, c, d, a, x[14], 0xfde5380c, 23);
+        a = step_h(a, b, c, d, x[1], 0xa4beea44, 4);
+        d = step_h(d, a, b, c, x[4], 0x4bdecfa9, 11);
+        c = step_h(c, d, a, b, x[7], 0xf6bb4b60, 16);
+        b = step_h(b, c, d, a, x[10], 0xbebfbc70, 23);
+        a = step_h(a, b, c, d, x[13], 0x289b7ec6, 4);
+        d = step_h(d, a, b, c, x[0], 0xeaa127fa, 11);
+        c = step_h(c, d, a, b, x[3], 0xd4ef3085, 16);
+        b = step_h(b, c, d, a, x[6], 0x04881d05, 23);
+        a = step_h(a, b, c, d, x[9], 0xd9d4d039, 4);
+        d = step_h(d, a, b, c, x[12], 0xe6db99e5, 11);
+        c = step_h(c, d, a, b, x[15], 0x1fa27cf8, 16);
+        b = step_h(b, c, d, a, x[2], 0xc4ac5665, 23);
+
+        a = step_i(a, b, c, d, x[0], 0xf4292244, 6);
+        d = step_i(d, a, b, c, x[7], 0x432aff97, 10);
+        c = step_i(c, d, a, b, x[14], 0xab9423a7, 15);
+        b = step_i(b, c, d, a, x[5], 0xfc93a039, 21);
+        a = step_i(a, b, c, d, x[12], 0x655b59c3, 6);
+        d = step_i(d, a, b, c, x[3], 0x8f0ccc92, 10);
+        c = step_i(c, d, a, b, x[10], 0xffeff47d, 15);
+        b = step_i(b, c, d, a, x[1], 0x85845dd1, 21);
+        a = step_i(a, b, c, d, x[8], 0x6fa87e4f, 6);
+        d = step_i(d, a, b, c, x[15], 0xfe2ce6e0, 10);
+        c = step_i(c, d, a, b, x[6], 0xa3014314, 15);
+        b = step_i(b, c, d, a, x[13], 0x4e0811a1, 21);
+        a = step_i(a, b, c, d, x[4], 0xf7537e82, 6);
+        d = step_i(d, a, b, c, x[11], 0xbd3af235, 10);
+        c = step_i(c, d, a, b, x[2], 0x2ad7d2bb, 15);
+        b = step_i(b, c, d, a, x[9], 0xeb86d391, 21);
+
+        a = _mm256_add_epi32(a, a0);
+        b = _mm256_add_epi32(b, b0);
+        c = _mm256_add_epi32(c, c0);
+        d = _mm256_add_epi32(d, d0);
+    }
+
+    uint32_t words[4][8];
+    _mm256_storeu_si256((__m256i *)(void *)words[0], a);
+    _mm256_storeu_si256((__m256i *)(void *)words[1], b);
+    _mm256_storeu_si256((__m256i *)(void *)words[2], c);
+    _mm256_storeu_si256((__m256i *)(void *)words[3], d);
+    for (int lane = 0; lane < 8; lane++) {
+        for (int w = 0; w < 4; w++)
+            chains[lane][w] = words[w][lane];
+    }
+}
+
+#endif /* FD_HAVE_AVX2_MULTI */
