@@ -193,6 +193,10 @@ int fd_hmac_module_exec(PyObject *module, fd_module_state *state);
 int fd_resume_module_exec(PyObject *module, fd_module_state *state);
 int fd_batch_module_exec(PyObject *module, fd_module_state *state);
 
+/* A new dict {"md5": ..., "sha256": ..., ...} naming, for every algorithm,
+ * the kernel its family runs: kernel_of_family[family]. */
+PyObject *fd_kernels_by_algorithm(const char *const kernel_of_family[FD_FAMILY_COUNT]);
+
 /* copy(): a new object with a copy of the state. */
 PyObject *fd_hash_copy(PyObject *self, PyObject *ignored);
 

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "batch.h"
 #include "cpu.h"
 
 /* ---- input buffers ----------------------------------------------------- */
@@ -594,23 +595,22 @@ static PyObject *make_algorithm_ids(void)
     return ids;
 }
 
-/* {"md5": "portable", "sha256": "shani", ...}: the kernel each algorithm uses. */
-static PyObject *make_implementation(void)
+PyObject *fd_kernels_by_algorithm(const char *const kernel_of_family[FD_FAMILY_COUNT])
 {
-    PyObject *implementation = PyDict_New();
-    if (implementation == NULL)
+    PyObject *kernels = PyDict_New();
+    if (kernels == NULL)
         return NULL;
     for (int id = 0; id < FD_ALGORITHM_COUNT; id++) {
-        PyObject *kernel = PyUnicode_FromString(fd_active_kernels[fd_algorithms[id].family].name);
+        PyObject *kernel = PyUnicode_FromString(kernel_of_family[fd_algorithms[id].family]);
         int failed = kernel == NULL ||
-                     PyDict_SetItemString(implementation, fd_algorithms[id].name, kernel) < 0;
+                     PyDict_SetItemString(kernels, fd_algorithms[id].name, kernel) < 0;
         Py_XDECREF(kernel);
         if (failed) {
-            Py_DECREF(implementation);
+            Py_DECREF(kernels);
             return NULL;
         }
     }
-    return implementation;
+    return kernels;
 }
 
 /* FASTDIGEST_BACKEND=portable forces the portable C; unset or empty picks
@@ -619,16 +619,20 @@ static PyObject *make_implementation(void)
 static int select_kernels(void)
 {
     const char *backend = getenv("FASTDIGEST_BACKEND");
+    bool portable_only;
 
     if (backend == NULL || backend[0] == '\0' || strcmp(backend, "best") == 0)
-        fd_select_kernels(false);
+        portable_only = false;
     else if (strcmp(backend, "portable") == 0)
-        fd_select_kernels(true);
+        portable_only = true;
     else {
         PyErr_Format(PyExc_ImportError,
                      "FASTDIGEST_BACKEND must be 'portable', 'best' or unset, not '%s'", backend);
         return -1;
     }
+    fd_select_kernels(portable_only);
+    /* The portable C hashes batches one message at a time. */
+    fd_select_multi_kernels(portable_only);
     return 0;
 }
 
@@ -655,7 +659,10 @@ static int module_exec(PyObject *module)
         return -1;
     if (PyModule_AddIntConstant(module, "_GIL_MINSIZE", FD_GIL_MINSIZE) < 0)
         return -1;
-    PyObject *implementation = make_implementation();
+    const char *kernel_of_family[FD_FAMILY_COUNT];
+    for (int family = 0; family < FD_FAMILY_COUNT; family++)
+        kernel_of_family[family] = fd_active_kernels[family].name;
+    PyObject *implementation = fd_kernels_by_algorithm(kernel_of_family);
     if (implementation == NULL)
         return -1;
     int added = PyModule_AddObjectRef(module, "implementation", implementation);

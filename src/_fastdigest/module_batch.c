@@ -215,59 +215,21 @@ static PyMethodDef batch_methods[] = {
     {NULL, NULL, 0, NULL},
 };
 
-/* FASTDIGEST_BACKEND=portable makes module.c install the portable C, the
- * last kernel of each family's list, everywhere; batches then stay on that
- * single-stream path too. */
-static bool single_stream_kernels_all_portable(void)
-{
-    for (int family = 0; family < FD_FAMILY_COUNT; family++) {
-        const fd_kernel *last = fd_kernel_lists[family];
-        while (last[1].name != NULL)
-            last++;
-        if (strcmp(fd_active_kernels[family].name, last->name) != 0)
-            return false;
-    }
-    return true;
-}
-
-/* {"md5": "avx512_x16", "sha256": "shani_x2", ...}: what each algorithm's
- * batches run on, the multi-buffer kernel or else the single-stream one. */
-static PyObject *make_batch_implementation(void)
-{
-    PyObject *implementation = PyDict_New();
-    if (implementation == NULL)
-        return NULL;
-    for (int id = 0; id < FD_ALGORITHM_COUNT; id++) {
-        enum fd_family family = fd_algorithms[id].family;
-        const char *name = fd_active_multi_kernels[family].name;
-        PyObject *kernel = PyUnicode_FromString(name != NULL ? name
-                                                             : fd_active_kernels[family].name);
-        int failed = kernel == NULL ||
-                     PyDict_SetItemString(implementation, fd_algorithms[id].name, kernel) < 0;
-        Py_XDECREF(kernel);
-        if (failed) {
-            Py_DECREF(implementation);
-            return NULL;
-        }
-    }
-    return implementation;
-}
-
 int fd_batch_module_exec(PyObject *module, fd_module_state *state)
 {
     (void)state;
 
-    /* Process-wide, like the single-stream choice, and made once, after it
-     * (module.c selects those before calling this hook). */
-    static bool multi_kernels_selected = false;
-    if (!multi_kernels_selected) {
-        fd_select_multi_kernels(single_stream_kernels_all_portable());
-        multi_kernels_selected = true;
-    }
-
     if (PyModule_AddFunctions(module, batch_methods) < 0)
         return -1;
-    PyObject *implementation = make_batch_implementation();
+    /* {"md5": "avx512_x16", "sha256": "shani_x2", ...}: what each
+     * algorithm's batches run on, a multi-buffer kernel or else the
+     * single-stream one. */
+    const char *kernel_of_family[FD_FAMILY_COUNT];
+    for (int family = 0; family < FD_FAMILY_COUNT; family++) {
+        const char *multi = fd_active_multi_kernels[family].name;
+        kernel_of_family[family] = multi != NULL ? multi : fd_active_kernels[family].name;
+    }
+    PyObject *implementation = fd_kernels_by_algorithm(kernel_of_family);
     if (implementation == NULL)
         return -1;
     int added = PyModule_AddObjectRef(module, "batch_implementation", implementation);
