@@ -10,11 +10,11 @@ import sys
 from collections.abc import Callable
 from hmac import compare_digest as compare_digest
 from types import ModuleType
-from typing import Literal, NoReturn, Protocol, final, overload, type_check_only
+from typing import Literal, NoReturn, final, overload
 
 from typing_extensions import Self, TypeAlias
 
-from fastdigest import HASH
+from fastdigest import HASH, _HashObject
 
 if sys.version_info >= (3, 12):
     from collections.abc import Buffer as _Buffer
@@ -24,19 +24,6 @@ else:
 _ReadableBuffer: TypeAlias = _Buffer
 
 __all__ = ["HMAC", "compare_digest", "digest", "digest_size", "new"]
-
-@type_check_only
-class _HashObject(Protocol):
-    @property
-    def digest_size(self) -> int: ...
-    @property
-    def block_size(self) -> int: ...
-    @property
-    def name(self) -> str: ...
-    def copy(self) -> Self: ...
-    def digest(self) -> bytes: ...
-    def hexdigest(self) -> str: ...
-    def update(self, obj: _ReadableBuffer, /) -> None: ...
 
 # What fastdigest runs itself: its constructors (fastdigest.sha256, ...), and the names.
 _FastDigestMod: TypeAlias = Callable[..., HASH]

@@ -10,7 +10,6 @@
  * bytes, an array of their views. */
 #include "binding.h"
 
-#include <string.h>
 
 #include "batch.h"
 
