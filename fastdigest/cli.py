@@ -507,6 +507,11 @@ class Hasher:
         self.cancelled = False
         self._buffers = threading.local()
         self._pool = WorkerPool(workers)
+        self._cpus = workers
+        # Big files being hashed (those whose first read filled a chunk): while
+        # they leave a core to spare, a big file gets a reading thread too.
+        self._big_files = 0
+        self._big_files_lock = threading.Lock()
         # Standard input can be named more than once; the reads must happen
         # one after another in argument order (the first one reads to EOF), so
         # all of them go through a pool of one thread.
@@ -560,7 +565,7 @@ class Hasher:
                 raise Missing() from None
             raise
         with stream:
-            return self._hash_stream(stream, job)
+            return self._hash_stream(stream, job, read_ahead=True)
 
     def _hash_stdin(self, job: HashJob) -> str:
         stream = self.stdin
@@ -576,28 +581,86 @@ class Hasher:
         finally:
             raw.close()
 
-    def _hash_stream(self, stream: Reader, job: HashJob) -> str:
+    def _hash_stream(self, stream: Reader, job: HashJob, read_ahead: bool = False) -> str:
+        """read_ahead: the stream is a regular file, whose reads always return."""
         array, view = self._buffer()
         digest = fastdigest.new(self.algorithm)
         readinto = stream.readinto
         update = digest.update
-        while True:
-            if self.cancelled:
-                raise Cancelled()
-            count = readinto(array)
-            if count is None:
-                # A non-blocking descriptor with nothing to read yet: coreutils
-                # reports the EAGAIN of its read() as an error, and so do we.
-                raise BlockingIOError(errno.EAGAIN, os.strerror(errno.EAGAIN))
-            if not count:
-                break
-            if count == len(array) and job.bytes_done == 0:
-                # A first full chunk: a big file, worth the system call of
-                # telling the kernel to read ahead further.
-                _advise_sequential(stream)
-            update(view[:count])
-            job.bytes_done += count
+        big_file = False
+        try:
+            while True:
+                if self.cancelled:
+                    raise Cancelled()
+                count = readinto(array)
+                if count is None:
+                    # A non-blocking descriptor with nothing to read yet: coreutils
+                    # reports the EAGAIN of its read() as an error, and so do we.
+                    raise BlockingIOError(errno.EAGAIN, os.strerror(errno.EAGAIN))
+                if not count:
+                    break
+                update(view[:count])
+                job.bytes_done += count
+                if count == len(array) and job.bytes_done == count:
+                    # A first full chunk: a big file, worth the system call of
+                    # telling the kernel to read ahead further, and, with a
+                    # core to spare, a thread reading while this one hashes.
+                    _advise_sequential(stream)
+                    with self._big_files_lock:
+                        self._big_files += 1
+                        big_file = True
+                        spare_core = 2 * self._big_files <= self._cpus
+                    if read_ahead and spare_core:
+                        self._hash_rest_reading_ahead(stream, job, update)
+                        break
+        finally:
+            if big_file:
+                with self._big_files_lock:
+                    self._big_files -= 1
         return digest.hexdigest()
+
+    def _hash_rest_reading_ahead(self, stream: Reader, job: HashJob, update: Callable[[memoryview], None]) -> None:
+        """Hashes the rest of a big file while a second thread reads the next
+        chunk into one buffer as this one hashes the other: reads and large
+        updates both run without the GIL, so the file takes the longer of the
+        two instead of their sum."""
+        free: queue.SimpleQueue[Optional[Tuple[bytearray, memoryview]]] = queue.SimpleQueue()
+        filled: queue.SimpleQueue[object] = queue.SimpleQueue()
+        for _ in range(2):
+            array = bytearray(CHUNK_SIZE)
+            free.put((array, memoryview(array)))
+
+        def read() -> None:
+            try:
+                while True:
+                    buffer = free.get()
+                    if buffer is None or self.cancelled:
+                        return
+                    count = stream.readinto(buffer[0])
+                    filled.put((buffer, count))
+                    if not count:
+                        return
+            except BaseException as error:  # handed to the hashing thread
+                filled.put(error)
+
+        reader = threading.Thread(target=read, name="fastdigest-reader", daemon=True)
+        reader.start()
+        try:
+            while True:
+                item = filled.get()
+                if isinstance(item, BaseException):
+                    raise item
+                buffer, count = item  # type: ignore[misc]
+                if not count:
+                    return
+                if self.cancelled:
+                    raise Cancelled()
+                update(buffer[1][:count])
+                job.bytes_done += count
+                free.put(buffer)
+        finally:
+            free.put(None)  # ends a reader still waiting for a buffer
+            reader.join()
 
 
 def _advise_sequential(stream: Reader) -> None:

@@ -678,7 +678,8 @@ def test_file_digest_errors(tmp_path):
     both(lambda: (string_io, 'sha256'))
     both(lambda: (b'abc', 'sha256'))
     both(lambda: (None, 'sha256'))
-    both(lambda: (object(), 'md5'))
+    not_a_file = object()  # one object for both calls: the message holds its repr
+    both(lambda: (not_a_file, 'md5'))
     # The digest is made before the file is inspected.
     both(lambda: (io.StringIO('abc'), 'nope'))
     both(lambda: (io.BytesIO(b'abc'), 'nope'))
