@@ -23,6 +23,12 @@ def pytest_configure(config):
         "c_core: runs the C core's own test driver (tests/c/run.sh), natively and under qemu; it does not "
         "depend on FASTDIGEST_BACKEND, so the second, portable run of the suite leaves it out",
     )
+    config.addinivalue_line(
+        'markers',
+        'hardening: runs tests/hardening/*.sh and tests/fuzz/run.sh (the suite under ASan/UBSan for both '
+        'backends, valgrind memcheck, libFuzzer); they set FASTDIGEST_BACKEND themselves, so the second, '
+        'portable run of the suite leaves them out',
+    )
 
 
 @pytest.fixture(params=ALGORITHMS)
