@@ -625,7 +625,9 @@ class Hasher:
         updates both run without the GIL, so the file takes the longer of the
         two instead of their sum."""
         free: queue.SimpleQueue[Optional[Tuple[bytearray, memoryview]]] = queue.SimpleQueue()
-        filled: queue.SimpleQueue[object] = queue.SimpleQueue()
+        # A buffer and the count read into it, or what the read raised.
+        filled: queue.SimpleQueue[Union[Tuple[Tuple[bytearray, memoryview], Optional[int]], BaseException]]
+        filled = queue.SimpleQueue()
         for _ in range(2):
             array = bytearray(CHUNK_SIZE)
             free.put((array, memoryview(array)))
@@ -650,7 +652,7 @@ class Hasher:
                 item = filled.get()
                 if isinstance(item, BaseException):
                     raise item
-                buffer, count = item  # type: ignore[misc]
+                buffer, count = item
                 if not count:
                     return
                 if self.cancelled:

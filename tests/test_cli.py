@@ -174,6 +174,26 @@ def test_chunk_sizes_do_not_change_digests(in_dir, monkeypatch, chunk_size):
     assert run_ours([b"-a", b"sha512", b"--"] + files) == (0, expected, b"")
 
 
+@pytest.mark.parametrize("cpus", [1, 2, 4])
+def test_read_ahead_with_and_without_a_spare_core(in_dir, monkeypatch, cpus):
+    # A big file gets a reading thread only while a core is spare (2 per big file); the digest is the same
+    # either way, also with reads shorter than the chunk.
+    monkeypatch.setattr(cli, "_worker_count", lambda: cpus)
+    monkeypatch.setattr(cli, "CHUNK_SIZE", 4096)
+    reading_threads = []
+    original = cli.Hasher._hash_rest_reading_ahead
+
+    def counted(self, *arguments):
+        reading_threads.append(1)
+        return original(self, *arguments)
+
+    monkeypatch.setattr(cli.Hasher, "_hash_rest_reading_ahead", counted)
+    files = [b"big", b"it's", b"big"]
+    expected = b"".join(expected_line("sha256", name) for name in files)
+    assert run_ours([b"--"] + files) == (0, expected, b"")
+    assert (len(reading_threads) > 0) == (cpus >= 2)
+
+
 def test_many_files_in_parallel_keep_argument_order(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     files = []
