@@ -6,7 +6,6 @@
 # as 'sha3_256', are handed to the standard library), and so it is for any other digestmod.
 
 import hmac as _stdlib_hmac
-import sys
 from collections.abc import Callable
 from hmac import compare_digest as compare_digest
 from types import ModuleType
@@ -14,14 +13,7 @@ from typing import Literal, NoReturn, final, overload
 
 from typing_extensions import Self, TypeAlias
 
-from fastdigest import HASH, _HashObject
-
-if sys.version_info >= (3, 12):
-    from collections.abc import Buffer as _Buffer
-else:
-    from typing_extensions import Buffer as _Buffer
-
-_ReadableBuffer: TypeAlias = _Buffer
+from fastdigest import HASH, _HashObject, _ReadableBuffer
 
 __all__ = ["HMAC", "compare_digest", "digest", "digest_size", "new"]
 

@@ -24,6 +24,7 @@ from hypothesis import strategies as st
 
 import fastdigest
 from conftest import ALGORITHMS
+from test_backend import cpu_flags
 
 BLOCK_SIZES = {name: hashlib.new(name).block_size for name in ALGORITHMS}
 MULTI_BUFFER_KERNELS = {'shani_x2', 'avx2_x4', 'avx2_x8', 'avx512_x8', 'avx512_x16'}
@@ -265,17 +266,6 @@ def test_threads_hash_batches_at_once():
     for thread in threads:
         thread.join()
     assert failures == []
-
-
-def cpu_flags():
-    try:
-        with open('/proc/cpuinfo') as cpuinfo:
-            for line in cpuinfo:
-                if line.startswith(('flags', 'Features')):
-                    return set(line.split(':', 1)[1].split())
-    except OSError:
-        pass
-    return set()
 
 
 def test_batch_implementation_names_every_algorithm():
