@@ -49,6 +49,13 @@ typedef struct fd_kernel {
         fd_sha256_blocks_fn *sha256;
         fd_sha512_blocks_fn *sha512;
     } blocks;
+    /* The PBKDF2 loop run inside the kernel (see fd_sha256_pbkdf2_fn), for
+     * kernels that have one; NULL elsewhere, where hmac.c's loop over
+     * blocks serves. */
+    union {
+        fd_sha1_pbkdf2_fn *sha1;
+        fd_sha256_pbkdf2_fn *sha256;
+    } pbkdf2;
 } fd_kernel;
 
 /* The kernels compiled into this build for each family, fastest first; each

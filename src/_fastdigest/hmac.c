@@ -4,6 +4,7 @@
 #include <stdbool.h>
 #include <string.h>
 
+#include "batch.h"
 #include "cpu.h"
 #include "endian.h"
 
@@ -12,12 +13,53 @@
 #define HMAC_INNER_PAD 0x36
 #define HMAC_OUTER_PAD 0x5c
 
+/* The two keyed blocks are independent. Where the family's kernel is SHA-NI,
+ * its two-stream form (sha*_shani_x2.c) compresses both in about the time
+ * of one: a one-shot HMAC of a short message is otherwise five
+ * compressions in a row, each waiting for the last. Returns false where
+ * there is no such kernel; the caller then absorbs the blocks one by one. */
+static bool absorb_keyed_blocks_at_once(const fd_algorithm *algorithm, fd_hmac_state *hmac,
+                                        const uint8_t *inner_block, const uint8_t *outer_block)
+{
+#ifdef FD_HAVE_SHANI_X2
+    const fd_kernel *kernel = &fd_active_kernels[algorithm->family];
+    const uint8_t *const blocks[2] = {inner_block, outer_block};
+
+    if (algorithm->family == FD_FAMILY_SHA256 && kernel->blocks.sha256 == fd_sha256_blocks_shani) {
+        uint32_t chains[2][8];
+        memcpy(chains[0], hmac->inner.sha256.chain, sizeof chains[0]);
+        memcpy(chains[1], hmac->outer.sha256.chain, sizeof chains[1]);
+        fd_sha256_blocks_shani_x2(chains, blocks, 1);
+        memcpy(hmac->inner.sha256.chain, chains[0], sizeof chains[0]);
+        memcpy(hmac->outer.sha256.chain, chains[1], sizeof chains[1]);
+        hmac->inner.sha256.byte_count = hmac->outer.sha256.byte_count = FD_SHA256_BLOCK_LEN;
+        fd_secure_zero(chains, sizeof chains);
+        return true;
+    }
+    if (algorithm->family == FD_FAMILY_SHA1 && kernel->blocks.sha1 == fd_sha1_blocks_shani) {
+        uint32_t chains[2][5];
+        memcpy(chains[0], hmac->inner.sha1.chain, sizeof chains[0]);
+        memcpy(chains[1], hmac->outer.sha1.chain, sizeof chains[1]);
+        fd_sha1_blocks_shani_x2(chains, blocks, 1);
+        memcpy(hmac->inner.sha1.chain, chains[0], sizeof chains[0]);
+        memcpy(hmac->outer.sha1.chain, chains[1], sizeof chains[1]);
+        hmac->inner.sha1.byte_count = hmac->outer.sha1.byte_count = FD_SHA1_BLOCK_LEN;
+        fd_secure_zero(chains, sizeof chains);
+        return true;
+    }
+#else
+    (void)algorithm, (void)hmac, (void)inner_block, (void)outer_block;
+#endif
+    return false;
+}
+
 void fd_hmac_init(fd_hmac_state *hmac, enum fd_algorithm_id id, const uint8_t *key,
                   size_t key_len)
 {
     const fd_algorithm *algorithm = &fd_algorithms[id];
     size_t block_len = algorithm->block_len;
     uint8_t padded_key[FD_MAX_BLOCK_LEN];
+    uint8_t inner_block[FD_MAX_BLOCK_LEN], outer_block[FD_MAX_BLOCK_LEN];
 
     hmac->algorithm = algorithm;
     /* RFC 2104: a key longer than a block is replaced by its hash. */
@@ -29,19 +71,23 @@ void fd_hmac_init(fd_hmac_state *hmac, enum fd_algorithm_id id, const uint8_t *k
         memcpy(padded_key, key, key_len);
     }
     memset(padded_key + key_len, 0, block_len - key_len);
+    for (size_t i = 0; i < block_len; i++) {
+        inner_block[i] = padded_key[i] ^ HMAC_INNER_PAD;
+        outer_block[i] = padded_key[i] ^ HMAC_OUTER_PAD;
+    }
 
     /* Each keyed prefix is exactly one block, which update() compresses
-     * straight from padded_key without buffering it. */
-    for (size_t i = 0; i < block_len; i++)
-        padded_key[i] ^= HMAC_INNER_PAD;
+     * straight from its buffer without copying it. */
     algorithm->init(&hmac->inner);
-    algorithm->update(&hmac->inner, padded_key, block_len);
-    for (size_t i = 0; i < block_len; i++)
-        padded_key[i] ^= HMAC_INNER_PAD ^ HMAC_OUTER_PAD;
     algorithm->init(&hmac->outer);
-    algorithm->update(&hmac->outer, padded_key, block_len);
+    if (!absorb_keyed_blocks_at_once(algorithm, hmac, inner_block, outer_block)) {
+        algorithm->update(&hmac->inner, inner_block, block_len);
+        algorithm->update(&hmac->outer, outer_block, block_len);
+    }
 
     fd_secure_zero(padded_key, sizeof padded_key);
+    fd_secure_zero(inner_block, sizeof inner_block);
+    fd_secure_zero(outer_block, sizeof outer_block);
 }
 
 void fd_hmac_update(fd_hmac_state *hmac, const uint8_t *data, size_t len)
@@ -249,64 +295,73 @@ static inline void pbkdf2_iterate64(fd_sha512_blocks_fn *compress, const uint64_
 }
 
 /* Computes one output block T_i from block (U_1, padded) into t_bytes. The
- * kernel pointer is read once here, never inside the loop. */
+ * kernel is read once here, never inside the loop; a kernel with a PBKDF2
+ * loop of its own runs the whole loop. */
 static void pbkdf2_output_block(enum fd_algorithm_id id, fd_hmac_state *keyed, uint8_t *block,
                                 uint32_t iterations_left, uint8_t *t_bytes)
 {
     const fd_algorithm *algorithm = &fd_algorithms[id];
+    const fd_kernel *kernel = &fd_active_kernels[algorithm->family];
     size_t digest_len = algorithm->digest_len;
-    uint32_t t32[8];
+    uint32_t t32[8] = {0};
     uint64_t t64[8];
 
     switch (algorithm->family) {
     case FD_FAMILY_MD5:
         load_words32(t32, block, 4, true);
-        pbkdf2_iterate32(fd_active_kernels[FD_FAMILY_MD5].blocks.md5, keyed->inner.md5.chain,
-                         keyed->outer.md5.chain, 4, 4, true, block, iterations_left, t32);
+        pbkdf2_iterate32(kernel->blocks.md5, keyed->inner.md5.chain, keyed->outer.md5.chain, 4,
+                         4, true, block, iterations_left, t32);
         store_words32(t_bytes, t32, 4, true);
         break;
     case FD_FAMILY_SHA1:
         load_words32(t32, block, 5, false);
-        pbkdf2_iterate32(fd_active_kernels[FD_FAMILY_SHA1].blocks.sha1, keyed->inner.sha1.chain,
-                         keyed->outer.sha1.chain, 5, 5, false, block, iterations_left, t32);
+        if (kernel->pbkdf2.sha1 != NULL)
+            kernel->pbkdf2.sha1(keyed->inner.sha1.chain, keyed->outer.sha1.chain, t32,
+                                iterations_left);
+        else
+            pbkdf2_iterate32(kernel->blocks.sha1, keyed->inner.sha1.chain,
+                             keyed->outer.sha1.chain, 5, 5, false, block, iterations_left, t32);
         store_words32(t_bytes, t32, 5, false);
         break;
     case FD_FAMILY_SHA256:
+        load_words32(t32, block, digest_len / 4, false);
+        if (kernel->pbkdf2.sha256 != NULL)
+            kernel->pbkdf2.sha256(keyed->inner.sha256.chain, keyed->outer.sha256.chain,
+                                  digest_len / 4, t32, iterations_left);
         /* Separate calls with constant digest lengths let the compiler
          * unroll each copy of the loop. */
-        load_words32(t32, block, digest_len / 4, false);
-        if (id == FD_SHA224)
-            pbkdf2_iterate32(fd_active_kernels[FD_FAMILY_SHA256].blocks.sha256,
-                             keyed->inner.sha256.chain, keyed->outer.sha256.chain, 8,
-                             FD_SHA224_DIGEST_LEN / 4, false, block, iterations_left, t32);
+        else if (id == FD_SHA224)
+            pbkdf2_iterate32(kernel->blocks.sha256, keyed->inner.sha256.chain,
+                             keyed->outer.sha256.chain, 8, FD_SHA224_DIGEST_LEN / 4, false,
+                             block, iterations_left, t32);
         else
-            pbkdf2_iterate32(fd_active_kernels[FD_FAMILY_SHA256].blocks.sha256,
-                             keyed->inner.sha256.chain, keyed->outer.sha256.chain, 8,
-                             FD_SHA256_DIGEST_LEN / 4, false, block, iterations_left, t32);
+            pbkdf2_iterate32(kernel->blocks.sha256, keyed->inner.sha256.chain,
+                             keyed->outer.sha256.chain, 8, FD_SHA256_DIGEST_LEN / 4, false,
+                             block, iterations_left, t32);
         store_words32(t_bytes, t32, digest_len / 4, false);
         break;
     case FD_FAMILY_SHA512:
         load_digest64(t64, block, digest_len);
         switch (id) {
         case FD_SHA384:
-            pbkdf2_iterate64(fd_active_kernels[FD_FAMILY_SHA512].blocks.sha512,
-                             keyed->inner.sha512.chain, keyed->outer.sha512.chain,
-                             FD_SHA384_DIGEST_LEN, block, iterations_left, t64);
+            pbkdf2_iterate64(kernel->blocks.sha512, keyed->inner.sha512.chain,
+                             keyed->outer.sha512.chain, FD_SHA384_DIGEST_LEN, block,
+                             iterations_left, t64);
             break;
         case FD_SHA512_224:
-            pbkdf2_iterate64(fd_active_kernels[FD_FAMILY_SHA512].blocks.sha512,
-                             keyed->inner.sha512.chain, keyed->outer.sha512.chain,
-                             FD_SHA512_224_DIGEST_LEN, block, iterations_left, t64);
+            pbkdf2_iterate64(kernel->blocks.sha512, keyed->inner.sha512.chain,
+                             keyed->outer.sha512.chain, FD_SHA512_224_DIGEST_LEN, block,
+                             iterations_left, t64);
             break;
         case FD_SHA512_256:
-            pbkdf2_iterate64(fd_active_kernels[FD_FAMILY_SHA512].blocks.sha512,
-                             keyed->inner.sha512.chain, keyed->outer.sha512.chain,
-                             FD_SHA512_256_DIGEST_LEN, block, iterations_left, t64);
+            pbkdf2_iterate64(kernel->blocks.sha512, keyed->inner.sha512.chain,
+                             keyed->outer.sha512.chain, FD_SHA512_256_DIGEST_LEN, block,
+                             iterations_left, t64);
             break;
         default:
-            pbkdf2_iterate64(fd_active_kernels[FD_FAMILY_SHA512].blocks.sha512,
-                             keyed->inner.sha512.chain, keyed->outer.sha512.chain,
-                             FD_SHA512_DIGEST_LEN, block, iterations_left, t64);
+            pbkdf2_iterate64(kernel->blocks.sha512, keyed->inner.sha512.chain,
+                             keyed->outer.sha512.chain, FD_SHA512_DIGEST_LEN, block,
+                             iterations_left, t64);
             break;
         }
         store_digest64(t_bytes, t64, digest_len);

@@ -20,6 +20,17 @@
 /* Intel SHA extensions; require FD_CPU_SHANI | FD_CPU_SSE41 | FD_CPU_SSSE3. */
 fd_sha1_blocks_fn fd_sha1_blocks_shani;     /* sha1_shani.c */
 fd_sha256_blocks_fn fd_sha256_blocks_shani; /* sha256_shani.c */
+fd_sha1_pbkdf2_fn fd_sha1_pbkdf2_shani;     /* sha1_shani.c */
+fd_sha256_pbkdf2_fn fd_sha256_pbkdf2_shani; /* sha256_shani.c */
+
+/* For the steps a kernel is built from: a kernel's speed depends on its
+ * whole round sequence being one function, with its state in registers, and
+ * GCC declines to inline the larger steps by its own measure. */
+#if defined(__GNUC__) || defined(__clang__)
+#define FD_ALWAYS_INLINE __attribute__((always_inline)) inline
+#else
+#define FD_ALWAYS_INLINE __forceinline
+#endif
 
 /* What the SHA-NI kernels' functions are compiled for. */
 #if defined(__GNUC__) || defined(__clang__)

@@ -21,10 +21,8 @@
 
 #if defined(__GNUC__) || defined(__clang__)
 #define FD_TARGET_AVX2 __attribute__((target("avx2")))
-#define FD_ALWAYS_INLINE __attribute__((always_inline)) inline
 #else
 #define FD_TARGET_AVX2 /* MSVC compiles intrinsics without target flags */
-#define FD_ALWAYS_INLINE __forceinline
 #endif
 
 /* Rows r[0..7] (lane l's words 8h..8h+7 in r[l]) become columns: x[k] holds

@@ -24,10 +24,8 @@
 
 #if defined(__GNUC__) || defined(__clang__)
 #define FD_TARGET_AVX512 __attribute__((target("avx512f")))
-#define FD_ALWAYS_INLINE __attribute__((always_inline)) inline
 #else
 #define FD_TARGET_AVX512 /* MSVC compiles intrinsics without target flags */
-#define FD_ALWAYS_INLINE __forceinline
 #endif
 
 /* Truth tables of the round functions for vpternlogd(b, c, d): with b, c, d

@@ -19,6 +19,11 @@ typedef struct fd_sha1_state {
 /* Compresses nblocks consecutive 64-byte blocks at any alignment into chain. */
 typedef void fd_sha1_blocks_fn(uint32_t chain[5], const uint8_t *blocks, size_t nblocks);
 
+/* fd_sha256_pbkdf2_fn's counterpart (see sha256.h): U_1 in, T out, five
+ * words each. */
+typedef void fd_sha1_pbkdf2_fn(const uint32_t inner_chain[5], const uint32_t outer_chain[5],
+                               uint32_t words[5], uint32_t iterations_left);
+
 fd_sha1_blocks_fn fd_sha1_blocks_portable;
 
 void fd_sha1_init(fd_sha1_state *state);

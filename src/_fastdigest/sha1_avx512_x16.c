@@ -25,11 +25,9 @@
 
 #if defined(__GNUC__) || defined(__clang__)
 #define FD_TARGET_AVX512 __attribute__((target("avx512f,avx512bw")))
-#define FD_ALWAYS_INLINE __attribute__((always_inline)) inline
 #define FD_UNROLL80 _Pragma("GCC unroll 80")
 #else
 #define FD_TARGET_AVX512 /* MSVC compiles intrinsics without target flags */
-#define FD_ALWAYS_INLINE __forceinline
 #define FD_UNROLL80
 #endif
 

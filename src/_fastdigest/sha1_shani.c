@@ -63,111 +63,164 @@ static inline void rounds4(__m128i *abcd, __m128i *abcd_before, __m128i words, i
     *abcd = sha1rnds4(*abcd, e_plus_words, group);
 }
 
+/* Compresses one block, given as its four word groups, into the state: a,
+ * b, c, d in abcd (a in the top lane) and e in the top lane of e, whose
+ * other lanes are zero and stay so. 80 rounds and the feed-forward. */
+FD_TARGET_SHANI
+static FD_ALWAYS_INLINE void compress_block(__m128i *abcd, __m128i *e, __m128i w0, __m128i w1, __m128i w2,
+                                  __m128i w3)
+{
+    const __m128i abcd_in = *abcd, e_in = *e;
+    __m128i abcd_before = *abcd;
+
+    /* w0..w3 hold a sliding window of four groups: group g lives in
+     * w(g mod 4). While group g is used, group g+1 is finished, group
+     * g+2 gets its W[t-8] and group g+3 its W[t-16] ^ W[t-14]. */
+
+    /* Rounds 0-19 */
+    *abcd = sha1rnds4(*abcd, _mm_add_epi32(*e, w0), 0);
+    rounds4(abcd, &abcd_before, w1, 1);
+    w0 = _mm_sha1msg1_epu32(w0, w1);
+    rounds4(abcd, &abcd_before, w2, 2);
+    w1 = _mm_sha1msg1_epu32(w1, w2);
+    w0 = _mm_xor_si128(w0, w2);
+    rounds4(abcd, &abcd_before, w3, 3);
+    w0 = _mm_sha1msg2_epu32(w0, w3);
+    w2 = _mm_sha1msg1_epu32(w2, w3);
+    w1 = _mm_xor_si128(w1, w3);
+    rounds4(abcd, &abcd_before, w0, 4);
+    w1 = _mm_sha1msg2_epu32(w1, w0);
+    w3 = _mm_sha1msg1_epu32(w3, w0);
+    w2 = _mm_xor_si128(w2, w0);
+
+    /* Rounds 20-39 */
+    rounds4(abcd, &abcd_before, w1, 5);
+    w2 = _mm_sha1msg2_epu32(w2, w1);
+    w0 = _mm_sha1msg1_epu32(w0, w1);
+    w3 = _mm_xor_si128(w3, w1);
+    rounds4(abcd, &abcd_before, w2, 6);
+    w3 = _mm_sha1msg2_epu32(w3, w2);
+    w1 = _mm_sha1msg1_epu32(w1, w2);
+    w0 = _mm_xor_si128(w0, w2);
+    rounds4(abcd, &abcd_before, w3, 7);
+    w0 = _mm_sha1msg2_epu32(w0, w3);
+    w2 = _mm_sha1msg1_epu32(w2, w3);
+    w1 = _mm_xor_si128(w1, w3);
+    rounds4(abcd, &abcd_before, w0, 8);
+    w1 = _mm_sha1msg2_epu32(w1, w0);
+    w3 = _mm_sha1msg1_epu32(w3, w0);
+    w2 = _mm_xor_si128(w2, w0);
+    rounds4(abcd, &abcd_before, w1, 9);
+    w2 = _mm_sha1msg2_epu32(w2, w1);
+    w0 = _mm_sha1msg1_epu32(w0, w1);
+    w3 = _mm_xor_si128(w3, w1);
+
+    /* Rounds 40-59 */
+    rounds4(abcd, &abcd_before, w2, 10);
+    w3 = _mm_sha1msg2_epu32(w3, w2);
+    w1 = _mm_sha1msg1_epu32(w1, w2);
+    w0 = _mm_xor_si128(w0, w2);
+    rounds4(abcd, &abcd_before, w3, 11);
+    w0 = _mm_sha1msg2_epu32(w0, w3);
+    w2 = _mm_sha1msg1_epu32(w2, w3);
+    w1 = _mm_xor_si128(w1, w3);
+    rounds4(abcd, &abcd_before, w0, 12);
+    w1 = _mm_sha1msg2_epu32(w1, w0);
+    w3 = _mm_sha1msg1_epu32(w3, w0);
+    w2 = _mm_xor_si128(w2, w0);
+    rounds4(abcd, &abcd_before, w1, 13);
+    w2 = _mm_sha1msg2_epu32(w2, w1);
+    w0 = _mm_sha1msg1_epu32(w0, w1);
+    w3 = _mm_xor_si128(w3, w1);
+    rounds4(abcd, &abcd_before, w2, 14);
+    w3 = _mm_sha1msg2_epu32(w3, w2);
+    w1 = _mm_sha1msg1_epu32(w1, w2);
+    w0 = _mm_xor_si128(w0, w2);
+
+    /* Rounds 60-79: the schedule ends with group 19, so the steps that
+     * would start groups 20 and up are left out. */
+    rounds4(abcd, &abcd_before, w3, 15);
+    w0 = _mm_sha1msg2_epu32(w0, w3);
+    w2 = _mm_sha1msg1_epu32(w2, w3);
+    w1 = _mm_xor_si128(w1, w3);
+    rounds4(abcd, &abcd_before, w0, 16);
+    w1 = _mm_sha1msg2_epu32(w1, w0);
+    w3 = _mm_sha1msg1_epu32(w3, w0);
+    w2 = _mm_xor_si128(w2, w0);
+    rounds4(abcd, &abcd_before, w1, 17);
+    w2 = _mm_sha1msg2_epu32(w2, w1);
+    w3 = _mm_xor_si128(w3, w1);
+    rounds4(abcd, &abcd_before, w2, 18);
+    w3 = _mm_sha1msg2_epu32(w3, w2);
+    rounds4(abcd, &abcd_before, w3, 19);
+
+    /* The e after round 79 is rotl(a, 30) of the state before rounds
+     * 76-79; sha1nexte adds it to e_in (whose lower lanes stay zero). */
+    *e = _mm_sha1nexte_epu32(abcd_before, e_in);
+    *abcd = _mm_add_epi32(*abcd, abcd_in);
+}
+
+/* The chain (FIPS order) in the layout of compress_block. */
+FD_TARGET_SHANI
+static inline void chain_to_state(const uint32_t chain[5], __m128i *abcd, __m128i *e)
+{
+    *abcd = _mm_shuffle_epi32(_mm_loadu_si128((const __m128i *)(const void *)chain), 0x1b);
+    *e = _mm_insert_epi32(_mm_setzero_si128(), (int)chain[4], 3);
+}
+
+FD_TARGET_SHANI
+static inline void state_to_chain(__m128i abcd, __m128i e, uint32_t chain[5])
+{
+    _mm_storeu_si128((__m128i *)(void *)chain, _mm_shuffle_epi32(abcd, 0x1b));
+    chain[4] = (uint32_t)_mm_extract_epi32(e, 3);
+}
+
 FD_TARGET_SHANI
 void fd_sha1_blocks_shani(uint32_t chain[5], const uint8_t *blocks, size_t nblocks)
 {
-    /* a in the top lane; e alone in the top lane of its own vector, the
-     * other lanes zero so that adding it to the first words adds only e. */
-    __m128i abcd = _mm_shuffle_epi32(_mm_loadu_si128((const __m128i *)(const void *)chain), 0x1b);
-    __m128i e = _mm_insert_epi32(_mm_setzero_si128(), (int)chain[4], 3);
+    __m128i abcd, e;
 
-    for (; nblocks != 0; nblocks--, blocks += FD_SHA1_BLOCK_LEN) {
-        const __m128i abcd_in = abcd, e_in = e;
-        __m128i abcd_before = abcd;
-        /* w0..w3 hold a sliding window of four groups: group g lives in
-         * w(g mod 4). While group g is used, group g+1 is finished, group
-         * g+2 gets its W[t-8] and group g+3 its W[t-16] ^ W[t-14]. */
-        __m128i w0, w1, w2, w3;
+    chain_to_state(chain, &abcd, &e);
+    for (; nblocks != 0; nblocks--, blocks += FD_SHA1_BLOCK_LEN)
+        compress_block(&abcd, &e, load_word_group(blocks), load_word_group(blocks + 16),
+                       load_word_group(blocks + 32), load_word_group(blocks + 48));
+    state_to_chain(abcd, e, chain);
+}
 
-        /* Rounds 0-19 */
-        w0 = load_word_group(blocks);
-        abcd = sha1rnds4(abcd, _mm_add_epi32(e, w0), 0);
-        w1 = load_word_group(blocks + 16);
-        rounds4(&abcd, &abcd_before, w1, 1);
-        w0 = _mm_sha1msg1_epu32(w0, w1);
-        w2 = load_word_group(blocks + 32);
-        rounds4(&abcd, &abcd_before, w2, 2);
-        w1 = _mm_sha1msg1_epu32(w1, w2);
-        w0 = _mm_xor_si128(w0, w2);
-        w3 = load_word_group(blocks + 48);
-        rounds4(&abcd, &abcd_before, w3, 3);
-        w0 = _mm_sha1msg2_epu32(w0, w3);
-        w2 = _mm_sha1msg1_epu32(w2, w3);
-        w1 = _mm_xor_si128(w1, w3);
-        rounds4(&abcd, &abcd_before, w0, 4);
-        w1 = _mm_sha1msg2_epu32(w1, w0);
-        w3 = _mm_sha1msg1_epu32(w3, w0);
-        w2 = _mm_xor_si128(w2, w0);
+/* ---- PBKDF2 ----------------------------------------------------------
+ *
+ * As in sha256_shani.c: from U_2 on, each iteration compresses a one-block
+ * message made of a digest and fixed padding, twice, and here the digest
+ * stays in registers. SHA-1's layout makes that cheap: a state's abcd is the
+ * block's first word group as it is, and its e (alone in the top lane) with
+ * the 0x80 marker beside it is the second. T is accumulated in the state's
+ * layout. */
+FD_TARGET_SHANI
+void fd_sha1_pbkdf2_shani(const uint32_t inner_chain[5], const uint32_t outer_chain[5],
+                          uint32_t words[5], uint32_t iterations_left)
+{
+    /* W[5] = 0x80000000 (INT32_MIN), W[6..14] = 0, W[15] = the bit length of
+     * the keyed block and the digest (FIPS 180-4, 5.1.1). */
+    const __m128i marker = _mm_set_epi32(0, INT32_MIN, 0, 0);
+    const __m128i group2 = _mm_setzero_si128();
+    const __m128i group3 = _mm_set_epi32(0, 0, 0, (FD_SHA1_BLOCK_LEN + 20) * 8);
+    __m128i inner_abcd, inner_e, outer_abcd, outer_e, u_abcd, u_e;
 
-        /* Rounds 20-39 */
-        rounds4(&abcd, &abcd_before, w1, 5);
-        w2 = _mm_sha1msg2_epu32(w2, w1);
-        w0 = _mm_sha1msg1_epu32(w0, w1);
-        w3 = _mm_xor_si128(w3, w1);
-        rounds4(&abcd, &abcd_before, w2, 6);
-        w3 = _mm_sha1msg2_epu32(w3, w2);
-        w1 = _mm_sha1msg1_epu32(w1, w2);
-        w0 = _mm_xor_si128(w0, w2);
-        rounds4(&abcd, &abcd_before, w3, 7);
-        w0 = _mm_sha1msg2_epu32(w0, w3);
-        w2 = _mm_sha1msg1_epu32(w2, w3);
-        w1 = _mm_xor_si128(w1, w3);
-        rounds4(&abcd, &abcd_before, w0, 8);
-        w1 = _mm_sha1msg2_epu32(w1, w0);
-        w3 = _mm_sha1msg1_epu32(w3, w0);
-        w2 = _mm_xor_si128(w2, w0);
-        rounds4(&abcd, &abcd_before, w1, 9);
-        w2 = _mm_sha1msg2_epu32(w2, w1);
-        w0 = _mm_sha1msg1_epu32(w0, w1);
-        w3 = _mm_xor_si128(w3, w1);
+    chain_to_state(inner_chain, &inner_abcd, &inner_e);
+    chain_to_state(outer_chain, &outer_abcd, &outer_e);
+    chain_to_state(words, &u_abcd, &u_e);
+    __m128i t_abcd = u_abcd, t_e = u_e;
 
-        /* Rounds 40-59 */
-        rounds4(&abcd, &abcd_before, w2, 10);
-        w3 = _mm_sha1msg2_epu32(w3, w2);
-        w1 = _mm_sha1msg1_epu32(w1, w2);
-        w0 = _mm_xor_si128(w0, w2);
-        rounds4(&abcd, &abcd_before, w3, 11);
-        w0 = _mm_sha1msg2_epu32(w0, w3);
-        w2 = _mm_sha1msg1_epu32(w2, w3);
-        w1 = _mm_xor_si128(w1, w3);
-        rounds4(&abcd, &abcd_before, w0, 12);
-        w1 = _mm_sha1msg2_epu32(w1, w0);
-        w3 = _mm_sha1msg1_epu32(w3, w0);
-        w2 = _mm_xor_si128(w2, w0);
-        rounds4(&abcd, &abcd_before, w1, 13);
-        w2 = _mm_sha1msg2_epu32(w2, w1);
-        w0 = _mm_sha1msg1_epu32(w0, w1);
-        w3 = _mm_xor_si128(w3, w1);
-        rounds4(&abcd, &abcd_before, w2, 14);
-        w3 = _mm_sha1msg2_epu32(w3, w2);
-        w1 = _mm_sha1msg1_epu32(w1, w2);
-        w0 = _mm_xor_si128(w0, w2);
-
-        /* Rounds 60-79: the schedule ends with group 19, so the steps that
-         * would start groups 20 and up are left out. */
-        rounds4(&abcd, &abcd_before, w3, 15);
-        w0 = _mm_sha1msg2_epu32(w0, w3);
-        w2 = _mm_sha1msg1_epu32(w2, w3);
-        w1 = _mm_xor_si128(w1, w3);
-        rounds4(&abcd, &abcd_before, w0, 16);
-        w1 = _mm_sha1msg2_epu32(w1, w0);
-        w3 = _mm_sha1msg1_epu32(w3, w0);
-        w2 = _mm_xor_si128(w2, w0);
-        rounds4(&abcd, &abcd_before, w1, 17);
-        w2 = _mm_sha1msg2_epu32(w2, w1);
-        w3 = _mm_xor_si128(w3, w1);
-        rounds4(&abcd, &abcd_before, w2, 18);
-        w3 = _mm_sha1msg2_epu32(w3, w2);
-        rounds4(&abcd, &abcd_before, w3, 19);
-
-        /* The e after round 79 is rotl(a, 30) of the state before rounds
-         * 76-79; sha1nexte adds it to e_in (whose lower lanes stay zero). */
-        e = _mm_sha1nexte_epu32(abcd_before, e_in);
-        abcd = _mm_add_epi32(abcd, abcd_in);
+    for (; iterations_left != 0; iterations_left--) {
+        __m128i abcd = inner_abcd, e = inner_e;
+        compress_block(&abcd, &e, u_abcd, _mm_or_si128(u_e, marker), group2, group3);
+        u_abcd = outer_abcd;
+        u_e = outer_e;
+        compress_block(&u_abcd, &u_e, abcd, _mm_or_si128(e, marker), group2, group3);
+        t_abcd = _mm_xor_si128(t_abcd, u_abcd);
+        t_e = _mm_xor_si128(t_e, u_e);
     }
-
-    _mm_storeu_si128((__m128i *)(void *)chain, _mm_shuffle_epi32(abcd, 0x1b));
-    chain[4] = (uint32_t)_mm_extract_epi32(e, 3);
+    state_to_chain(t_abcd, t_e, words);
 }
 
 #endif /* FD_HAVE_SHANI */

@@ -19,6 +19,16 @@ typedef struct fd_sha256_state {
  * which holds the words a..h in FIPS order whatever a kernel uses inside. */
 typedef void fd_sha256_blocks_fn(uint32_t chain[8], const uint8_t *blocks, size_t nblocks);
 
+/* Iterations 2..c of one PBKDF2-HMAC output block (RFC 8018, 5.2) with the
+ * whole loop inside a kernel, for kernels that can keep it in registers
+ * (hmac.c uses it when the active kernel has one). inner_chain and
+ * outer_chain are the keyed chains; digest_words is 8 (SHA-256) or 7
+ * (SHA-224). On entry words holds U_1, on return T = U_1 ^ ... ^ U_c, both
+ * as the first digest_words chain words; iterations_left is c - 1. */
+typedef void fd_sha256_pbkdf2_fn(const uint32_t inner_chain[8], const uint32_t outer_chain[8],
+                                 size_t digest_words, uint32_t words[8],
+                                 uint32_t iterations_left);
+
 fd_sha256_blocks_fn fd_sha256_blocks_portable;
 
 /* The round constants K0..K63, shared by every SHA-256 kernel. */

@@ -19,6 +19,7 @@
 #ifdef FD_HAVE_SHANI
 
 #include <immintrin.h>
+#include <stdbool.h>
 
 /* A group of four message words W[4j..4j+3], W[4j] in the lowest lane: the
  * block is big-endian, so each 32-bit word's bytes are reversed in place.
@@ -58,76 +59,169 @@ static inline __m128i next_word_group(__m128i partial, __m128i group2, __m128i g
     return _mm_sha256msg2_epu32(partial, group3);
 }
 
+/* Compresses one block, given as its first four word groups, into the state
+ * (abef, cdgh): 64 rounds and the feed-forward. */
 FD_TARGET_SHANI
-void fd_sha256_blocks_shani(uint32_t chain[8], const uint8_t *blocks, size_t nblocks)
+static FD_ALWAYS_INLINE void compress_block(__m128i *abef, __m128i *cdgh, __m128i w0, __m128i w1,
+                                  __m128i w2, __m128i w3)
 {
-    /* FIPS order a..h to the layout of sha256rnds2, once per call:
-     * ABEF = (a, b, e, f) and CDGH = (c, d, g, h), first letter in lane 3. */
+    const __m128i abef_in = *abef, cdgh_in = *cdgh;
+
+    /* w0..w3 hold a sliding window of four groups: group j lives in
+     * w(j mod 4). While group j is used, group j+1 is finished and group
+     * j+3 started, which gives each step a group of slack. */
+    rounds4(abef, cdgh, w0, 0);
+    rounds4(abef, cdgh, w1, 1);
+    w0 = _mm_sha256msg1_epu32(w0, w1);
+    rounds4(abef, cdgh, w2, 2);
+    w1 = _mm_sha256msg1_epu32(w1, w2);
+    rounds4(abef, cdgh, w3, 3);
+    w0 = next_word_group(w0, w2, w3);
+    w2 = _mm_sha256msg1_epu32(w2, w3);
+
+    /* Groups 4..11: the steady state, four groups per iteration so that
+     * the window's names stay fixed. Group 12 starts the last group. */
+    for (int j = 4; j < 12; j += 4) {
+        rounds4(abef, cdgh, w0, j);
+        w1 = next_word_group(w1, w3, w0);
+        w3 = _mm_sha256msg1_epu32(w3, w0);
+        rounds4(abef, cdgh, w1, j + 1);
+        w2 = next_word_group(w2, w0, w1);
+        w0 = _mm_sha256msg1_epu32(w0, w1);
+        rounds4(abef, cdgh, w2, j + 2);
+        w3 = next_word_group(w3, w1, w2);
+        w1 = _mm_sha256msg1_epu32(w1, w2);
+        rounds4(abef, cdgh, w3, j + 3);
+        w0 = next_word_group(w0, w2, w3);
+        w2 = _mm_sha256msg1_epu32(w2, w3);
+    }
+    rounds4(abef, cdgh, w0, 12);
+    w1 = next_word_group(w1, w3, w0);
+    w3 = _mm_sha256msg1_epu32(w3, w0);
+
+    /* Groups 13..15: the schedule ends with group 15. */
+    rounds4(abef, cdgh, w1, 13);
+    w2 = next_word_group(w2, w0, w1);
+    rounds4(abef, cdgh, w2, 14);
+    w3 = next_word_group(w3, w1, w2);
+    rounds4(abef, cdgh, w3, 15);
+
+    *abef = _mm_add_epi32(*abef, abef_in);
+    *cdgh = _mm_add_epi32(*cdgh, cdgh_in);
+}
+
+/* FIPS order a..h (two vectors, a in lane 0) to the layout of sha256rnds2:
+ * ABEF = (a, b, e, f) and CDGH = (c, d, g, h), first letter in lane 3. */
+FD_TARGET_SHANI
+static inline void chain_to_state(const uint32_t chain[8], __m128i *abef, __m128i *cdgh)
+{
     __m128i abcd = _mm_loadu_si128((const __m128i *)(const void *)chain);
     __m128i efgh = _mm_loadu_si128((const __m128i *)(const void *)(chain + 4));
     __m128i badc = _mm_shuffle_epi32(abcd, 0xb1); /* lanes 0..3: b a d c */
     __m128i hgfe = _mm_shuffle_epi32(efgh, 0x1b); /* lanes 0..3: h g f e */
-    __m128i abef = _mm_alignr_epi8(badc, hgfe, 8); /* f e b a */
-    __m128i cdgh = _mm_blend_epi16(hgfe, badc, 0xf0); /* h g d c */
 
-    for (; nblocks != 0; nblocks--, blocks += FD_SHA256_BLOCK_LEN) {
-        const __m128i abef_in = abef, cdgh_in = cdgh;
-        /* w0..w3 hold a sliding window of four groups: group j lives in
-         * w(j mod 4). While group j is used, group j+1 is finished and group
-         * j+3 started, which gives each step a group of slack. */
-        __m128i w0, w1, w2, w3;
+    *abef = _mm_alignr_epi8(badc, hgfe, 8);    /* f e b a */
+    *cdgh = _mm_blend_epi16(hgfe, badc, 0xf0); /* h g d c */
+}
 
-        w0 = load_word_group(blocks);
-        rounds4(&abef, &cdgh, w0, 0);
-        w1 = load_word_group(blocks + 16);
-        rounds4(&abef, &cdgh, w1, 1);
-        w0 = _mm_sha256msg1_epu32(w0, w1);
-        w2 = load_word_group(blocks + 32);
-        rounds4(&abef, &cdgh, w2, 2);
-        w1 = _mm_sha256msg1_epu32(w1, w2);
-        w3 = load_word_group(blocks + 48);
-        rounds4(&abef, &cdgh, w3, 3);
-        w0 = next_word_group(w0, w2, w3);
-        w2 = _mm_sha256msg1_epu32(w2, w3);
+FD_TARGET_SHANI
+void fd_sha256_blocks_shani(uint32_t chain[8], const uint8_t *blocks, size_t nblocks)
+{
+    __m128i abef, cdgh;
 
-        /* Groups 4..11: the steady state, four groups per iteration so that
-         * the window's names stay fixed. Group 12 starts the last group. */
-        for (int j = 4; j < 12; j += 4) {
-            rounds4(&abef, &cdgh, w0, j);
-            w1 = next_word_group(w1, w3, w0);
-            w3 = _mm_sha256msg1_epu32(w3, w0);
-            rounds4(&abef, &cdgh, w1, j + 1);
-            w2 = next_word_group(w2, w0, w1);
-            w0 = _mm_sha256msg1_epu32(w0, w1);
-            rounds4(&abef, &cdgh, w2, j + 2);
-            w3 = next_word_group(w3, w1, w2);
-            w1 = _mm_sha256msg1_epu32(w1, w2);
-            rounds4(&abef, &cdgh, w3, j + 3);
-            w0 = next_word_group(w0, w2, w3);
-            w2 = _mm_sha256msg1_epu32(w2, w3);
-        }
-        rounds4(&abef, &cdgh, w0, 12);
-        w1 = next_word_group(w1, w3, w0);
-        w3 = _mm_sha256msg1_epu32(w3, w0);
-
-        /* Groups 13..15: the schedule ends with group 15. */
-        rounds4(&abef, &cdgh, w1, 13);
-        w2 = next_word_group(w2, w0, w1);
-        rounds4(&abef, &cdgh, w2, 14);
-        w3 = next_word_group(w3, w1, w2);
-        rounds4(&abef, &cdgh, w3, 15);
-
-        abef = _mm_add_epi32(abef, abef_in);
-        cdgh = _mm_add_epi32(cdgh, cdgh_in);
-    }
+    chain_to_state(chain, &abef, &cdgh);
+    for (; nblocks != 0; nblocks--, blocks += FD_SHA256_BLOCK_LEN)
+        compress_block(&abef, &cdgh, load_word_group(blocks), load_word_group(blocks + 16),
+                       load_word_group(blocks + 32), load_word_group(blocks + 48));
 
     /* Back to FIPS order. */
     __m128i abfe = _mm_shuffle_epi32(abef, 0x1b); /* lanes 0..3: a b e f */
     __m128i ghcd = _mm_shuffle_epi32(cdgh, 0xb1); /* lanes 0..3: g h c d */
-    abcd = _mm_blend_epi16(abfe, ghcd, 0xf0);
-    efgh = _mm_alignr_epi8(ghcd, abfe, 8);
-    _mm_storeu_si128((__m128i *)(void *)chain, abcd);
-    _mm_storeu_si128((__m128i *)(void *)(chain + 4), efgh);
+    _mm_storeu_si128((__m128i *)(void *)chain, _mm_blend_epi16(abfe, ghcd, 0xf0));
+    _mm_storeu_si128((__m128i *)(void *)(chain + 4), _mm_alignr_epi8(ghcd, abfe, 8));
+}
+
+/* ---- PBKDF2 ----------------------------------------------------------
+ *
+ * From U_2 on, each PBKDF2 iteration hashes a one-block message made of a
+ * digest and fixed padding, twice (hmac.c explains why). Here the digest
+ * never leaves the registers: the state after one compression becomes the
+ * first two word groups of the next block by two shuffles each, the padding
+ * groups are constants, and T is accumulated in word groups. The generic
+ * loop instead stores the chain, writes the digest big-endian into a block
+ * and reloads and byte-swaps it, twice an iteration, with stalls where the
+ * narrow stores meet the wide loads. */
+
+/* The first eight chain words of a state, as the word groups W[0..3] and
+ * W[4..7] of a block that begins with them. */
+FD_TARGET_SHANI
+static inline void state_to_groups(__m128i abef, __m128i cdgh, __m128i *w0, __m128i *w1)
+{
+    *w0 = _mm_shuffle_epi32(_mm_unpackhi_epi64(cdgh, abef), 0x1b); /* d c b a, reversed */
+    *w1 = _mm_shuffle_epi32(_mm_unpacklo_epi64(cdgh, abef), 0x1b); /* h g f e, reversed */
+}
+
+/* The loop for a digest of digest_words words (a constant after inlining). */
+FD_TARGET_SHANI
+static inline void pbkdf2_iterate(const uint32_t inner_chain[8], const uint32_t outer_chain[8],
+                                  size_t digest_words, uint32_t words[8],
+                                  uint32_t iterations_left)
+{
+    /* The block is the digest, the 0x80 marker, zeros and the bit length of
+     * the keyed block plus the digest (FIPS 180-4, 5.1.1): for SHA-256 the
+     * marker opens group 2; SHA-224's seven words leave its marker in the top
+     * lane of group 1. INT32_MIN is the word 0x80000000. */
+    const bool truncated = digest_words == 7;
+    const __m128i marker_in_group1 = _mm_set_epi32(INT32_MIN, 0, 0, 0);
+    const __m128i group2 = truncated ? _mm_setzero_si128() : _mm_set_epi32(0, 0, 0, INT32_MIN);
+    const __m128i group3 =
+        _mm_set_epi32((int)((FD_SHA256_BLOCK_LEN + 4 * digest_words) * 8), 0, 0, 0);
+    __m128i inner_abef, inner_cdgh, outer_abef, outer_cdgh;
+    __m128i u0 = _mm_loadu_si128((const __m128i *)(const void *)words);
+    __m128i u1 = _mm_loadu_si128((const __m128i *)(const void *)(words + 4));
+
+    chain_to_state(inner_chain, &inner_abef, &inner_cdgh);
+    chain_to_state(outer_chain, &outer_abef, &outer_cdgh);
+    if (truncated)
+        u1 = _mm_blend_epi16(u1, marker_in_group1, 0xc0);
+    __m128i t0 = u0, t1 = u1;
+
+    for (; iterations_left != 0; iterations_left--) {
+        __m128i abef = inner_abef, cdgh = inner_cdgh;
+        compress_block(&abef, &cdgh, u0, u1, group2, group3);
+        state_to_groups(abef, cdgh, &u0, &u1);
+        if (truncated)
+            u1 = _mm_blend_epi16(u1, marker_in_group1, 0xc0);
+
+        abef = outer_abef;
+        cdgh = outer_cdgh;
+        compress_block(&abef, &cdgh, u0, u1, group2, group3);
+        state_to_groups(abef, cdgh, &u0, &u1);
+        if (truncated)
+            u1 = _mm_blend_epi16(u1, marker_in_group1, 0xc0);
+        t0 = _mm_xor_si128(t0, u0);
+        t1 = _mm_xor_si128(t1, u1);
+    }
+
+    _mm_storeu_si128((__m128i *)(void *)words, t0);
+    if (truncated) {
+        words[4] = (uint32_t)_mm_cvtsi128_si32(t1);
+        words[5] = (uint32_t)_mm_extract_epi32(t1, 1);
+        words[6] = (uint32_t)_mm_extract_epi32(t1, 2);
+    }
+    else {
+        _mm_storeu_si128((__m128i *)(void *)(words + 4), t1);
+    }
+}
+
+FD_TARGET_SHANI
+void fd_sha256_pbkdf2_shani(const uint32_t inner_chain[8], const uint32_t outer_chain[8],
+                            size_t digest_words, uint32_t words[8], uint32_t iterations_left)
+{
+    if (digest_words == 7)
+        pbkdf2_iterate(inner_chain, outer_chain, 7, words, iterations_left);
+    else
+        pbkdf2_iterate(inner_chain, outer_chain, 8, words, iterations_left);
 }
 
 #endif /* FD_HAVE_SHANI */

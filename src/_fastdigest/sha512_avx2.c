@@ -56,12 +56,10 @@
 #define FD_TARGET_AVX2 __attribute__((target("avx2,bmi,bmi2")))
 /* The rounds must be inlined and their loops unrolled by eight, so that the
  * rotating roles of the state resolve to fixed registers. */
-#define FD_ALWAYS_INLINE __attribute__((always_inline))
 #define FD_UNROLL _Pragma("GCC unroll 8")
 #define FD_NO_UNROLL _Pragma("GCC unroll 1")
 #else
 #define FD_TARGET_AVX2 /* MSVC compiles intrinsics without target flags */
-#define FD_ALWAYS_INLINE __forceinline
 #define FD_UNROLL
 #define FD_NO_UNROLL
 #endif
@@ -69,8 +67,8 @@
 /* Words 2j and 2j+1 of two blocks, first block in the low lane. The blocks
  * are big-endian, so each 64-bit word's bytes are reversed in place.
  * _mm_loadu_si128 is the intrinsic for an address of any alignment. */
-FD_TARGET_AVX2 FD_ALWAYS_INLINE
-static inline __m256i load_word_pairs(const uint8_t *first, const uint8_t *second)
+FD_TARGET_AVX2
+static FD_ALWAYS_INLINE __m256i load_word_pairs(const uint8_t *first, const uint8_t *second)
 {
     const __m256i swap_bytes_in_words =
         _mm256_set_epi8(8, 9, 10, 11, 12, 13, 14, 15, 0, 1, 2, 3, 4, 5, 6, 7,
@@ -86,8 +84,8 @@ static inline __m256i load_word_pairs(const uint8_t *first, const uint8_t *secon
  * has no 64-bit rotate: rotr by 8 is a byte shuffle (a different port from
  * the shifts), rotr by 1 two shifts. The shifted pieces never overlap within
  * one rotation, so xor joins them as well as or would. */
-FD_TARGET_AVX2 FD_ALWAYS_INLINE
-static inline __m256i small_sigma0(__m256i x)
+FD_TARGET_AVX2
+static FD_ALWAYS_INLINE __m256i small_sigma0(__m256i x)
 {
     const __m256i rotate_bytes_right =
         _mm256_set_epi8(8, 15, 14, 13, 12, 11, 10, 9, 0, 7, 6, 5, 4, 3, 2, 1,
@@ -99,8 +97,8 @@ static inline __m256i small_sigma0(__m256i x)
 }
 
 /* sigma1(x) = rotr(x, 19) ^ rotr(x, 61) ^ (x >> 6) on each 64-bit lane. */
-FD_TARGET_AVX2 FD_ALWAYS_INLINE
-static inline __m256i small_sigma1(__m256i x)
+FD_TARGET_AVX2
+static FD_ALWAYS_INLINE __m256i small_sigma1(__m256i x)
 {
     __m256i right = _mm256_xor_si256(_mm256_srli_epi64(x, 19), _mm256_srli_epi64(x, 61));
     __m256i left = _mm256_xor_si256(_mm256_slli_epi64(x, 45), _mm256_slli_epi64(x, 3));
@@ -113,8 +111,8 @@ static inline __m256i small_sigma1(__m256i x)
  * W[t-15], W[t-14] straddle pairs j-8 and j-7, and W[t-7], W[t-6] pairs
  * j-4 and j-3: vpalignr joins the high word of one with the low of the next,
  * in each lane. Only the sigma1 term waits for the previous step. */
-FD_TARGET_AVX2 FD_ALWAYS_INLINE
-static inline __m256i next_word_pair(__m256i back8, __m256i back7, __m256i back4,
+FD_TARGET_AVX2
+static FD_ALWAYS_INLINE __m256i next_word_pair(__m256i back8, __m256i back7, __m256i back4,
                                      __m256i back3, __m256i back1)
 {
     __m256i back15 = _mm256_alignr_epi8(back7, back8, 8);
@@ -126,16 +124,16 @@ static inline __m256i next_word_pair(__m256i back8, __m256i back7, __m256i back4
 
 /* Adds K[2j], K[2j+1] to both lanes of pair j and stores it at
  * w_plus_k[4j..4j+3]: the first block's two words, then the second's. */
-FD_TARGET_AVX2 FD_ALWAYS_INLINE
-static inline void store_plus_constants(uint64_t *w_plus_k, __m256i pair, int j)
+FD_TARGET_AVX2
+static FD_ALWAYS_INLINE void store_plus_constants(uint64_t *w_plus_k, __m256i pair, int j)
 {
     __m256i k = _mm256_broadcastsi128_si256(_mm_loadu_si128(
         (const __m128i *)(const void *)&fd_sha512_round_constants[2 * j]));
     _mm256_store_si256((__m256i *)(void *)&w_plus_k[4 * j], _mm256_add_epi64(pair, k));
 }
 
-FD_TARGET_AVX2 FD_ALWAYS_INLINE
-static inline uint64_t rotr64(uint64_t x, unsigned n)
+FD_TARGET_AVX2
+static FD_ALWAYS_INLINE uint64_t rotr64(uint64_t x, unsigned n)
 {
     return (x >> n) | (x << (64 - n)); /* n is 1..63 at every call */
 }
@@ -150,8 +148,8 @@ static inline uint64_t rotr64(uint64_t x, unsigned n)
  * makes the next e first, its three rotations before those of a. GCC keeps
  * roughly this order, and the out-of-order core, which issues oldest first,
  * then serves the critical path first; other orders measured 1-4% slower. */
-FD_TARGET_AVX2 FD_ALWAYS_INLINE
-static inline void sha512_round(uint64_t a, uint64_t b, uint64_t *b_xor_c, uint64_t *d,
+FD_TARGET_AVX2
+static FD_ALWAYS_INLINE void sha512_round(uint64_t a, uint64_t b, uint64_t *b_xor_c, uint64_t *d,
                                 uint64_t e, uint64_t f, uint64_t g, uint64_t *h,
                                 uint64_t w_plus_k)
 {
@@ -172,8 +170,8 @@ static inline void sha512_round(uint64_t a, uint64_t b, uint64_t *b_xor_c, uint6
 /* Round t on the state s, which holds a..h in s[0..7] at every multiple of
  * eight rounds: instead of moving the eight words each round, the roles
  * rotate, a being s[-t mod 8], b s[1-t mod 8], and so on. */
-FD_TARGET_AVX2 FD_ALWAYS_INLINE
-static inline void round_t(uint64_t s[8], uint64_t *b_xor_c, int t, uint64_t w_plus_k)
+FD_TARGET_AVX2
+static FD_ALWAYS_INLINE void round_t(uint64_t s[8], uint64_t *b_xor_c, int t, uint64_t w_plus_k)
 {
     sha512_round(s[(8 - t) & 7], s[(9 - t) & 7], b_xor_c, &s[(11 - t) & 7], s[(12 - t) & 7],
                  s[(13 - t) & 7], s[(14 - t) & 7], &s[(15 - t) & 7], w_plus_k);
@@ -181,8 +179,8 @@ static inline void round_t(uint64_t s[8], uint64_t *b_xor_c, int t, uint64_t w_p
 
 /* Eight rounds; wk holds their W+K at wk[0], wk[1], wk[4], wk[5], ...: two
  * rounds per pair of the two-block layout. */
-FD_TARGET_AVX2 FD_ALWAYS_INLINE
-static inline void rounds8(uint64_t s[8], uint64_t *b_xor_c, const uint64_t *wk)
+FD_TARGET_AVX2
+static FD_ALWAYS_INLINE void rounds8(uint64_t s[8], uint64_t *b_xor_c, const uint64_t *wk)
 {
     round_t(s, b_xor_c, 0, wk[0]);
     round_t(s, b_xor_c, 1, wk[1]);

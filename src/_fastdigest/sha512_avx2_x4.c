@@ -22,13 +22,11 @@
 
 #if defined(__GNUC__) || defined(__clang__)
 #define FD_TARGET_AVX2 __attribute__((target("avx2")))
-#define FD_ALWAYS_INLINE __attribute__((always_inline)) inline
 /* Sixteen rounds per loop iteration, unrolled, so that the rotating roles
  * of the state and the ring's indices resolve to constants. */
 #define FD_UNROLL16 _Pragma("GCC unroll 16")
 #else
 #define FD_TARGET_AVX2 /* MSVC compiles intrinsics without target flags */
-#define FD_ALWAYS_INLINE __forceinline
 #define FD_UNROLL16
 #endif
 

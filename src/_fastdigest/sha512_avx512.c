@@ -41,12 +41,10 @@
 #define FD_TARGET_AVX512 __attribute__((target("avx2,bmi,bmi2,avx512f,avx512vl,avx512bw")))
 /* The rounds must be inlined and their loops unrolled by eight, so that the
  * rotating roles of the state resolve to fixed registers. */
-#define FD_ALWAYS_INLINE __attribute__((always_inline))
 #define FD_UNROLL _Pragma("GCC unroll 8")
 #define FD_NO_UNROLL _Pragma("GCC unroll 1")
 #else
 #define FD_TARGET_AVX512 /* MSVC compiles intrinsics without target flags */
-#define FD_ALWAYS_INLINE __forceinline
 #define FD_UNROLL
 #define FD_NO_UNROLL
 #endif
@@ -57,8 +55,8 @@
 /* Words 2j and 2j+1 of four blocks, block l in lane l, each 64-bit word's
  * bytes reversed from the big-endian input. _mm_loadu_si128 is the
  * intrinsic for an address of any alignment. */
-FD_TARGET_AVX512 FD_ALWAYS_INLINE
-static inline __m512i load_word_pairs(const uint8_t *const block[GROUP_BLOCKS], int j)
+FD_TARGET_AVX512
+static FD_ALWAYS_INLINE __m512i load_word_pairs(const uint8_t *const block[GROUP_BLOCKS], int j)
 {
     const __m512i swap_bytes_in_words = _mm512_broadcast_i32x4(
         _mm_set_epi8(8, 9, 10, 11, 12, 13, 14, 15, 0, 1, 2, 3, 4, 5, 6, 7));
@@ -78,8 +76,8 @@ static inline __m512i load_word_pairs(const uint8_t *const block[GROUP_BLOCKS], 
  * with sigma0(x) = rotr(x, 1) ^ rotr(x, 8) ^ (x >> 7) and
  * sigma1(x) = rotr(x, 19) ^ rotr(x, 61) ^ (x >> 6); 0x96 is the truth table
  * of a three-input xor. */
-FD_TARGET_AVX512 FD_ALWAYS_INLINE
-static inline __m512i next_word_pair(__m512i back8, __m512i back7, __m512i back4,
+FD_TARGET_AVX512
+static FD_ALWAYS_INLINE __m512i next_word_pair(__m512i back8, __m512i back7, __m512i back4,
                                      __m512i back3, __m512i back1)
 {
     __m512i back15 = _mm512_alignr_epi8(back7, back8, 8);
@@ -97,16 +95,16 @@ static inline __m512i next_word_pair(__m512i back8, __m512i back7, __m512i back4
 
 /* Adds K[2j], K[2j+1] to every lane of pair j and stores it at
  * w_plus_k[8j..8j+7]: block l's two words at 8j + 2l. */
-FD_TARGET_AVX512 FD_ALWAYS_INLINE
-static inline void store_plus_constants(uint64_t *w_plus_k, __m512i pair, int j)
+FD_TARGET_AVX512
+static FD_ALWAYS_INLINE void store_plus_constants(uint64_t *w_plus_k, __m512i pair, int j)
 {
     __m512i k = _mm512_broadcast_i32x4(_mm_loadu_si128(
         (const __m128i *)(const void *)&fd_sha512_round_constants[2 * j]));
     _mm512_store_si512((void *)&w_plus_k[8 * j], _mm512_add_epi64(pair, k));
 }
 
-FD_TARGET_AVX512 FD_ALWAYS_INLINE
-static inline uint64_t rotr64(uint64_t x, unsigned n)
+FD_TARGET_AVX512
+static FD_ALWAYS_INLINE uint64_t rotr64(uint64_t x, unsigned n)
 {
     return (x >> n) | (x << (64 - n)); /* n is 1..63 at every call */
 }
@@ -125,8 +123,8 @@ static inline uint64_t rotr64(uint64_t x, unsigned n)
  * than it should: orders that look equivalent, and even keeping the pending
  * Sigma0 in a variable of its own rather than in s[8], measured 2-10%
  * slower. Change this only with the benchmark at hand. */
-FD_TARGET_AVX512 FD_ALWAYS_INLINE
-static inline void sha512_round(uint64_t *a, uint64_t b, uint64_t *b_xor_c, uint64_t *d,
+FD_TARGET_AVX512
+static FD_ALWAYS_INLINE void sha512_round(uint64_t *a, uint64_t b, uint64_t *b_xor_c, uint64_t *d,
                                 uint64_t e, uint64_t f, uint64_t g, uint64_t *h,
                                 uint64_t w_plus_k, uint64_t *sigma0_pending)
 {
@@ -163,8 +161,8 @@ static inline void sha512_round(uint64_t *a, uint64_t b, uint64_t *b_xor_c, uint
  * eight rounds, a lacking the pending Sigma0 in s[8]: instead of moving the
  * eight words each round, the roles rotate, a being s[-t mod 8], b
  * s[1-t mod 8], and so on. */
-FD_TARGET_AVX512 FD_ALWAYS_INLINE
-static inline void round_t(uint64_t s[9], uint64_t *b_xor_c, int t, uint64_t w_plus_k)
+FD_TARGET_AVX512
+static FD_ALWAYS_INLINE void round_t(uint64_t s[9], uint64_t *b_xor_c, int t, uint64_t w_plus_k)
 {
     sha512_round(&s[(8 - t) & 7], s[(9 - t) & 7], b_xor_c, &s[(11 - t) & 7], s[(12 - t) & 7],
                  s[(13 - t) & 7], s[(14 - t) & 7], &s[(15 - t) & 7], w_plus_k, &s[8]);
@@ -172,8 +170,8 @@ static inline void round_t(uint64_t s[9], uint64_t *b_xor_c, int t, uint64_t w_p
 
 /* Eight rounds of one block; wk holds their W+K at wk[0], wk[1], wk[8],
  * wk[9], ...: two rounds per pair of the four-block layout. */
-FD_TARGET_AVX512 FD_ALWAYS_INLINE
-static inline void rounds8(uint64_t s[9], uint64_t *b_xor_c, const uint64_t *wk)
+FD_TARGET_AVX512
+static FD_ALWAYS_INLINE void rounds8(uint64_t s[9], uint64_t *b_xor_c, const uint64_t *wk)
 {
     round_t(s, b_xor_c, 0, wk[0]);
     round_t(s, b_xor_c, 1, wk[1]);

@@ -12,6 +12,10 @@
  *   - random messages against the portable kernel: the kernel called
  *     directly (random chaining values, many blocks, random alignment), and
  *     whole hashes with random update splits.
+ *   - HMAC and PBKDF2 (hmac.c): RFC 2202/4231 and RFC 6070/7914 vectors,
+ *     and random keys, messages, salts, iteration counts and output lengths
+ *     against the portable kernel, so a kernel's own PBKDF2 loop and the
+ *     SHA-NI key setup are checked against hmac.c's generic paths.
  * Then, once, with the kernels fd_select_kernels picks, the portable state
  * format (state_format.c): the layout against the published initial values,
  * the same blob from every kernel, import and continuation against the
@@ -37,6 +41,7 @@
 
 #include "algorithms.h"
 #include "cpu.h"
+#include "hmac.h"
 #include "state_format.h"
 
 /* ------------------------------------------------------------------------ */
@@ -92,10 +97,10 @@ static const char *const family_names[FD_FAMILY_COUNT] = {
 /* The portable kernels, referenced directly rather than found in the lists,
  * so the reference stays the portable C whatever the lists hold. */
 static const fd_kernel portable_kernels[FD_FAMILY_COUNT] = {
-    [FD_FAMILY_MD5] = {"portable", 0, {.md5 = fd_md5_blocks_portable}},
-    [FD_FAMILY_SHA1] = {"portable", 0, {.sha1 = fd_sha1_blocks_portable}},
-    [FD_FAMILY_SHA256] = {"portable", 0, {.sha256 = fd_sha256_blocks_portable}},
-    [FD_FAMILY_SHA512] = {"portable", 0, {.sha512 = fd_sha512_blocks_portable}},
+    [FD_FAMILY_MD5] = {"portable", 0, {.md5 = fd_md5_blocks_portable}, {NULL}},
+    [FD_FAMILY_SHA1] = {"portable", 0, {.sha1 = fd_sha1_blocks_portable}, {NULL}},
+    [FD_FAMILY_SHA256] = {"portable", 0, {.sha256 = fd_sha256_blocks_portable}, {NULL}},
+    [FD_FAMILY_SHA512] = {"portable", 0, {.sha512 = fd_sha512_blocks_portable}, {NULL}},
 };
 
 static const struct {
@@ -663,6 +668,125 @@ static void run_random_hash_test(const test_algorithm *test, unsigned algorithm_
 }
 
 /* ------------------------------------------------------------------------ */
+/* HMAC and PBKDF2 (hmac.c)                                                 */
+
+/* HMAC test case 2 of RFC 2202 (MD5, SHA-1) and of RFC 4231 (SHA-2): the key
+ * "Jefe", the message "what do ya want for nothing?". */
+static const char *const hmac_jefe_hex[FD_ALGORITHM_COUNT] = {
+    [FD_MD5] = "750c783e6ab0b503eaa86e310a5db738",
+    [FD_SHA1] = "effcdf6ae5eb2fa2d27416d5f184df9c259a7c79",
+    [FD_SHA224] = "a30e01098bc6dbbf45690f3a7e9e6d0f8bbea2a39e6148008fd05e44",
+    [FD_SHA256] = "5bdcc146bf60754e6a042426089575c75a003f089d2739839dec58b964ec3843",
+    [FD_SHA384] = "af45d2e376484031617f78d2b58a6b1b9c7ef464f5a01b47e42ec3736322445e"
+                  "8e2240ca5e69e2c78b3239ecfab21649",
+    [FD_SHA512] = "164b7a7bfcf819e2e395fbe73b56e0a387bd64222e831fd610270cd7ea250554"
+                  "9758bf75c05a994a6d034f65f8f0e6fdcaeab1a34d4a6b4b636e070a38bce737",
+};
+
+/* PBKDF2-HMAC-SHA1 from RFC 6070 (cases 1-3, 5 and 6; case 4 is 16,777,216
+ * iterations, run by the Python tests) and PBKDF2-HMAC-SHA256 from RFC 7914,
+ * section 11. */
+static const struct pbkdf2_vector {
+    enum fd_algorithm_id id;
+    const char *password;
+    size_t password_len;
+    const char *salt;
+    size_t salt_len;
+    uint32_t iterations;
+    const char *derived_hex;
+} pbkdf2_vectors[] = {
+    {FD_SHA1, "password", 8, "salt", 4, 1, "0c60c80f961f0e71f3a9b524af6012062fe037a6"},
+    {FD_SHA1, "password", 8, "salt", 4, 2, "ea6c014dc72d6f8ccd1ed92ace1d41f0d8de8957"},
+    {FD_SHA1, "password", 8, "salt", 4, 4096, "4b007901b765489abead49d926f721d065a429c1"},
+    {FD_SHA1, "passwordPASSWORDpassword", 24, "saltSALTsaltSALTsaltSALTsaltSALTsalt", 36, 4096,
+     "3d2eec4fe41c849b80c8d83662c0e44a8b291a964cf2f07038"},
+    {FD_SHA1, "pass\0word", 9, "sa\0lt", 5, 4096, "56fa6aa75548099dcc37d7f03425e0c3"},
+    {FD_SHA256, "passwd", 6, "salt", 4, 1,
+     "55ac046e56e3089fec1691c22544b605f94185216dde0465e68b9d57c20dacbc"
+     "49ca9cccf179b645991664b39d77ef317c71b845b1e30bd509112041d3a19783"},
+    {FD_SHA256, "Password", 8, "NaCl", 4, 80000,
+     "4ddcd8f60b98be21830cee5ef22701f9641a4418d04c0414aeff08876b34ab56"
+     "a1d425a1225833549adb841b51c9b3176a272bdebba1d078478f62b397f33c8d"},
+};
+
+enum { RANDOM_HMAC_CASES = 24, RANDOM_PBKDF2_CASES = 24 };
+
+/* The published vectors with the kernel installed; then, for any kernel but
+ * the portable one, random keys of every size class (empty, shorter than a
+ * block, a block, longer), messages, salts, iteration counts and output
+ * lengths that are not multiples of the digest against the portable kernel.
+ * A kernel's own PBKDF2 loop (fd_kernel.pbkdf2) and the SHA-NI key setup
+ * both run here, and the portable kernel has neither: hmac.c's generic paths
+ * are the reference. */
+static void run_hmac_test(const test_algorithm *test, unsigned algorithm_index,
+                          const fd_kernel *kernel, group_tally *tally)
+{
+    const fd_algorithm *algorithm = &fd_algorithms[test->id];
+    const enum fd_family family = algorithm->family;
+    const size_t block_len = algorithm->block_len, digest_len = algorithm->digest_len;
+    uint8_t expected[4 * FD_MAX_DIGEST_LEN], actual[4 * FD_MAX_DIGEST_LEN];
+
+    fd_use_kernel(family, kernel);
+    if (hmac_jefe_hex[test->id] != NULL) {
+        static const char message[] = "what do ya want for nothing?";
+        long expected_len = decode_hex(hmac_jefe_hex[test->id], expected);
+        fd_hmac(test->id, (const uint8_t *)"Jefe", 4, (const uint8_t *)message,
+                sizeof message - 1, actual);
+        check(tally, expected_len == (long)digest_len && memcmp(expected, actual, digest_len) == 0,
+              "HMAC-%s with %s: RFC test case 2 differs", algorithm->name, kernel->name);
+    }
+    for (size_t v = 0; v < sizeof pbkdf2_vectors / sizeof pbkdf2_vectors[0]; v++) {
+        const struct pbkdf2_vector *vector = &pbkdf2_vectors[v];
+        if (vector->id != test->id)
+            continue;
+        long expected_len = decode_hex(vector->derived_hex, expected);
+        fd_pbkdf2_hmac(vector->id, (const uint8_t *)vector->password, vector->password_len,
+                       (const uint8_t *)vector->salt, vector->salt_len, vector->iterations,
+                       actual, (size_t)expected_len);
+        check(tally, memcmp(expected, actual, (size_t)expected_len) == 0,
+              "PBKDF2-HMAC-%s with %s: published vector %zu (%u iterations) differs",
+              algorithm->name, kernel->name, v, vector->iterations);
+    }
+    if (same_kernel(family, kernel, &portable_kernels[family]))
+        return;
+
+    test_rng rng = rng_for(4, algorithm_index);
+    const size_t key_lens[] = {0, 1, block_len - 1, block_len, block_len + 1, 2 * block_len + 3};
+    uint8_t key[2 * FD_MAX_BLOCK_LEN + 3], salt[FD_MAX_BLOCK_LEN + 9];
+    uint8_t message[3 * FD_MAX_BLOCK_LEN];
+
+    for (int i = 0; i < RANDOM_HMAC_CASES; i++) {
+        size_t key_len = key_lens[i % (sizeof key_lens / sizeof key_lens[0])];
+        size_t message_len = rng_below(&rng, sizeof message + 1);
+        rng_fill(&rng, key, key_len);
+        rng_fill(&rng, message, message_len);
+        fd_use_kernel(family, &portable_kernels[family]);
+        fd_hmac(test->id, key, key_len, message, message_len, expected);
+        fd_use_kernel(family, kernel);
+        fd_hmac(test->id, key, key_len, message, message_len, actual);
+        check(tally, memcmp(expected, actual, digest_len) == 0,
+              "HMAC-%s with %s: case %d (%zu-byte key, %zu-byte message) differs from portable",
+              algorithm->name, kernel->name, i, key_len, message_len);
+    }
+    for (int i = 0; i < RANDOM_PBKDF2_CASES; i++) {
+        size_t password_len = key_lens[i % (sizeof key_lens / sizeof key_lens[0])];
+        size_t salt_len = rng_below(&rng, sizeof salt + 1);
+        uint32_t iterations = 1 + (uint32_t)rng_below(&rng, i < 8 ? 3 : 200);
+        size_t out_len = 1 + rng_below(&rng, sizeof expected);
+        rng_fill(&rng, key, password_len);
+        rng_fill(&rng, salt, salt_len);
+        fd_use_kernel(family, &portable_kernels[family]);
+        fd_pbkdf2_hmac(test->id, key, password_len, salt, salt_len, iterations, expected, out_len);
+        fd_use_kernel(family, kernel);
+        fd_pbkdf2_hmac(test->id, key, password_len, salt, salt_len, iterations, actual, out_len);
+        check(tally, memcmp(expected, actual, out_len) == 0,
+              "PBKDF2-HMAC-%s with %s: case %d (%zu-byte password, %zu-byte salt, %u "
+              "iterations, %zu bytes) differs from portable",
+              algorithm->name, kernel->name, i, password_len, salt_len, iterations, out_len);
+    }
+}
+
+/* ------------------------------------------------------------------------ */
 /* The portable state format (state_format.h)                               */
 
 /* The chaining words of a fresh state, as the format writes them (each word
@@ -997,11 +1121,12 @@ enum test_group {
     GROUP_SPLITS,
     GROUP_MILLION_A,
     GROUP_RANDOM,
+    GROUP_HMAC,
     GROUP_COUNT
 };
 
 static const char *const group_names[GROUP_COUNT] = {
-    "ShortMsg", "LongMsg", "Monte", "RFC1321", "splits", "million-a", "vs-portable",
+    "ShortMsg", "LongMsg", "Monte", "RFC1321", "splits", "million-a", "vs-portable", "hmac-pbkdf2",
 };
 
 static void run_kernel(enum fd_family family, const fd_kernel *kernel, bool run_monte)
@@ -1044,6 +1169,8 @@ static void run_kernel(enum fd_family family, const fd_kernel *kernel, bool run_
             run_random_hash_test(test, a, kernel, &tallies[GROUP_RANDOM]);
             group_ran[GROUP_RANDOM] = true;
         }
+        run_hmac_test(test, a, kernel, &tallies[GROUP_HMAC]);
+        group_ran[GROUP_HMAC] = true;
     }
     if (group_ran[GROUP_RANDOM])
         run_random_kernel_test(family, kernel, &tallies[GROUP_RANDOM]);
