@@ -71,9 +71,16 @@ void fd_hmac_init(fd_hmac_state *hmac, enum fd_algorithm_id id, const uint8_t *k
         memcpy(padded_key, key, key_len);
     }
     memset(padded_key + key_len, 0, block_len - key_len);
-    for (size_t i = 0; i < block_len; i++) {
-        inner_block[i] = padded_key[i] ^ HMAC_INNER_PAD;
-        outer_block[i] = padded_key[i] ^ HMAC_OUTER_PAD;
+    /* Eight bytes at a time: a byte-wise loop is most of the cost of keying
+     * where the compiler does not vectorize it. Every byte of a pad word is
+     * the same, so the words' byte order does not matter. */
+    for (size_t i = 0; i < block_len; i += 8) {
+        uint64_t key_word, inner_word, outer_word;
+        memcpy(&key_word, padded_key + i, 8);
+        inner_word = key_word ^ HMAC_INNER_PAD * UINT64_C(0x0101010101010101);
+        outer_word = key_word ^ HMAC_OUTER_PAD * UINT64_C(0x0101010101010101);
+        memcpy(inner_block + i, &inner_word, 8);
+        memcpy(outer_block + i, &outer_word, 8);
     }
 
     /* Each keyed prefix is exactly one block, which update() compresses
@@ -151,10 +158,13 @@ void fd_hmac(enum fd_algorithm_id id, const uint8_t *key, size_t key_len, const 
  * then writes the result (U_j) there for the next iteration. T is
  * accumulated in chain words and turned into bytes once per output block.
  *
- * The kernels take their input as bytes, in the algorithm's byte order, so
- * writing the chain into the block is a store per word (a byte-swapping one
- * for the SHA families on little-endian CPUs): the one conversion that
- * interface requires, and a small fraction of a compression. */
+ * The compress functions take their input as bytes, in the algorithm's byte
+ * order, so writing the chain into the block is a store per word (a
+ * byte-swapping one for the SHA families on little-endian CPUs), and the
+ * next compression loads it back. A kernel that can do better runs the whole
+ * loop itself (fd_kernel.pbkdf2: the SHA-NI kernels keep the digest in
+ * registers, which makes an iteration 10-20% faster); the loops here serve
+ * the others. */
 
 /* A compress kernel of the families with 32-bit words (MD5, SHA-1,
  * SHA-256); each family's own kernel type is this one, with its chain

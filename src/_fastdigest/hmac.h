@@ -51,9 +51,11 @@ void fd_hmac(enum fd_algorithm_id id, const uint8_t *key, size_t key_len, const 
  * RFC's limit; hashlib's INT_MAX cap on out_len is far below it). password
  * and salt may be NULL when their length is 0. Cannot fail.
  *
- * Each iteration after the first is exactly two calls of the family's active
- * compress kernel (fd_active_kernels) on one block that was padded once:
- * nothing is buffered, allocated or finalized in the loop. */
+ * Each iteration after the first is exactly two compressions of one block
+ * that was padded once, by the family's active kernel (fd_active_kernels):
+ * its own PBKDF2 loop where it has one (SHA-NI), with the digest kept in
+ * registers, or else two calls of its compress function. Nothing is
+ * buffered, allocated or finalized in the loop. */
 void fd_pbkdf2_hmac(enum fd_algorithm_id id, const uint8_t *password, size_t password_len,
                     const uint8_t *salt, size_t salt_len, uint32_t iterations, uint8_t *out,
                     size_t out_len);

@@ -19,20 +19,8 @@
  * protocol. PyBUF_SIMPLE makes the exporter refuse non-contiguous memory. */
 int fd_get_buffer(PyObject *obj, Py_buffer *view)
 {
-    if (PyBytes_CheckExact(obj)) {
-        /* The common case, filled in as bytes' own getbuffer would, without
-         * the buffer protocol's round trip: bytes are immutable, and the
-         * reference taken here keeps them alive until PyBuffer_Release. */
-        *view = (Py_buffer){
-            .buf = PyBytes_AS_STRING(obj),
-            .obj = Py_NewRef(obj),
-            .len = PyBytes_GET_SIZE(obj),
-            .itemsize = 1,
-            .readonly = 1,
-            .ndim = 1,
-        };
+    if (fd_view_bytes(obj, view)) /* the common case */
         return 0;
-    }
     if (PyUnicode_Check(obj)) {
         PyErr_SetString(PyExc_TypeError, "Strings must be encoded before hashing");
         return -1;

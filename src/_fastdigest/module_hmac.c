@@ -95,6 +95,8 @@ static int bind_arguments(const char *function, const char *const *names, Py_ssi
  * bytearray, with this message for anything else; a str is one of those). */
 static int get_key_buffer(PyObject *key, Py_buffer *view)
 {
+    if (fd_view_bytes(key, view))
+        return 0;
     if (PyUnicode_Check(key) || !PyObject_CheckBuffer(key)) {
         PyErr_Format(PyExc_TypeError, "key: expected bytes or bytearray, but got '%s'",
                      Py_TYPE(key)->tp_name);
@@ -471,10 +473,12 @@ static PyObject *fastdigest_hmac_digest(PyObject *module, PyObject *const *args,
     if (id < 0)
         return NULL;
     /* For these digests the stdlib's _hashlib.hmac_digest takes both
-     * buffers, with the buffer protocol's own messages. */
-    if (PyObject_GetBuffer(given[0], &key_view, PyBUF_SIMPLE) < 0)
+     * buffers, with the buffer protocol's own messages; bytes skip it. */
+    if (!fd_view_bytes(given[0], &key_view) &&
+        PyObject_GetBuffer(given[0], &key_view, PyBUF_SIMPLE) < 0)
         return NULL;
-    if (PyObject_GetBuffer(given[1], &msg_view, PyBUF_SIMPLE) < 0) {
+    if (!fd_view_bytes(given[1], &msg_view) &&
+        PyObject_GetBuffer(given[1], &msg_view, PyBUF_SIMPLE) < 0) {
         PyBuffer_Release(&key_view);
         return NULL;
     }
