@@ -28,6 +28,11 @@ typedef struct {
     PyTypeObject *hash_type;
     PyTypeObject *hmac_type;
     PyObject *algorithm_ids; /* dict: lowercase name or alias -> int algorithm id */
+    /* hashlib's name of each algorithm, interned, by id: a name written as a
+     * literal in the caller's code is this very object (the compiler interns
+     * such literals), which a pointer comparison finds before any dict
+     * lookup. */
+    PyObject *names[FD_ALGORITHM_COUNT];
     /* The module's own constructor functions, by algorithm id: a digestmod or
      * one-shot name may be one of them instead of a string. */
     PyObject *constructors[FD_ALGORITHM_COUNT];

@@ -349,6 +349,10 @@ static PyObject *construct(PyObject *module, enum fd_algorithm_id id, PyObject *
  * Returns the algorithm id, or -1 with ValueError set. */
 static int lookup_algorithm(fd_module_state *state, PyObject *name)
 {
+    for (int known = 0; known < FD_ALGORITHM_COUNT; known++) {
+        if (name == state->names[known])
+            return known;
+    }
     PyObject *id = PyDict_GetItemWithError(state->algorithm_ids, name);
     if (id == NULL && !PyErr_Occurred()) {
         PyObject *lowered = PyObject_CallMethod(name, "lower", NULL);
@@ -661,6 +665,9 @@ static int module_exec(PyObject *module)
         state->constructors[id] = PyObject_GetAttrString(module, fd_algorithms[id].name);
         if (state->constructors[id] == NULL)
             return -1;
+        state->names[id] = PyUnicode_InternFromString(fd_algorithms[id].name);
+        if (state->names[id] == NULL)
+            return -1;
     }
     if (fd_hmac_module_exec(module, state) < 0 || fd_resume_module_exec(module, state) < 0)
         return -1;
@@ -673,8 +680,10 @@ static int module_traverse(PyObject *module, visitproc visit, void *arg)
     Py_VISIT(state->hash_type);
     Py_VISIT(state->hmac_type);
     Py_VISIT(state->algorithm_ids);
-    for (int id = 0; id < FD_ALGORITHM_COUNT; id++)
+    for (int id = 0; id < FD_ALGORITHM_COUNT; id++) {
         Py_VISIT(state->constructors[id]);
+        Py_VISIT(state->names[id]);
+    }
     return 0;
 }
 
@@ -684,8 +693,10 @@ static int module_clear(PyObject *module)
     Py_CLEAR(state->hash_type);
     Py_CLEAR(state->hmac_type);
     Py_CLEAR(state->algorithm_ids);
-    for (int id = 0; id < FD_ALGORITHM_COUNT; id++)
+    for (int id = 0; id < FD_ALGORITHM_COUNT; id++) {
         Py_CLEAR(state->constructors[id]);
+        Py_CLEAR(state->names[id]);
+    }
     return 0;
 }
 
