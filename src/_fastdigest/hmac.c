@@ -58,25 +58,28 @@ void fd_hmac_init(fd_hmac_state *hmac, enum fd_algorithm_id id, const uint8_t *k
 {
     const fd_algorithm *algorithm = &fd_algorithms[id];
     size_t block_len = algorithm->block_len;
-    uint8_t padded_key[FD_MAX_BLOCK_LEN];
-    uint8_t inner_block[FD_MAX_BLOCK_LEN], outer_block[FD_MAX_BLOCK_LEN];
+    /* The blocks K' ^ ipad and K' ^ opad, side by side so that one call
+     * wipes both. */
+    uint8_t keyed[2][FD_MAX_BLOCK_LEN];
+    uint8_t *inner_block = keyed[0], *outer_block = keyed[1];
 
     hmac->algorithm = algorithm;
-    /* RFC 2104: a key longer than a block is replaced by its hash. */
+    /* K': the key zero-padded to a block, first in inner_block. RFC 2104: a
+     * key longer than a block is replaced by its hash. */
     if (key_len > block_len) {
-        fd_hash(id, key, key_len, padded_key);
+        fd_hash(id, key, key_len, inner_block);
         key_len = algorithm->digest_len;
     }
     else if (key_len != 0) {
-        memcpy(padded_key, key, key_len);
+        memcpy(inner_block, key, key_len);
     }
-    memset(padded_key + key_len, 0, block_len - key_len);
+    memset(inner_block + key_len, 0, block_len - key_len);
     /* Eight bytes at a time: a byte-wise loop is most of the cost of keying
      * where the compiler does not vectorize it. Every byte of a pad word is
      * the same, so the words' byte order does not matter. */
     for (size_t i = 0; i < block_len; i += 8) {
         uint64_t key_word, inner_word, outer_word;
-        memcpy(&key_word, padded_key + i, 8);
+        memcpy(&key_word, inner_block + i, 8);
         inner_word = key_word ^ HMAC_INNER_PAD * UINT64_C(0x0101010101010101);
         outer_word = key_word ^ HMAC_OUTER_PAD * UINT64_C(0x0101010101010101);
         memcpy(inner_block + i, &inner_word, 8);
@@ -92,9 +95,7 @@ void fd_hmac_init(fd_hmac_state *hmac, enum fd_algorithm_id id, const uint8_t *k
         algorithm->update(&hmac->outer, outer_block, block_len);
     }
 
-    fd_secure_zero(padded_key, sizeof padded_key);
-    fd_secure_zero(inner_block, sizeof inner_block);
-    fd_secure_zero(outer_block, sizeof outer_block);
+    fd_secure_zero(keyed, sizeof keyed);
 }
 
 void fd_hmac_update(fd_hmac_state *hmac, const uint8_t *data, size_t len)
@@ -102,69 +103,12 @@ void fd_hmac_update(fd_hmac_state *hmac, const uint8_t *data, size_t len)
     hmac->algorithm->update(&hmac->inner, data, len);
 }
 
-/* Finishes an HMAC in place: inner and outer are used up (left padded), so
- * callers that keep going pass copies. */
-static void hmac_finish(const fd_algorithm *algorithm, fd_hash_state *inner,
-                        fd_hash_state *outer, uint8_t *out)
-{
-    uint8_t inner_digest[FD_MAX_DIGEST_LEN];
-
-    algorithm->final(inner, inner_digest);
-    algorithm->update(outer, inner_digest, algorithm->digest_len);
-    algorithm->final(outer, out);
-    fd_secure_zero(inner_digest, sizeof inner_digest);
-}
-
-void fd_hmac_final(const fd_hmac_state *hmac, uint8_t *out)
-{
-    const fd_algorithm *algorithm = hmac->algorithm;
-    fd_hmac_state scratch;
-
-    /* Finalize copies, so hmac can go on taking data. */
-    memcpy(&scratch.inner, &hmac->inner, algorithm->state_len);
-    memcpy(&scratch.outer, &hmac->outer, algorithm->state_len);
-    hmac_finish(algorithm, &scratch.inner, &scratch.outer, out);
-    fd_secure_zero(&scratch.inner, algorithm->state_len);
-    fd_secure_zero(&scratch.outer, algorithm->state_len);
-}
-
-void fd_hmac_wipe(fd_hmac_state *hmac)
-{
-    fd_secure_zero(&hmac->inner, hmac->algorithm->state_len);
-    fd_secure_zero(&hmac->outer, hmac->algorithm->state_len);
-}
-
-void fd_hmac(enum fd_algorithm_id id, const uint8_t *key, size_t key_len, const uint8_t *data,
-             size_t len, uint8_t *out)
-{
-    fd_hmac_state hmac;
-
-    fd_hmac_init(&hmac, id, key, key_len);
-    fd_hmac_update(&hmac, data, len);
-    /* Nothing follows: finish the states themselves rather than copies. */
-    hmac_finish(hmac.algorithm, &hmac.inner, &hmac.outer, out);
-    fd_hmac_wipe(&hmac);
-}
-
-/* ---- PBKDF2 -------------------------------------------------------------
+/* ---- blocks made of one digest -------------------------------------------
  *
- * RFC 8018, 5.2: T_i = U_1 ^ U_2 ^ ... ^ U_c, with U_1 = PRF(P, S || INT(i))
- * and U_j = PRF(P, U_{j-1}). From U_2 on, every PRF message is one digest,
- * and so is the message of the outer hash: both hashes then see exactly
- * block_len + digest_len bytes (the keyed block, then one digest), which pads
- * to a single block whose padding never changes. That block is built once;
- * each iteration writes the inner hash's chain words into its first
- * digest_len bytes and compresses it onto a copy of the outer keyed chain,
- * then writes the result (U_j) there for the next iteration. T is
- * accumulated in chain words and turned into bytes once per output block.
- *
- * The compress functions take their input as bytes, in the algorithm's byte
- * order, so writing the chain into the block is a store per word (a
- * byte-swapping one for the SHA families on little-endian CPUs), and the
- * next compression loads it back. A kernel that can do better runs the whole
- * loop itself (fd_kernel.pbkdf2: the SHA-NI kernels keep the digest in
- * registers, which makes an iteration 10-20% faster); the loops here serve
- * the others. */
+ * The outer hash of an HMAC, and both hashes of a PBKDF2 iteration from U_2
+ * on, see a keyed block and then one digest: their last block is that digest
+ * and padding that never changes, compressed without update()'s buffering
+ * and final()'s padding. */
 
 /* A compress kernel of the families with 32-bit words (MD5, SHA-1,
  * SHA-256); each family's own kernel type is this one, with its chain
@@ -172,7 +116,8 @@ void fd_hmac(enum fd_algorithm_id id, const uint8_t *key, size_t key_len, const 
 typedef void compress32_fn(uint32_t *chain, const uint8_t *blocks, size_t nblocks);
 
 /* Writes the padding of a message of block_len + digest_len bytes into the
- * block after its first digest_len bytes: the 0x80 marker, zeros, and the
+ * block after its first digest_len bytes (the outer hash of every HMAC, and
+ * each hash of a PBKDF2 iteration from U_2 on): the 0x80 marker, zeros, and the
  * length in bits in the family's field (FIPS 180-4, 5.1; RFC 1321, 3.1-3.2). */
 static void pad_one_digest_block(const fd_algorithm *algorithm, uint8_t *block)
 {
@@ -237,6 +182,127 @@ static inline void load_words32(uint32_t *words, const uint8_t *in, size_t count
         words[i] = little_endian ? fd_load_le32(in + 4 * i) : fd_load_be32(in + 4 * i);
 }
 
+/* SHA-512/224's digest ends in the high half of its fourth word: the store
+ * writes that half only, so the 0x80 marker after the digest survives. */
+static inline void store_digest64(uint8_t *out, const uint64_t *words, size_t digest_len)
+{
+    size_t whole = digest_len / 8;
+
+    for (size_t i = 0; i < whole; i++)
+        store_word_be64(out + 8 * i, words[i]);
+    if (digest_len % 8 != 0)
+        store_word_be32(out + 8 * whole, (uint32_t)(words[whole] >> 32));
+}
+
+static inline void load_digest64(uint64_t *words, const uint8_t *in, size_t digest_len)
+{
+    size_t whole = digest_len / 8;
+
+    for (size_t i = 0; i < whole; i++)
+        words[i] = fd_load_be64(in + 8 * i);
+    if (digest_len % 8 != 0)
+        words[whole] = (uint64_t)fd_load_be32(in + 8 * whole) << 32;
+}
+
+/* Compresses block (a digest, padded by pad_one_digest_block) onto a copy
+ * of the keyed outer chain and writes the resulting digest to out. */
+static void compress_outer(const fd_algorithm *algorithm, const fd_hash_state *outer,
+                           const uint8_t *block, uint8_t *out)
+{
+    const fd_kernel *kernel = &fd_active_kernels[algorithm->family];
+    uint32_t chain32[8];
+    uint64_t chain64[8];
+
+    switch (algorithm->family) {
+    case FD_FAMILY_MD5:
+        memcpy(chain32, outer->md5.chain, sizeof outer->md5.chain);
+        kernel->blocks.md5(chain32, block, 1);
+        store_words32(out, chain32, 4, true);
+        break;
+    case FD_FAMILY_SHA1:
+        memcpy(chain32, outer->sha1.chain, sizeof outer->sha1.chain);
+        kernel->blocks.sha1(chain32, block, 1);
+        store_words32(out, chain32, 5, false);
+        break;
+    case FD_FAMILY_SHA256:
+        memcpy(chain32, outer->sha256.chain, sizeof outer->sha256.chain);
+        kernel->blocks.sha256(chain32, block, 1);
+        store_words32(out, chain32, algorithm->digest_len / 4, false);
+        break;
+    case FD_FAMILY_SHA512:
+        memcpy(chain64, outer->sha512.chain, sizeof outer->sha512.chain);
+        kernel->blocks.sha512(chain64, block, 1);
+        store_digest64(out, chain64, algorithm->digest_len);
+        break;
+    case FD_FAMILY_COUNT:
+        break;
+    }
+    fd_secure_zero(chain32, sizeof chain32);
+    fd_secure_zero(chain64, sizeof chain64);
+}
+
+/* Finishes an HMAC: inner is used up (left padded), so callers that keep
+ * going pass a copy; outer is only read. */
+static void hmac_finish(const fd_algorithm *algorithm, fd_hash_state *inner,
+                        const fd_hash_state *outer, uint8_t *out)
+{
+    uint8_t block[FD_MAX_BLOCK_LEN];
+
+    pad_one_digest_block(algorithm, block);
+    algorithm->final(inner, block);
+    compress_outer(algorithm, outer, block, out);
+    fd_secure_zero(block, sizeof block);
+}
+
+void fd_hmac_final(const fd_hmac_state *hmac, uint8_t *out)
+{
+    const fd_algorithm *algorithm = hmac->algorithm;
+    fd_hash_state inner;
+
+    /* Finalize a copy, so hmac can go on taking data. */
+    memcpy(&inner, &hmac->inner, algorithm->state_len);
+    hmac_finish(algorithm, &inner, &hmac->outer, out);
+    fd_secure_zero(&inner, algorithm->state_len);
+}
+
+void fd_hmac_wipe(fd_hmac_state *hmac)
+{
+    fd_secure_zero(&hmac->inner, hmac->algorithm->state_len);
+    fd_secure_zero(&hmac->outer, hmac->algorithm->state_len);
+}
+
+void fd_hmac(enum fd_algorithm_id id, const uint8_t *key, size_t key_len, const uint8_t *data,
+             size_t len, uint8_t *out)
+{
+    fd_hmac_state hmac;
+
+    fd_hmac_init(&hmac, id, key, key_len);
+    fd_hmac_update(&hmac, data, len);
+    /* Nothing follows: finish the states themselves rather than copies. */
+    hmac_finish(hmac.algorithm, &hmac.inner, &hmac.outer, out);
+    fd_hmac_wipe(&hmac);
+}
+
+/* ---- PBKDF2 -------------------------------------------------------------
+ *
+ * RFC 8018, 5.2: T_i = U_1 ^ U_2 ^ ... ^ U_c, with U_1 = PRF(P, S || INT(i))
+ * and U_j = PRF(P, U_{j-1}). From U_2 on, every PRF message is one digest,
+ * and so is the message of the outer hash: both hashes then see exactly
+ * block_len + digest_len bytes (the keyed block, then one digest), which pads
+ * to a single block whose padding never changes. That block is built once;
+ * each iteration writes the inner hash's chain words into its first
+ * digest_len bytes and compresses it onto a copy of the outer keyed chain,
+ * then writes the result (U_j) there for the next iteration. T is
+ * accumulated in chain words and turned into bytes once per output block.
+ *
+ * The compress functions take their input as bytes, in the algorithm's byte
+ * order, so writing the chain into the block is a store per word (a
+ * byte-swapping one for the SHA families on little-endian CPUs), and the
+ * next compression loads it back. A kernel that can do better runs the whole
+ * loop itself (fd_kernel.pbkdf2: the SHA-NI kernels keep the digest in
+ * registers, which makes an iteration 10-20% faster); the loops here serve
+ * the others. */
+
 /* Iterations 2..c of one output block of a 32-bit-word family. On entry
  * block holds U_1 and its padding, and t holds U_1 as words; on return t
  * holds T. digest_words is the digest length in words (7 for SHA-224). */
@@ -258,28 +324,6 @@ static inline void pbkdf2_iterate32(compress32_fn *compress, const uint32_t *inn
             t[i] ^= chain[i];
     }
     fd_secure_zero(chain, sizeof chain);
-}
-
-/* SHA-512/224's digest ends in the high half of its fourth word: the store
- * writes that half only, so the 0x80 marker after the digest survives. */
-static inline void store_digest64(uint8_t *out, const uint64_t *words, size_t digest_len)
-{
-    size_t whole = digest_len / 8;
-
-    for (size_t i = 0; i < whole; i++)
-        store_word_be64(out + 8 * i, words[i]);
-    if (digest_len % 8 != 0)
-        store_word_be32(out + 8 * whole, (uint32_t)(words[whole] >> 32));
-}
-
-static inline void load_digest64(uint64_t *words, const uint8_t *in, size_t digest_len)
-{
-    size_t whole = digest_len / 8;
-
-    for (size_t i = 0; i < whole; i++)
-        words[i] = fd_load_be64(in + 8 * i);
-    if (digest_len % 8 != 0)
-        words[whole] = (uint64_t)fd_load_be32(in + 8 * whole) << 32;
 }
 
 /* The SHA-512 family's counterpart of pbkdf2_iterate32; t has
@@ -392,7 +436,7 @@ void fd_pbkdf2_hmac(enum fd_algorithm_id id, const uint8_t *password, size_t pas
     size_t state_len = algorithm->state_len;
     fd_hmac_state keyed;
     fd_hash_state salted; /* the inner hash after the keyed block and the salt */
-    fd_hmac_state scratch;
+    fd_hash_state inner;
     uint8_t block[FD_MAX_BLOCK_LEN];
     uint8_t t_bytes[FD_MAX_DIGEST_LEN];
 
@@ -405,10 +449,9 @@ void fd_pbkdf2_hmac(enum fd_algorithm_id id, const uint8_t *password, size_t pas
         /* U_1 = HMAC(P, S || INT(i)), written where the loop reads U. */
         uint8_t index_be[4];
         fd_store_be32(index_be, index);
-        memcpy(&scratch.inner, &salted, state_len);
-        memcpy(&scratch.outer, &keyed.outer, state_len);
-        algorithm->update(&scratch.inner, index_be, sizeof index_be);
-        hmac_finish(algorithm, &scratch.inner, &scratch.outer, block);
+        memcpy(&inner, &salted, state_len);
+        algorithm->update(&inner, index_be, sizeof index_be);
+        hmac_finish(algorithm, &inner, &keyed.outer, block);
 
         pbkdf2_output_block(id, &keyed, block, iterations - 1, t_bytes);
 
@@ -420,7 +463,7 @@ void fd_pbkdf2_hmac(enum fd_algorithm_id id, const uint8_t *password, size_t pas
 
     fd_hmac_wipe(&keyed);
     fd_secure_zero(&salted, sizeof salted);
-    fd_secure_zero(&scratch, sizeof scratch);
+    fd_secure_zero(&inner, sizeof inner);
     fd_secure_zero(block, sizeof block);
     fd_secure_zero(t_bytes, sizeof t_bytes);
 }
