@@ -61,33 +61,14 @@ core_sources() {
     done
 }
 
-as_root() {
-    if [ "$(id -u)" = 0 ]; then
-        "$@"
-    elif command -v sudo >/dev/null; then
-        sudo "$@"
-    else
-        echo "run.sh: need root (or sudo) to run: $*" >&2
-        return 1
-    fi
-}
-
-apt_updated=no
-apt_install() {
-    if [ "$apt_updated" = no ]; then
-        as_root apt-get update -q
-        apt_updated=yes
-    fi
-    as_root env DEBIAN_FRONTEND=noninteractive \
-        apt-get install -y -q --no-install-recommends "$@"
-}
+# shellcheck source=../apt.sh
+source "$repo_root/tests/apt.sh"
 
 # ensure_cross TRIPLET QEMU LIBC_DEV GCC_PACKAGE
 ensure_cross() {
     local triplet=$1 qemu=$2 libc_dev=$3 gcc_package=$4
     if ! command -v "$triplet-gcc" >/dev/null || ! command -v "$qemu" >/dev/null ||
         [ ! -e "/usr/$triplet/include/stdio.h" ]; then
-        echo "== installing $gcc_package $libc_dev qemu-user"
         apt_install "$gcc_package" "$libc_dev" qemu-user
     fi
 }
@@ -108,8 +89,7 @@ vectors_dir() {
     # A system interpreter may refuse pip (PEP 668): fall back to Debian's
     # package.
     if [ ! -d "$debian_dir" ] && command -v apt-get >/dev/null; then
-        echo "== installing python3-cryptography-vectors with apt-get" >&2
-        apt_install python3-cryptography-vectors >&2 || true
+        apt_install python3-cryptography-vectors || true
     fi
     if [ -d "$debian_dir" ]; then
         echo "$debian_dir"

@@ -33,16 +33,8 @@ case $seconds in
     ;;
 esac
 
-as_root() {
-    if [ "$(id -u)" = 0 ]; then
-        "$@"
-    elif command -v sudo >/dev/null; then
-        sudo "$@"
-    else
-        echo "fuzz/run.sh: need root (or sudo) to run: $*" >&2
-        return 1
-    fi
-}
+# shellcheck source=../apt.sh
+source "$repo_root/tests/apt.sh"
 
 find_clang() {
     if [ -n "${CLANG:-}" ]; then
@@ -52,10 +44,7 @@ find_clang() {
     fi
     command -v clang && return
     command -v clang-14 && return
-    echo "== installing clang with apt-get" >&2
-    as_root apt-get update -q >&2
-    as_root env DEBIAN_FRONTEND=noninteractive \
-        apt-get install -y -q --no-install-recommends clang >&2
+    apt_install clang
     command -v clang
 }
 
@@ -70,10 +59,7 @@ printf '%s\n' '#include <stddef.h>' '#include <stdint.h>' \
     'int LLVMFuzzerTestOneInput(const uint8_t *d, size_t n) { (void)d; (void)n; return 0; }' >"$probe"
 if ! "$clang" -fsanitize=fuzzer,address,undefined -o "$build_dir/probe" "$probe" 2>/dev/null; then
     major=$("$clang" -dumpversion | cut -d. -f1)
-    echo "== installing libclang-rt-$major-dev (libFuzzer) with apt-get"
-    as_root apt-get update -q
-    as_root env DEBIAN_FRONTEND=noninteractive \
-        apt-get install -y -q --no-install-recommends "libclang-rt-$major-dev"
+    apt_install "libclang-rt-$major-dev"
     "$clang" -fsanitize=fuzzer,address,undefined -o "$build_dir/probe" "$probe"
 fi
 

@@ -38,21 +38,11 @@ set -euo pipefail
 repo_root=$(cd "$(dirname "$0")/../.." && pwd)
 python=${PYTHON:-python3}
 
-as_root() {
-    if [ "$(id -u)" = 0 ]; then
-        "$@"
-    elif command -v sudo >/dev/null; then
-        sudo "$@"
-    else
-        echo "leaks.sh: need root (or sudo) to run: $*" >&2
-        return 1
-    fi
-}
+# shellcheck source=../apt.sh
+source "$repo_root/tests/apt.sh"
 
 if ! command -v valgrind >/dev/null; then
-    echo "== installing valgrind with apt-get"
-    as_root apt-get update -q
-    as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends valgrind
+    apt_install valgrind
 fi
 valgrind --version
 
