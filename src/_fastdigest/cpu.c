@@ -101,7 +101,8 @@ static const fd_kernel md5_kernels[] = {
 
 static const fd_kernel sha1_kernels[] = {
 #ifdef FD_HAVE_ARM_SHA1
-    {"armv8", FD_CPU_ARM_SHA1, {.sha1 = fd_sha1_blocks_armv8}, {NULL}},
+    {"armv8", FD_CPU_ARM_SHA1, {.sha1 = fd_sha1_blocks_armv8},
+     {.sha1 = fd_sha1_pbkdf2_armv8}},
 #endif
 #ifdef FD_HAVE_SHANI
     {"shani", FD_CPU_SHANI | FD_CPU_SSE41 | FD_CPU_SSSE3, {.sha1 = fd_sha1_blocks_shani},
@@ -113,7 +114,8 @@ static const fd_kernel sha1_kernels[] = {
 
 static const fd_kernel sha256_kernels[] = {
 #ifdef FD_HAVE_ARM_SHA256
-    {"armv8", FD_CPU_ARM_SHA2, {.sha256 = fd_sha256_blocks_armv8}, {NULL}},
+    {"armv8", FD_CPU_ARM_SHA2, {.sha256 = fd_sha256_blocks_armv8},
+     {.sha256 = fd_sha256_pbkdf2_armv8}},
 #endif
 #ifdef FD_HAVE_SHANI
     {"shani", FD_CPU_SHANI | FD_CPU_SSE41 | FD_CPU_SSSE3, {.sha256 = fd_sha256_blocks_shani},

@@ -66,71 +66,104 @@ static inline uint32x4_t next_word_group(uint32x4_t w0, uint32x4_t w1, uint32x4_
     return vsha1su1q_u32(vsha1su0q_u32(w0, w1, w2), w3);
 }
 
+/* Compresses one block, given as its four word groups, into the state:
+ * 80 rounds and the feed-forward. */
+static inline void compress_block(uint32x4_t *abcd, uint32_t *e, uint32x4_t w0, uint32x4_t w1,
+                                  uint32x4_t w2, uint32x4_t w3)
+{
+    const uint32x4_t abcd_in = *abcd;
+    const uint32_t e_in = *e;
+
+    /* w0..w3 always hold the latest sixteen schedule words, oldest in w0;
+     * each group is replaced by its successor once it is used. */
+
+    /* Rounds 0..19. */
+    four_rounds(abcd, e, w0, SHA1_K_CHOOSE, CHOOSE);
+    w0 = next_word_group(w0, w1, w2, w3);
+    four_rounds(abcd, e, w1, SHA1_K_CHOOSE, CHOOSE);
+    w1 = next_word_group(w1, w2, w3, w0);
+    four_rounds(abcd, e, w2, SHA1_K_CHOOSE, CHOOSE);
+    w2 = next_word_group(w2, w3, w0, w1);
+    four_rounds(abcd, e, w3, SHA1_K_CHOOSE, CHOOSE);
+    w3 = next_word_group(w3, w0, w1, w2);
+    four_rounds(abcd, e, w0, SHA1_K_CHOOSE, CHOOSE);
+    w0 = next_word_group(w0, w1, w2, w3);
+
+    /* Rounds 20..39. */
+    four_rounds(abcd, e, w1, SHA1_K_PARITY_1, PARITY);
+    w1 = next_word_group(w1, w2, w3, w0);
+    four_rounds(abcd, e, w2, SHA1_K_PARITY_1, PARITY);
+    w2 = next_word_group(w2, w3, w0, w1);
+    four_rounds(abcd, e, w3, SHA1_K_PARITY_1, PARITY);
+    w3 = next_word_group(w3, w0, w1, w2);
+    four_rounds(abcd, e, w0, SHA1_K_PARITY_1, PARITY);
+    w0 = next_word_group(w0, w1, w2, w3);
+    four_rounds(abcd, e, w1, SHA1_K_PARITY_1, PARITY);
+    w1 = next_word_group(w1, w2, w3, w0);
+
+    /* Rounds 40..59. */
+    four_rounds(abcd, e, w2, SHA1_K_MAJORITY, MAJORITY);
+    w2 = next_word_group(w2, w3, w0, w1);
+    four_rounds(abcd, e, w3, SHA1_K_MAJORITY, MAJORITY);
+    w3 = next_word_group(w3, w0, w1, w2);
+    four_rounds(abcd, e, w0, SHA1_K_MAJORITY, MAJORITY);
+    w0 = next_word_group(w0, w1, w2, w3);
+    four_rounds(abcd, e, w1, SHA1_K_MAJORITY, MAJORITY);
+    w1 = next_word_group(w1, w2, w3, w0);
+    four_rounds(abcd, e, w2, SHA1_K_MAJORITY, MAJORITY);
+    w2 = next_word_group(w2, w3, w0, w1);
+
+    /* Rounds 60..79: the last four groups (W[64..79]) need no
+     * successors. */
+    four_rounds(abcd, e, w3, SHA1_K_PARITY_2, PARITY);
+    w3 = next_word_group(w3, w0, w1, w2);
+    four_rounds(abcd, e, w0, SHA1_K_PARITY_2, PARITY);
+    four_rounds(abcd, e, w1, SHA1_K_PARITY_2, PARITY);
+    four_rounds(abcd, e, w2, SHA1_K_PARITY_2, PARITY);
+    four_rounds(abcd, e, w3, SHA1_K_PARITY_2, PARITY);
+
+    *abcd = vaddq_u32(*abcd, abcd_in);
+    *e += e_in;
+}
+
 void fd_sha1_blocks_armv8(uint32_t chain[5], const uint8_t *blocks, size_t nblocks)
 {
     uint32x4_t abcd = vld1q_u32(chain);
     uint32_t e = chain[4];
 
-    for (; nblocks != 0; nblocks--, blocks += FD_SHA1_BLOCK_LEN) {
-        const uint32x4_t abcd_in = abcd;
-        const uint32_t e_in = e;
-        /* w0..w3 always hold the latest sixteen schedule words, oldest in
-         * w0; each group is replaced by its successor once it is used. */
-        uint32x4_t w0 = load_word_group(blocks);
-        uint32x4_t w1 = load_word_group(blocks + 16);
-        uint32x4_t w2 = load_word_group(blocks + 32);
-        uint32x4_t w3 = load_word_group(blocks + 48);
-
-        /* Rounds 0..19. */
-        four_rounds(&abcd, &e, w0, SHA1_K_CHOOSE, CHOOSE);
-        w0 = next_word_group(w0, w1, w2, w3);
-        four_rounds(&abcd, &e, w1, SHA1_K_CHOOSE, CHOOSE);
-        w1 = next_word_group(w1, w2, w3, w0);
-        four_rounds(&abcd, &e, w2, SHA1_K_CHOOSE, CHOOSE);
-        w2 = next_word_group(w2, w3, w0, w1);
-        four_rounds(&abcd, &e, w3, SHA1_K_CHOOSE, CHOOSE);
-        w3 = next_word_group(w3, w0, w1, w2);
-        four_rounds(&abcd, &e, w0, SHA1_K_CHOOSE, CHOOSE);
-        w0 = next_word_group(w0, w1, w2, w3);
-
-        /* Rounds 20..39. */
-        four_rounds(&abcd, &e, w1, SHA1_K_PARITY_1, PARITY);
-        w1 = next_word_group(w1, w2, w3, w0);
-        four_rounds(&abcd, &e, w2, SHA1_K_PARITY_1, PARITY);
-        w2 = next_word_group(w2, w3, w0, w1);
-        four_rounds(&abcd, &e, w3, SHA1_K_PARITY_1, PARITY);
-        w3 = next_word_group(w3, w0, w1, w2);
-        four_rounds(&abcd, &e, w0, SHA1_K_PARITY_1, PARITY);
-        w0 = next_word_group(w0, w1, w2, w3);
-        four_rounds(&abcd, &e, w1, SHA1_K_PARITY_1, PARITY);
-        w1 = next_word_group(w1, w2, w3, w0);
-
-        /* Rounds 40..59. */
-        four_rounds(&abcd, &e, w2, SHA1_K_MAJORITY, MAJORITY);
-        w2 = next_word_group(w2, w3, w0, w1);
-        four_rounds(&abcd, &e, w3, SHA1_K_MAJORITY, MAJORITY);
-        w3 = next_word_group(w3, w0, w1, w2);
-        four_rounds(&abcd, &e, w0, SHA1_K_MAJORITY, MAJORITY);
-        w0 = next_word_group(w0, w1, w2, w3);
-        four_rounds(&abcd, &e, w1, SHA1_K_MAJORITY, MAJORITY);
-        w1 = next_word_group(w1, w2, w3, w0);
-        four_rounds(&abcd, &e, w2, SHA1_K_MAJORITY, MAJORITY);
-        w2 = next_word_group(w2, w3, w0, w1);
-
-        /* Rounds 60..79: the last four groups (W[64..79]) need no
-         * successors. */
-        four_rounds(&abcd, &e, w3, SHA1_K_PARITY_2, PARITY);
-        w3 = next_word_group(w3, w0, w1, w2);
-        four_rounds(&abcd, &e, w0, SHA1_K_PARITY_2, PARITY);
-        four_rounds(&abcd, &e, w1, SHA1_K_PARITY_2, PARITY);
-        four_rounds(&abcd, &e, w2, SHA1_K_PARITY_2, PARITY);
-        four_rounds(&abcd, &e, w3, SHA1_K_PARITY_2, PARITY);
-
-        abcd = vaddq_u32(abcd, abcd_in);
-        e += e_in;
-    }
+    for (; nblocks != 0; nblocks--, blocks += FD_SHA1_BLOCK_LEN)
+        compress_block(&abcd, &e, load_word_group(blocks), load_word_group(blocks + 16),
+                       load_word_group(blocks + 32), load_word_group(blocks + 48));
     vst1q_u32(chain, abcd);
     chain[4] = e;
+}
+
+/* PBKDF2 (see fd_sha1_pbkdf2_fn and sha1_shani.c): a state's a..d are the
+ * next block's first word group as they are; its e, the 0x80 marker and
+ * zeros are the second. */
+void fd_sha1_pbkdf2_armv8(const uint32_t inner_chain[5], const uint32_t outer_chain[5],
+                          uint32_t words[5], uint32_t iterations_left)
+{
+    const uint32x4_t inner_abcd = vld1q_u32(inner_chain), outer_abcd = vld1q_u32(outer_chain);
+    const uint32_t group1_words[4] = {0, 0x80000000u, 0, 0};
+    const uint32_t group3_words[4] = {0, 0, 0, (FD_SHA1_BLOCK_LEN + 20) * 8};
+    const uint32x4_t group1 = vld1q_u32(group1_words), group2 = vdupq_n_u32(0);
+    const uint32x4_t group3 = vld1q_u32(group3_words);
+    uint32x4_t u_abcd = vld1q_u32(words), t_abcd = u_abcd;
+    uint32_t u_e = words[4], t_e = u_e;
+
+    for (; iterations_left != 0; iterations_left--) {
+        uint32x4_t abcd = inner_abcd;
+        uint32_t e = inner_chain[4];
+        compress_block(&abcd, &e, u_abcd, vsetq_lane_u32(u_e, group1, 0), group2, group3);
+        u_abcd = outer_abcd;
+        u_e = outer_chain[4];
+        compress_block(&u_abcd, &u_e, abcd, vsetq_lane_u32(e, group1, 0), group2, group3);
+        t_abcd = veorq_u32(t_abcd, u_abcd);
+        t_e ^= u_e;
+    }
+    vst1q_u32(words, t_abcd);
+    words[4] = t_e;
 }
 
 #if defined(__clang__)

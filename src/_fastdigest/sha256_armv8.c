@@ -24,6 +24,7 @@
 #endif
 
 #include <arm_neon.h>
+#include <stdbool.h>
 
 /* Four schedule words from 16 bytes of the big-endian block, at any
  * alignment (vld1q_u8 has no alignment requirement). */
@@ -48,41 +49,101 @@ static inline uint32x4_t next_word_group(uint32x4_t w0, uint32x4_t w1, uint32x4_
     return vsha256su1q_u32(vsha256su0q_u32(w0, w1), w2, w3);
 }
 
+/* Compresses one block, given as its four word groups, into the state:
+ * 64 rounds and the feed-forward. */
+static inline void compress_block(uint32x4_t *abcd, uint32x4_t *efgh, uint32x4_t w0,
+                                  uint32x4_t w1, uint32x4_t w2, uint32x4_t w3)
+{
+    const uint32x4_t abcd_in = *abcd, efgh_in = *efgh;
+
+    /* w0..w3 always hold the latest sixteen schedule words, oldest in w0;
+     * each group is replaced by its successor once it is used. */
+    for (int t = 0; t < 48; t += 16) {
+        four_rounds(abcd, efgh, w0, t);
+        w0 = next_word_group(w0, w1, w2, w3);
+        four_rounds(abcd, efgh, w1, t + 4);
+        w1 = next_word_group(w1, w2, w3, w0);
+        four_rounds(abcd, efgh, w2, t + 8);
+        w2 = next_word_group(w2, w3, w0, w1);
+        four_rounds(abcd, efgh, w3, t + 12);
+        w3 = next_word_group(w3, w0, w1, w2);
+    }
+    /* Rounds 48..63 use the last words; no more schedule to compute. */
+    four_rounds(abcd, efgh, w0, 48);
+    four_rounds(abcd, efgh, w1, 52);
+    four_rounds(abcd, efgh, w2, 56);
+    four_rounds(abcd, efgh, w3, 60);
+
+    *abcd = vaddq_u32(*abcd, abcd_in);
+    *efgh = vaddq_u32(*efgh, efgh_in);
+}
+
 void fd_sha256_blocks_armv8(uint32_t chain[8], const uint8_t *blocks, size_t nblocks)
 {
     uint32x4_t abcd = vld1q_u32(chain);
     uint32x4_t efgh = vld1q_u32(chain + 4);
 
-    for (; nblocks != 0; nblocks--, blocks += FD_SHA256_BLOCK_LEN) {
-        const uint32x4_t abcd_in = abcd, efgh_in = efgh;
-        /* w0..w3 always hold the latest sixteen schedule words, oldest in
-         * w0; each group is replaced by its successor once it is used. */
-        uint32x4_t w0 = load_word_group(blocks);
-        uint32x4_t w1 = load_word_group(blocks + 16);
-        uint32x4_t w2 = load_word_group(blocks + 32);
-        uint32x4_t w3 = load_word_group(blocks + 48);
-
-        for (int t = 0; t < 48; t += 16) {
-            four_rounds(&abcd, &efgh, w0, t);
-            w0 = next_word_group(w0, w1, w2, w3);
-            four_rounds(&abcd, &efgh, w1, t + 4);
-            w1 = next_word_group(w1, w2, w3, w0);
-            four_rounds(&abcd, &efgh, w2, t + 8);
-            w2 = next_word_group(w2, w3, w0, w1);
-            four_rounds(&abcd, &efgh, w3, t + 12);
-            w3 = next_word_group(w3, w0, w1, w2);
-        }
-        /* Rounds 48..63 use the last words; no more schedule to compute. */
-        four_rounds(&abcd, &efgh, w0, 48);
-        four_rounds(&abcd, &efgh, w1, 52);
-        four_rounds(&abcd, &efgh, w2, 56);
-        four_rounds(&abcd, &efgh, w3, 60);
-
-        abcd = vaddq_u32(abcd, abcd_in);
-        efgh = vaddq_u32(efgh, efgh_in);
-    }
+    for (; nblocks != 0; nblocks--, blocks += FD_SHA256_BLOCK_LEN)
+        compress_block(&abcd, &efgh, load_word_group(blocks), load_word_group(blocks + 16),
+                       load_word_group(blocks + 32), load_word_group(blocks + 48));
     vst1q_u32(chain, abcd);
     vst1q_u32(chain + 4, efgh);
+}
+
+/* PBKDF2 (see fd_sha256_pbkdf2_fn and sha256_shani.c): the state vectors
+ * hold the chain in FIPS order, which is also the order of the message
+ * words, so a digest becomes the next block's first two word groups as it
+ * is; SHA-224's seven words leave the 0x80 marker in the top lane of the
+ * second. */
+static inline void pbkdf2_iterate(const uint32_t inner_chain[8], const uint32_t outer_chain[8],
+                                  size_t digest_words, uint32_t words[8],
+                                  uint32_t iterations_left)
+{
+    const bool truncated = digest_words == 7;
+    const uint32x4_t inner_abcd = vld1q_u32(inner_chain), inner_efgh = vld1q_u32(inner_chain + 4);
+    const uint32x4_t outer_abcd = vld1q_u32(outer_chain), outer_efgh = vld1q_u32(outer_chain + 4);
+    const uint32_t group2_words[4] = {truncated ? 0 : 0x80000000u, 0, 0, 0};
+    const uint32_t group3_words[4] = {0, 0, 0,
+                                      (uint32_t)(FD_SHA256_BLOCK_LEN + 4 * digest_words) * 8};
+    const uint32x4_t group2 = vld1q_u32(group2_words), group3 = vld1q_u32(group3_words);
+    uint32x4_t u0 = vld1q_u32(words), u1 = vld1q_u32(words + 4);
+
+    if (truncated)
+        u1 = vsetq_lane_u32(0x80000000u, u1, 3);
+    uint32x4_t t0 = u0, t1 = u1;
+
+    for (; iterations_left != 0; iterations_left--) {
+        uint32x4_t abcd = inner_abcd, efgh = inner_efgh;
+        compress_block(&abcd, &efgh, u0, u1, group2, group3);
+        if (truncated)
+            efgh = vsetq_lane_u32(0x80000000u, efgh, 3);
+        u0 = outer_abcd;
+        u1 = outer_efgh;
+        compress_block(&u0, &u1, abcd, efgh, group2, group3);
+        if (truncated)
+            u1 = vsetq_lane_u32(0x80000000u, u1, 3);
+        t0 = veorq_u32(t0, u0);
+        t1 = veorq_u32(t1, u1);
+    }
+
+    vst1q_u32(words, t0);
+    if (truncated) {
+        words[4] = vgetq_lane_u32(t1, 0);
+        words[5] = vgetq_lane_u32(t1, 1);
+        words[6] = vgetq_lane_u32(t1, 2);
+    }
+    else {
+        vst1q_u32(words + 4, t1);
+    }
+}
+
+void fd_sha256_pbkdf2_armv8(const uint32_t inner_chain[8], const uint32_t outer_chain[8],
+                            size_t digest_words, uint32_t words[8], uint32_t iterations_left)
+{
+    if (digest_words == 7)
+        pbkdf2_iterate(inner_chain, outer_chain, 7, words, iterations_left);
+    else
+        pbkdf2_iterate(inner_chain, outer_chain, 8, words, iterations_left);
 }
 
 #if defined(__clang__)
