@@ -67,8 +67,8 @@ static inline void rounds4(__m128i *abcd, __m128i *abcd_before, __m128i words, i
  * b, c, d in abcd (a in the top lane) and e in the top lane of e, whose
  * other lanes are zero and stay so. 80 rounds and the feed-forward. */
 FD_TARGET_SHANI
-static FD_ALWAYS_INLINE void compress_block(__m128i *abcd, __m128i *e, __m128i w0, __m128i w1, __m128i w2,
-                                  __m128i w3)
+static FD_ALWAYS_INLINE void compress_block(__m128i *abcd, __m128i *e, __m128i w0, __m128i w1,
+                                            __m128i w2, __m128i w3)
 {
     const __m128i abcd_in = *abcd, e_in = *e;
     __m128i abcd_before = *abcd;

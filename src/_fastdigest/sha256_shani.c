@@ -62,8 +62,8 @@ static inline __m128i next_word_group(__m128i partial, __m128i group2, __m128i g
 /* Compresses one block, given as its first four word groups, into the state
  * (abef, cdgh): 64 rounds and the feed-forward. */
 FD_TARGET_SHANI
-static FD_ALWAYS_INLINE void compress_block(__m128i *abef, __m128i *cdgh, __m128i w0, __m128i w1,
-                                  __m128i w2, __m128i w3)
+static FD_ALWAYS_INLINE void compress_block(__m128i *abef, __m128i *cdgh, __m128i w0,
+                                            __m128i w1, __m128i w2, __m128i w3)
 {
     const __m128i abef_in = *abef, cdgh_in = *cdgh;
 

@@ -30,6 +30,11 @@
  * the whole message as one batch, with each multi-buffer kernel the CPU runs
  * and with none (the single-stream path), under each single-stream kernel,
  * against the portable one-shot of each message.
+ * And HMAC and PBKDF2 (hmac.c) against the portable kernel's: the message up
+ * to the copy point is the key and the password, the rest the HMAC message
+ * and the salt; byte 1 also picks 1..8 iterations and the message length
+ * the output length (1 to three digests), so the kernels' own PBKDF2 loops
+ * and the two-stream key setup meet keys of every size.
  *
  * Any mismatch prints what differed and aborts, which libFuzzer reports as a
  * crash and saves the input. */
@@ -42,6 +47,7 @@
 #include "algorithms.h"
 #include "batch.h"
 #include "cpu.h"
+#include "hmac.h"
 
 #define MAX_SPLITS 16
 /* The batch holds every update and the whole message. */
@@ -220,6 +226,20 @@ static void check_batch(enum fd_algorithm_id id, const char *kernel, const uint8
     }
 }
 
+/* The HMAC and PBKDF2 of the message (see the top), by the active kernels. */
+static void keyed_digests(enum fd_algorithm_id id, const uint8_t *message, size_t message_len,
+                          uint8_t *mac, uint8_t *derived, size_t derived_len)
+{
+    size_t key_len = plan.copy_after == plan.count ? message_len : plan.offsets[plan.copy_after];
+    const uint8_t *key = slice(message, 0, key_len);
+    const uint8_t *rest = slice(message, key_len, message_len - key_len);
+    uint32_t iterations = 1 + plan.copy_after % 8;
+
+    fd_hmac(id, key, key_len, rest, message_len - key_len, mac);
+    fd_pbkdf2_hmac(id, key, key_len, rest, message_len - key_len, iterations, derived,
+                   derived_len);
+}
+
 static void check_algorithm(enum fd_algorithm_id id, const uint8_t *message, size_t message_len)
 {
     static uint8_t expected_updates[MAX_UPDATES_IN_BATCH * FD_MAX_DIGEST_LEN];
@@ -237,6 +257,10 @@ static void check_algorithm(enum fd_algorithm_id id, const uint8_t *message, siz
     for (size_t i = 0; i < plan.count; i++)
         fd_hash(id, slice(message, plan.offsets[i], plan.lengths[i]), plan.lengths[i],
                 expected_updates + i * digest_len);
+    uint8_t expected_mac[FD_MAX_DIGEST_LEN], expected_derived[3 * FD_MAX_DIGEST_LEN];
+    uint8_t mac[FD_MAX_DIGEST_LEN], derived[3 * FD_MAX_DIGEST_LEN];
+    const size_t derived_len = 1 + message_len % (3 * digest_len);
+    keyed_digests(id, message, message_len, expected_mac, expected_derived, derived_len);
 
     for (const fd_kernel *kernel = fd_kernel_lists[family]; kernel->name != NULL; kernel++) {
         if (!cpu_runs(kernel->required_features))
@@ -246,6 +270,11 @@ static void check_algorithm(enum fd_algorithm_id id, const uint8_t *message, siz
         if (memcmp(digest, expected, digest_len) != 0)
             fail("one-shot fd_hash", id, kernel->name, "-", message_len, 0);
         check_stream(id, kernel->name, message, message_len, expected, expected_prefix);
+        keyed_digests(id, message, message_len, mac, derived, derived_len);
+        if (memcmp(mac, expected_mac, digest_len) != 0)
+            fail("HMAC", id, kernel->name, "-", message_len, 0);
+        if (memcmp(derived, expected_derived, derived_len) != 0)
+            fail("PBKDF2", id, kernel->name, "-", message_len, derived_len);
 
         fd_use_multi_kernel(family, NULL);
         check_batch(id, kernel->name, message, message_len, expected_updates, expected);
