@@ -93,51 +93,71 @@ uint32_t fd_cpu_features(void)
 #endif
 }
 
+/* Designated initializers: a kernel names the optional members it has (the
+ * PBKDF2 loop and the end of an HMAC), the rest are NULL. */
 static const fd_kernel md5_kernels[] = {
-    {"tuned", 0, {.md5 = fd_md5_blocks_tuned}, {NULL}},
-    {"portable", 0, {.md5 = fd_md5_blocks_portable}, {NULL}},
-    {NULL, 0, {NULL}, {NULL}},
+    {.name = "tuned", .blocks.md5 = fd_md5_blocks_tuned},
+    {.name = "portable", .blocks.md5 = fd_md5_blocks_portable},
+    {.name = NULL},
 };
 
 static const fd_kernel sha1_kernels[] = {
 #ifdef FD_HAVE_ARM_SHA1
-    {"armv8", FD_CPU_ARM_SHA1, {.sha1 = fd_sha1_blocks_armv8},
-     {.sha1 = fd_sha1_pbkdf2_armv8}},
+    {.name = "armv8",
+     .required_features = FD_CPU_ARM_SHA1,
+     .blocks.sha1 = fd_sha1_blocks_armv8,
+     .pbkdf2.sha1 = fd_sha1_pbkdf2_armv8,
+     .hmac_finish.sha1 = fd_sha1_hmac_finish_armv8},
 #endif
 #ifdef FD_HAVE_SHANI
-    {"shani", FD_CPU_SHANI | FD_CPU_SSE41 | FD_CPU_SSSE3, {.sha1 = fd_sha1_blocks_shani},
-     {.sha1 = fd_sha1_pbkdf2_shani}},
+    {.name = "shani",
+     .required_features = FD_CPU_SHANI | FD_CPU_SSE41 | FD_CPU_SSSE3,
+     .blocks.sha1 = fd_sha1_blocks_shani,
+     .pbkdf2.sha1 = fd_sha1_pbkdf2_shani,
+     .hmac_finish.sha1 = fd_sha1_hmac_finish_shani},
 #endif
-    {"portable", 0, {.sha1 = fd_sha1_blocks_portable}, {NULL}},
-    {NULL, 0, {NULL}, {NULL}},
+    {.name = "portable", .blocks.sha1 = fd_sha1_blocks_portable},
+    {.name = NULL},
 };
 
 static const fd_kernel sha256_kernels[] = {
 #ifdef FD_HAVE_ARM_SHA256
-    {"armv8", FD_CPU_ARM_SHA2, {.sha256 = fd_sha256_blocks_armv8},
-     {.sha256 = fd_sha256_pbkdf2_armv8}},
+    {.name = "armv8",
+     .required_features = FD_CPU_ARM_SHA2,
+     .blocks.sha256 = fd_sha256_blocks_armv8,
+     .pbkdf2.sha256 = fd_sha256_pbkdf2_armv8,
+     .hmac_finish.sha256 = fd_sha256_hmac_finish_armv8},
 #endif
 #ifdef FD_HAVE_SHANI
-    {"shani", FD_CPU_SHANI | FD_CPU_SSE41 | FD_CPU_SSSE3, {.sha256 = fd_sha256_blocks_shani},
-     {.sha256 = fd_sha256_pbkdf2_shani}},
+    {.name = "shani",
+     .required_features = FD_CPU_SHANI | FD_CPU_SSE41 | FD_CPU_SSSE3,
+     .blocks.sha256 = fd_sha256_blocks_shani,
+     .pbkdf2.sha256 = fd_sha256_pbkdf2_shani,
+     .hmac_finish.sha256 = fd_sha256_hmac_finish_shani},
 #endif
-    {"portable", 0, {.sha256 = fd_sha256_blocks_portable}, {NULL}},
-    {NULL, 0, {NULL}, {NULL}},
+    {.name = "portable", .blocks.sha256 = fd_sha256_blocks_portable},
+    {.name = NULL},
 };
 
 static const fd_kernel sha512_kernels[] = {
 #ifdef FD_HAVE_ARM_SHA512
-    {"armv8", FD_CPU_ARM_SHA512, {.sha512 = fd_sha512_blocks_armv8}, {NULL}},
+    {.name = "armv8",
+     .required_features = FD_CPU_ARM_SHA512,
+     .blocks.sha512 = fd_sha512_blocks_armv8},
 #endif
 #ifdef FD_HAVE_SHA512_AVX512
-    {"avx512", FD_CPU_AVX512F | FD_CPU_AVX512VL | FD_CPU_AVX512BW | FD_CPU_BMI1 | FD_CPU_BMI2,
-     {.sha512 = fd_sha512_blocks_avx512}, {NULL}},
+    {.name = "avx512",
+     .required_features =
+         FD_CPU_AVX512F | FD_CPU_AVX512VL | FD_CPU_AVX512BW | FD_CPU_BMI1 | FD_CPU_BMI2,
+     .blocks.sha512 = fd_sha512_blocks_avx512},
 #endif
 #ifdef FD_HAVE_SHA512_AVX2
-    {"avx2", FD_CPU_AVX2 | FD_CPU_BMI1 | FD_CPU_BMI2, {.sha512 = fd_sha512_blocks_avx2}, {NULL}},
+    {.name = "avx2",
+     .required_features = FD_CPU_AVX2 | FD_CPU_BMI1 | FD_CPU_BMI2,
+     .blocks.sha512 = fd_sha512_blocks_avx2},
 #endif
-    {"portable", 0, {.sha512 = fd_sha512_blocks_portable}, {NULL}},
-    {NULL, 0, {NULL}, {NULL}},
+    {.name = "portable", .blocks.sha512 = fd_sha512_blocks_portable},
+    {.name = NULL},
 };
 
 const fd_kernel *const fd_kernel_lists[FD_FAMILY_COUNT] = {
@@ -148,10 +168,10 @@ const fd_kernel *const fd_kernel_lists[FD_FAMILY_COUNT] = {
 };
 
 fd_kernel fd_active_kernels[FD_FAMILY_COUNT] = {
-    [FD_FAMILY_MD5] = {"portable", 0, {.md5 = fd_md5_blocks_portable}, {NULL}},
-    [FD_FAMILY_SHA1] = {"portable", 0, {.sha1 = fd_sha1_blocks_portable}, {NULL}},
-    [FD_FAMILY_SHA256] = {"portable", 0, {.sha256 = fd_sha256_blocks_portable}, {NULL}},
-    [FD_FAMILY_SHA512] = {"portable", 0, {.sha512 = fd_sha512_blocks_portable}, {NULL}},
+    [FD_FAMILY_MD5] = {.name = "portable", .blocks.md5 = fd_md5_blocks_portable},
+    [FD_FAMILY_SHA1] = {.name = "portable", .blocks.sha1 = fd_sha1_blocks_portable},
+    [FD_FAMILY_SHA256] = {.name = "portable", .blocks.sha256 = fd_sha256_blocks_portable},
+    [FD_FAMILY_SHA512] = {.name = "portable", .blocks.sha512 = fd_sha512_blocks_portable},
 };
 
 void fd_use_kernel(enum fd_family family, const fd_kernel *kernel)

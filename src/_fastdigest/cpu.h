@@ -49,13 +49,17 @@ typedef struct fd_kernel {
         fd_sha256_blocks_fn *sha256;
         fd_sha512_blocks_fn *sha512;
     } blocks;
-    /* The PBKDF2 loop run inside the kernel (see fd_sha256_pbkdf2_fn), for
-     * kernels that have one; NULL elsewhere, where hmac.c's loop over
-     * blocks serves. */
+    /* The PBKDF2 loop and the end of an HMAC run inside the kernel (see
+     * fd_sha256_pbkdf2_fn and fd_sha256_hmac_finish_fn), for kernels that
+     * have them; NULL elsewhere, where hmac.c's code over `blocks` serves. */
     union {
         fd_sha1_pbkdf2_fn *sha1;
         fd_sha256_pbkdf2_fn *sha256;
     } pbkdf2;
+    union {
+        fd_sha1_hmac_finish_fn *sha1;
+        fd_sha256_hmac_finish_fn *sha256;
+    } hmac_finish;
 } fd_kernel;
 
 /* The kernels compiled into this build for each family, fastest first; each

@@ -241,28 +241,58 @@ static void compress_outer(const fd_algorithm *algorithm, const fd_hash_state *o
     fd_secure_zero(chain64, sizeof chain64);
 }
 
-/* Finishes an HMAC: inner is used up (left padded), so callers that keep
- * going pass a copy; outer is only read. */
-static void hmac_finish(const fd_algorithm *algorithm, fd_hash_state *inner,
+/* The padded last blocks of a SHA-1 or SHA-256 state, written out for a
+ * kernel's hmac_finish rather than compressed: the buffered bytes, 0x80,
+ * zeros and the 64-bit big-endian bit length, as fd_block_pad pads them.
+ * Returns the block count, 1 or 2. */
+static size_t write_padded_tail(const uint8_t *buffered, uint64_t byte_count,
+                                uint8_t tail[2 * FD_SHA256_BLOCK_LEN])
+{
+    size_t used = (size_t)(byte_count % FD_SHA256_BLOCK_LEN);
+    size_t tail_len = used + 1 + 8 <= FD_SHA256_BLOCK_LEN ? FD_SHA256_BLOCK_LEN
+                                                          : 2 * FD_SHA256_BLOCK_LEN;
+
+    memset(tail, 0, tail_len);
+    memcpy(tail, buffered, used);
+    tail[used] = 0x80;
+    fd_store_be64(tail + tail_len - 8, byte_count << 3);
+    return tail_len / FD_SHA256_BLOCK_LEN;
+}
+
+/* Writes the MAC of an HMAC whose inner hash has had all its message;
+ * inner and outer are left as they were. */
+static void hmac_finish(const fd_algorithm *algorithm, const fd_hash_state *inner,
                         const fd_hash_state *outer, uint8_t *out)
 {
-    uint8_t block[FD_MAX_BLOCK_LEN];
+    const fd_kernel *kernel = &fd_active_kernels[algorithm->family];
+    uint8_t block[2 * FD_MAX_BLOCK_LEN];
 
-    pad_one_digest_block(algorithm, block);
-    algorithm->final(inner, block);
-    compress_outer(algorithm, outer, block, out);
+    if (algorithm->family == FD_FAMILY_SHA256 && kernel->hmac_finish.sha256 != NULL) {
+        size_t tail_blocks = write_padded_tail(inner->sha256.block, inner->sha256.byte_count,
+                                               block);
+        kernel->hmac_finish.sha256(inner->sha256.chain, block, tail_blocks,
+                                   outer->sha256.chain, algorithm->digest_len / 4, out);
+    }
+    else if (algorithm->family == FD_FAMILY_SHA1 && kernel->hmac_finish.sha1 != NULL) {
+        size_t tail_blocks = write_padded_tail(inner->sha1.block, inner->sha1.byte_count, block);
+        kernel->hmac_finish.sha1(inner->sha1.chain, block, tail_blocks, outer->sha1.chain, out);
+    }
+    else {
+        /* The inner hash is finalized on a copy, its digest written into the
+         * outer hash's padded block. */
+        fd_hash_state inner_copy;
+        memcpy(&inner_copy, inner, algorithm->state_len);
+        pad_one_digest_block(algorithm, block);
+        algorithm->final(&inner_copy, block);
+        compress_outer(algorithm, outer, block, out);
+        fd_secure_zero(&inner_copy, algorithm->state_len);
+    }
     fd_secure_zero(block, sizeof block);
 }
 
 void fd_hmac_final(const fd_hmac_state *hmac, uint8_t *out)
 {
-    const fd_algorithm *algorithm = hmac->algorithm;
-    fd_hash_state inner;
-
-    /* Finalize a copy, so hmac can go on taking data. */
-    memcpy(&inner, &hmac->inner, algorithm->state_len);
-    hmac_finish(algorithm, &inner, &hmac->outer, out);
-    fd_secure_zero(&inner, algorithm->state_len);
+    hmac_finish(hmac->algorithm, &hmac->inner, &hmac->outer, out);
 }
 
 void fd_hmac_wipe(fd_hmac_state *hmac)
@@ -278,7 +308,6 @@ void fd_hmac(enum fd_algorithm_id id, const uint8_t *key, size_t key_len, const 
 
     fd_hmac_init(&hmac, id, key, key_len);
     fd_hmac_update(&hmac, data, len);
-    /* Nothing follows: finish the states themselves rather than copies. */
     hmac_finish(hmac.algorithm, &hmac.inner, &hmac.outer, out);
     fd_hmac_wipe(&hmac);
 }

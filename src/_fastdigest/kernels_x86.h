@@ -22,6 +22,8 @@ fd_sha1_blocks_fn fd_sha1_blocks_shani;     /* sha1_shani.c */
 fd_sha256_blocks_fn fd_sha256_blocks_shani; /* sha256_shani.c */
 fd_sha1_pbkdf2_fn fd_sha1_pbkdf2_shani;     /* sha1_shani.c */
 fd_sha256_pbkdf2_fn fd_sha256_pbkdf2_shani; /* sha256_shani.c */
+fd_sha1_hmac_finish_fn fd_sha1_hmac_finish_shani;     /* sha1_shani.c */
+fd_sha256_hmac_finish_fn fd_sha256_hmac_finish_shani; /* sha256_shani.c */
 
 /* For the steps a kernel is built from: a kernel's speed depends on its
  * whole round sequence being one function, with its state in registers, and

@@ -19,10 +19,13 @@ typedef struct fd_sha1_state {
 /* Compresses nblocks consecutive 64-byte blocks at any alignment into chain. */
 typedef void fd_sha1_blocks_fn(uint32_t chain[5], const uint8_t *blocks, size_t nblocks);
 
-/* fd_sha256_pbkdf2_fn's counterpart (see sha256.h): U_1 in, T out, five
- * words each. */
+/* The counterparts of fd_sha256_pbkdf2_fn and fd_sha256_hmac_finish_fn
+ * (see sha256.h) for SHA-1's five words. */
 typedef void fd_sha1_pbkdf2_fn(const uint32_t inner_chain[5], const uint32_t outer_chain[5],
                                uint32_t words[5], uint32_t iterations_left);
+typedef void fd_sha1_hmac_finish_fn(const uint32_t inner_chain[5], const uint8_t *tail,
+                                    size_t tail_blocks, const uint32_t outer_chain[5],
+                                    uint8_t out[20]);
 
 fd_sha1_blocks_fn fd_sha1_blocks_portable;
 

@@ -10,6 +10,7 @@
  *     30, which vsha1h_u32 computes from the old lane 0.
  *   vsha1su0q_u32(w0_3, w4_7, w8_11) then vsha1su1q_u32(that, w12_15) give
  *     the next four schedule words. */
+#include "endian.h"
 #include "kernels_arm.h"
 
 #ifdef FD_HAVE_ARM_SHA1
@@ -138,32 +139,58 @@ void fd_sha1_blocks_armv8(uint32_t chain[5], const uint8_t *blocks, size_t nbloc
     chain[4] = e;
 }
 
-/* PBKDF2 (see fd_sha1_pbkdf2_fn and sha1_shani.c): a state's a..d are the
- * next block's first word group as they are; its e, the 0x80 marker and
- * zeros are the second. */
+/* ---- HMAC and PBKDF2 (see sha1.h and sha1_shani.c) ---------------------
+ *
+ * A state's a..d are the first word group of the block that holds its
+ * digest as they are; its e, the 0x80 marker and zeros are the second. */
+
+/* Compresses the block made of the digest (abcd, e) and its padding onto
+ * (chain_abcd, chain_e): W[5] = 0x80000000, W[6..14] = 0, W[15] = the bit
+ * length of the keyed block and the digest (FIPS 180-4, 5.1.1). */
+static inline void compress_digest_block(uint32x4_t *chain_abcd, uint32_t *chain_e,
+                                         uint32x4_t abcd, uint32_t e)
+{
+    const uint32_t group1_words[4] = {e, 0x80000000u, 0, 0};
+    const uint32_t group3_words[4] = {0, 0, 0, (FD_SHA1_BLOCK_LEN + 20) * 8};
+
+    compress_block(chain_abcd, chain_e, abcd, vld1q_u32(group1_words), vdupq_n_u32(0),
+                   vld1q_u32(group3_words));
+}
+
 void fd_sha1_pbkdf2_armv8(const uint32_t inner_chain[5], const uint32_t outer_chain[5],
                           uint32_t words[5], uint32_t iterations_left)
 {
     const uint32x4_t inner_abcd = vld1q_u32(inner_chain), outer_abcd = vld1q_u32(outer_chain);
-    const uint32_t group1_words[4] = {0, 0x80000000u, 0, 0};
-    const uint32_t group3_words[4] = {0, 0, 0, (FD_SHA1_BLOCK_LEN + 20) * 8};
-    const uint32x4_t group1 = vld1q_u32(group1_words), group2 = vdupq_n_u32(0);
-    const uint32x4_t group3 = vld1q_u32(group3_words);
     uint32x4_t u_abcd = vld1q_u32(words), t_abcd = u_abcd;
     uint32_t u_e = words[4], t_e = u_e;
 
     for (; iterations_left != 0; iterations_left--) {
         uint32x4_t abcd = inner_abcd;
         uint32_t e = inner_chain[4];
-        compress_block(&abcd, &e, u_abcd, vsetq_lane_u32(u_e, group1, 0), group2, group3);
+        compress_digest_block(&abcd, &e, u_abcd, u_e);
         u_abcd = outer_abcd;
         u_e = outer_chain[4];
-        compress_block(&u_abcd, &u_e, abcd, vsetq_lane_u32(e, group1, 0), group2, group3);
+        compress_digest_block(&u_abcd, &u_e, abcd, e);
         t_abcd = veorq_u32(t_abcd, u_abcd);
         t_e ^= u_e;
     }
     vst1q_u32(words, t_abcd);
     words[4] = t_e;
+}
+
+void fd_sha1_hmac_finish_armv8(const uint32_t inner_chain[5], const uint8_t *tail,
+                               size_t tail_blocks, const uint32_t outer_chain[5],
+                               uint8_t out[20])
+{
+    uint32x4_t abcd = vld1q_u32(inner_chain), outer_abcd = vld1q_u32(outer_chain);
+    uint32_t e = inner_chain[4], outer_e = outer_chain[4];
+
+    for (; tail_blocks != 0; tail_blocks--, tail += FD_SHA1_BLOCK_LEN)
+        compress_block(&abcd, &e, load_word_group(tail), load_word_group(tail + 16),
+                       load_word_group(tail + 32), load_word_group(tail + 48));
+    compress_digest_block(&outer_abcd, &outer_e, abcd, e);
+    vst1q_u8(out, vrev32q_u8(vreinterpretq_u8_u32(outer_abcd)));
+    fd_store_be32(out + 16, outer_e);
 }
 
 #if defined(__clang__)

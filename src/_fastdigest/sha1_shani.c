@@ -15,6 +15,7 @@
  * A single message is bound by the chain of 20 sha1rnds4 per block; the
  * loads, byte swaps, sha1nexte and the schedule run beside it. The state stays
  * in vectors for all blocks of a call. */
+#include "endian.h"
 #include "kernels_x86.h"
 
 #ifdef FD_HAVE_SHANI
@@ -187,23 +188,34 @@ void fd_sha1_blocks_shani(uint32_t chain[5], const uint8_t *blocks, size_t nbloc
     state_to_chain(abcd, e, chain);
 }
 
-/* ---- PBKDF2 ----------------------------------------------------------
+/* ---- HMAC and PBKDF2 ----------------------------------------------------
  *
- * As in sha256_shani.c: from U_2 on, each iteration compresses a one-block
- * message made of a digest and fixed padding, twice, and here the digest
- * stays in registers. SHA-1's layout makes that cheap: a state's abcd is the
- * block's first word group as it is, and its e (alone in the top lane) with
- * the 0x80 marker beside it is the second. T is accumulated in the state's
- * layout. */
+ * As in sha256_shani.c: the outer hash of an HMAC, and both hashes of a
+ * PBKDF2 iteration from U_2 on, compress a block made of one digest and
+ * fixed padding, and here the digest stays in registers. SHA-1's layout
+ * makes that cheap: a state's abcd is the block's first word group as it
+ * is, and its e (alone in the top lane) with the 0x80 marker beside it is
+ * the second. */
+
+/* Compresses the block made of the digest (abcd, e) and its padding onto
+ * (chain_abcd, chain_e): W[5] = 0x80000000 (INT32_MIN), W[6..14] = 0, W[15]
+ * = the bit length of the keyed block and the digest (FIPS 180-4, 5.1.1). */
+FD_TARGET_SHANI
+static FD_ALWAYS_INLINE void compress_digest_block(__m128i *chain_abcd, __m128i *chain_e,
+                                                   __m128i abcd, __m128i e)
+{
+    const __m128i marker = _mm_set_epi32(0, INT32_MIN, 0, 0);
+    const __m128i group3 = _mm_set_epi32(0, 0, 0, (FD_SHA1_BLOCK_LEN + 20) * 8);
+
+    compress_block(chain_abcd, chain_e, abcd, _mm_or_si128(e, marker), _mm_setzero_si128(),
+                   group3);
+}
+
+/* T is accumulated in the state's layout. */
 FD_TARGET_SHANI
 void fd_sha1_pbkdf2_shani(const uint32_t inner_chain[5], const uint32_t outer_chain[5],
                           uint32_t words[5], uint32_t iterations_left)
 {
-    /* W[5] = 0x80000000 (INT32_MIN), W[6..14] = 0, W[15] = the bit length of
-     * the keyed block and the digest (FIPS 180-4, 5.1.1). */
-    const __m128i marker = _mm_set_epi32(0, INT32_MIN, 0, 0);
-    const __m128i group2 = _mm_setzero_si128();
-    const __m128i group3 = _mm_set_epi32(0, 0, 0, (FD_SHA1_BLOCK_LEN + 20) * 8);
     __m128i inner_abcd, inner_e, outer_abcd, outer_e, u_abcd, u_e;
 
     chain_to_state(inner_chain, &inner_abcd, &inner_e);
@@ -213,14 +225,35 @@ void fd_sha1_pbkdf2_shani(const uint32_t inner_chain[5], const uint32_t outer_ch
 
     for (; iterations_left != 0; iterations_left--) {
         __m128i abcd = inner_abcd, e = inner_e;
-        compress_block(&abcd, &e, u_abcd, _mm_or_si128(u_e, marker), group2, group3);
+        compress_digest_block(&abcd, &e, u_abcd, u_e);
         u_abcd = outer_abcd;
         u_e = outer_e;
-        compress_block(&u_abcd, &u_e, abcd, _mm_or_si128(e, marker), group2, group3);
+        compress_digest_block(&u_abcd, &u_e, abcd, e);
         t_abcd = _mm_xor_si128(t_abcd, u_abcd);
         t_e = _mm_xor_si128(t_e, u_e);
     }
     state_to_chain(t_abcd, t_e, words);
+}
+
+FD_TARGET_SHANI
+void fd_sha1_hmac_finish_shani(const uint32_t inner_chain[5], const uint8_t *tail,
+                               size_t tail_blocks, const uint32_t outer_chain[5],
+                               uint8_t out[20])
+{
+    const __m128i reverse_bytes =
+        _mm_set_epi8(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
+    __m128i abcd, e, outer_abcd, outer_e;
+
+    chain_to_state(inner_chain, &abcd, &e);
+    chain_to_state(outer_chain, &outer_abcd, &outer_e);
+    for (; tail_blocks != 0; tail_blocks--, tail += FD_SHA1_BLOCK_LEN)
+        compress_block(&abcd, &e, load_word_group(tail), load_word_group(tail + 16),
+                       load_word_group(tail + 32), load_word_group(tail + 48));
+    compress_digest_block(&outer_abcd, &outer_e, abcd, e);
+
+    /* a in the top lane: reversing all 16 bytes writes a..d big-endian. */
+    _mm_storeu_si128((__m128i *)(void *)out, _mm_shuffle_epi8(outer_abcd, reverse_bytes));
+    fd_store_be32(out + 16, (uint32_t)_mm_extract_epi32(outer_e, 3));
 }
 
 #endif /* FD_HAVE_SHANI */

@@ -29,6 +29,16 @@ typedef void fd_sha256_pbkdf2_fn(const uint32_t inner_chain[8], const uint32_t o
                                  size_t digest_words, uint32_t words[8],
                                  uint32_t iterations_left);
 
+/* The end of an HMAC inside a kernel, for kernels that keep it in registers
+ * (hmac.c uses it when the active kernel has one): compresses the inner
+ * hash's last tail_blocks blocks, already padded, from tail onto
+ * inner_chain; then the block made of that digest and its fixed padding (the
+ * outer hash sees one keyed block and one digest) onto outer_chain; and
+ * writes the first digest_words words of the result, big-endian, to out. */
+typedef void fd_sha256_hmac_finish_fn(const uint32_t inner_chain[8], const uint8_t *tail,
+                                      size_t tail_blocks, const uint32_t outer_chain[8],
+                                      size_t digest_words, uint8_t *out);
+
 fd_sha256_blocks_fn fd_sha256_blocks_portable;
 
 /* The round constants K0..K63, shared by every SHA-256 kernel. */

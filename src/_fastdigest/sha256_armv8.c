@@ -25,6 +25,7 @@
 
 #include <arm_neon.h>
 #include <stdbool.h>
+#include <string.h>
 
 /* Four schedule words from 16 bytes of the big-endian block, at any
  * alignment (vld1q_u8 has no alignment requirement). */
@@ -90,44 +91,63 @@ void fd_sha256_blocks_armv8(uint32_t chain[8], const uint8_t *blocks, size_t nbl
     vst1q_u32(chain + 4, efgh);
 }
 
-/* PBKDF2 (see fd_sha256_pbkdf2_fn and sha256_shani.c): the state vectors
- * hold the chain in FIPS order, which is also the order of the message
- * words, so a digest becomes the next block's first two word groups as it
- * is; SHA-224's seven words leave the 0x80 marker in the top lane of the
- * second. */
+/* ---- HMAC and PBKDF2 (see fd_sha256_pbkdf2_fn, fd_sha256_hmac_finish_fn
+ * and sha256_shani.c) ---------------------------------------------------
+ *
+ * The state vectors hold the chain in FIPS order, which is also the order of
+ * the message words, so a digest becomes the first two word groups of the
+ * block that holds it as it is. */
+
+/* The rest of a block that holds one digest of digest_words words (8 for
+ * SHA-256, 7 for SHA-224) after one keyed block: the 0x80 marker, zeros and
+ * the bit length (FIPS 180-4, 5.1.1). For SHA-256 the marker opens group 2;
+ * SHA-224's seven words leave it in the top lane of group 1, where
+ * mark_digest_end puts it. */
+typedef struct digest_block_padding {
+    bool truncated;
+    uint32x4_t group2, group3;
+} digest_block_padding;
+
+static inline digest_block_padding padding_after_digest(size_t digest_words)
+{
+    const bool truncated = digest_words == 7;
+    const uint32_t group2_words[4] = {truncated ? 0 : 0x80000000u, 0, 0, 0};
+    const uint32_t group3_words[4] = {0, 0, 0,
+                                      (uint32_t)(FD_SHA256_BLOCK_LEN + 4 * digest_words) * 8};
+    const digest_block_padding padding = {truncated, vld1q_u32(group2_words),
+                                          vld1q_u32(group3_words)};
+    return padding;
+}
+
+static inline uint32x4_t mark_digest_end(const digest_block_padding *padding, uint32x4_t w1)
+{
+    return padding->truncated ? vsetq_lane_u32(0x80000000u, w1, 3) : w1;
+}
+
 static inline void pbkdf2_iterate(const uint32_t inner_chain[8], const uint32_t outer_chain[8],
                                   size_t digest_words, uint32_t words[8],
                                   uint32_t iterations_left)
 {
-    const bool truncated = digest_words == 7;
+    const digest_block_padding padding = padding_after_digest(digest_words);
     const uint32x4_t inner_abcd = vld1q_u32(inner_chain), inner_efgh = vld1q_u32(inner_chain + 4);
     const uint32x4_t outer_abcd = vld1q_u32(outer_chain), outer_efgh = vld1q_u32(outer_chain + 4);
-    const uint32_t group2_words[4] = {truncated ? 0 : 0x80000000u, 0, 0, 0};
-    const uint32_t group3_words[4] = {0, 0, 0,
-                                      (uint32_t)(FD_SHA256_BLOCK_LEN + 4 * digest_words) * 8};
-    const uint32x4_t group2 = vld1q_u32(group2_words), group3 = vld1q_u32(group3_words);
-    uint32x4_t u0 = vld1q_u32(words), u1 = vld1q_u32(words + 4);
-
-    if (truncated)
-        u1 = vsetq_lane_u32(0x80000000u, u1, 3);
+    uint32x4_t u0 = vld1q_u32(words), u1 = mark_digest_end(&padding, vld1q_u32(words + 4));
     uint32x4_t t0 = u0, t1 = u1;
 
     for (; iterations_left != 0; iterations_left--) {
         uint32x4_t abcd = inner_abcd, efgh = inner_efgh;
-        compress_block(&abcd, &efgh, u0, u1, group2, group3);
-        if (truncated)
-            efgh = vsetq_lane_u32(0x80000000u, efgh, 3);
+        compress_block(&abcd, &efgh, u0, u1, padding.group2, padding.group3);
         u0 = outer_abcd;
         u1 = outer_efgh;
-        compress_block(&u0, &u1, abcd, efgh, group2, group3);
-        if (truncated)
-            u1 = vsetq_lane_u32(0x80000000u, u1, 3);
+        compress_block(&u0, &u1, abcd, mark_digest_end(&padding, efgh), padding.group2,
+                       padding.group3);
+        u1 = mark_digest_end(&padding, u1);
         t0 = veorq_u32(t0, u0);
         t1 = veorq_u32(t1, u1);
     }
 
     vst1q_u32(words, t0);
-    if (truncated) {
+    if (padding.truncated) {
         words[4] = vgetq_lane_u32(t1, 0);
         words[5] = vgetq_lane_u32(t1, 1);
         words[6] = vgetq_lane_u32(t1, 2);
@@ -144,6 +164,27 @@ void fd_sha256_pbkdf2_armv8(const uint32_t inner_chain[8], const uint32_t outer_
         pbkdf2_iterate(inner_chain, outer_chain, 7, words, iterations_left);
     else
         pbkdf2_iterate(inner_chain, outer_chain, 8, words, iterations_left);
+}
+
+void fd_sha256_hmac_finish_armv8(const uint32_t inner_chain[8], const uint8_t *tail,
+                                 size_t tail_blocks, const uint32_t outer_chain[8],
+                                 size_t digest_words, uint8_t *out)
+{
+    const digest_block_padding padding = padding_after_digest(digest_words);
+    uint32x4_t abcd = vld1q_u32(inner_chain), efgh = vld1q_u32(inner_chain + 4);
+    uint32x4_t outer_abcd = vld1q_u32(outer_chain), outer_efgh = vld1q_u32(outer_chain + 4);
+
+    for (; tail_blocks != 0; tail_blocks--, tail += FD_SHA256_BLOCK_LEN)
+        compress_block(&abcd, &efgh, load_word_group(tail), load_word_group(tail + 16),
+                       load_word_group(tail + 32), load_word_group(tail + 48));
+    compress_block(&outer_abcd, &outer_efgh, abcd, mark_digest_end(&padding, efgh),
+                   padding.group2, padding.group3);
+
+    /* The digest, big-endian: 32 bytes, or SHA-224's first 28. */
+    uint8_t digest[FD_SHA256_DIGEST_LEN];
+    vst1q_u8(digest, vrev32q_u8(vreinterpretq_u8_u32(outer_abcd)));
+    vst1q_u8(digest + 16, vrev32q_u8(vreinterpretq_u8_u32(outer_efgh)));
+    memcpy(out, digest, 4 * digest_words);
 }
 
 #if defined(__clang__)

@@ -20,6 +20,7 @@
 
 #include <immintrin.h>
 #include <stdbool.h>
+#include <string.h>
 
 /* A group of four message words W[4j..4j+3], W[4j] in the lowest lane: the
  * block is big-endian, so each 32-bit word's bytes are reversed in place.
@@ -141,16 +142,16 @@ void fd_sha256_blocks_shani(uint32_t chain[8], const uint8_t *blocks, size_t nbl
     _mm_storeu_si128((__m128i *)(void *)(chain + 4), _mm_alignr_epi8(ghcd, abfe, 8));
 }
 
-/* ---- PBKDF2 ----------------------------------------------------------
+/* ---- HMAC and PBKDF2 ----------------------------------------------------
  *
- * From U_2 on, each PBKDF2 iteration hashes a one-block message made of a
- * digest and fixed padding, twice (hmac.c explains why). Here the digest
- * never leaves the registers: the state after one compression becomes the
- * first two word groups of the next block by two shuffles each, the padding
- * groups are constants, and T is accumulated in word groups. The generic
- * loop instead stores the chain, writes the digest big-endian into a block
- * and reloads and byte-swaps it, twice an iteration, with stalls where the
- * narrow stores meet the wide loads. */
+ * The outer hash of an HMAC, and both hashes of a PBKDF2 iteration from U_2
+ * on, compress a block made of one digest and fixed padding (hmac.c explains
+ * why). Here the digest never leaves the registers: the state after one
+ * compression becomes the first two word groups of the next block by two
+ * shuffles each, and the padding groups are constants. hmac.c's generic code
+ * instead stores the chain, writes the digest big-endian into a block and
+ * reloads and byte-swaps it, with stalls where the narrow stores meet the
+ * wide loads: about 30 ns of an HMAC's 200 here. */
 
 /* The first eight chain words of a state, as the word groups W[0..3] and
  * W[4..7] of a block that begins with them. */
@@ -161,50 +162,69 @@ static inline void state_to_groups(__m128i abef, __m128i cdgh, __m128i *w0, __m1
     *w1 = _mm_shuffle_epi32(_mm_unpacklo_epi64(cdgh, abef), 0x1b); /* h g f e, reversed */
 }
 
-/* The loop for a digest of digest_words words (a constant after inlining). */
+/* The rest of a block that holds one digest of digest_words words (8 for
+ * SHA-256, 7 for SHA-224) after one keyed block: the 0x80 marker, zeros and
+ * the bit length (FIPS 180-4, 5.1.1). For SHA-256 the marker opens group 2;
+ * SHA-224's seven words leave it in the top lane of group 1, where
+ * mark_digest_end puts it. INT32_MIN is the word 0x80000000. */
+typedef struct digest_block_padding {
+    bool truncated;
+    __m128i group2, group3;
+} digest_block_padding;
+
+FD_TARGET_SHANI
+static inline digest_block_padding padding_after_digest(size_t digest_words)
+{
+    const bool truncated = digest_words == 7;
+    const digest_block_padding padding = {
+        truncated,
+        truncated ? _mm_setzero_si128() : _mm_set_epi32(0, 0, 0, INT32_MIN),
+        _mm_set_epi32((int)((FD_SHA256_BLOCK_LEN + 4 * digest_words) * 8), 0, 0, 0),
+    };
+    return padding;
+}
+
+FD_TARGET_SHANI
+static inline __m128i mark_digest_end(const digest_block_padding *padding, __m128i w1)
+{
+    const __m128i marker_in_top_lane = _mm_set_epi32(INT32_MIN, 0, 0, 0);
+    return padding->truncated ? _mm_blend_epi16(w1, marker_in_top_lane, 0xc0) : w1;
+}
+
+/* The PBKDF2 loop for a digest of digest_words words (a constant after
+ * inlining); T is accumulated in word groups. */
 FD_TARGET_SHANI
 static inline void pbkdf2_iterate(const uint32_t inner_chain[8], const uint32_t outer_chain[8],
                                   size_t digest_words, uint32_t words[8],
                                   uint32_t iterations_left)
 {
-    /* The block is the digest, the 0x80 marker, zeros and the bit length of
-     * the keyed block plus the digest (FIPS 180-4, 5.1.1): for SHA-256 the
-     * marker opens group 2; SHA-224's seven words leave its marker in the top
-     * lane of group 1. INT32_MIN is the word 0x80000000. */
-    const bool truncated = digest_words == 7;
-    const __m128i marker_in_group1 = _mm_set_epi32(INT32_MIN, 0, 0, 0);
-    const __m128i group2 = truncated ? _mm_setzero_si128() : _mm_set_epi32(0, 0, 0, INT32_MIN);
-    const __m128i group3 =
-        _mm_set_epi32((int)((FD_SHA256_BLOCK_LEN + 4 * digest_words) * 8), 0, 0, 0);
+    const digest_block_padding padding = padding_after_digest(digest_words);
     __m128i inner_abef, inner_cdgh, outer_abef, outer_cdgh;
     __m128i u0 = _mm_loadu_si128((const __m128i *)(const void *)words);
-    __m128i u1 = _mm_loadu_si128((const __m128i *)(const void *)(words + 4));
+    __m128i u1 = mark_digest_end(&padding,
+                                 _mm_loadu_si128((const __m128i *)(const void *)(words + 4)));
 
     chain_to_state(inner_chain, &inner_abef, &inner_cdgh);
     chain_to_state(outer_chain, &outer_abef, &outer_cdgh);
-    if (truncated)
-        u1 = _mm_blend_epi16(u1, marker_in_group1, 0xc0);
     __m128i t0 = u0, t1 = u1;
 
     for (; iterations_left != 0; iterations_left--) {
         __m128i abef = inner_abef, cdgh = inner_cdgh;
-        compress_block(&abef, &cdgh, u0, u1, group2, group3);
+        compress_block(&abef, &cdgh, u0, u1, padding.group2, padding.group3);
         state_to_groups(abef, cdgh, &u0, &u1);
-        if (truncated)
-            u1 = _mm_blend_epi16(u1, marker_in_group1, 0xc0);
+        u1 = mark_digest_end(&padding, u1);
 
         abef = outer_abef;
         cdgh = outer_cdgh;
-        compress_block(&abef, &cdgh, u0, u1, group2, group3);
+        compress_block(&abef, &cdgh, u0, u1, padding.group2, padding.group3);
         state_to_groups(abef, cdgh, &u0, &u1);
-        if (truncated)
-            u1 = _mm_blend_epi16(u1, marker_in_group1, 0xc0);
+        u1 = mark_digest_end(&padding, u1);
         t0 = _mm_xor_si128(t0, u0);
         t1 = _mm_xor_si128(t1, u1);
     }
 
     _mm_storeu_si128((__m128i *)(void *)words, t0);
-    if (truncated) {
+    if (padding.truncated) {
         words[4] = (uint32_t)_mm_cvtsi128_si32(t1);
         words[5] = (uint32_t)_mm_extract_epi32(t1, 1);
         words[6] = (uint32_t)_mm_extract_epi32(t1, 2);
@@ -222,6 +242,33 @@ void fd_sha256_pbkdf2_shani(const uint32_t inner_chain[8], const uint32_t outer_
         pbkdf2_iterate(inner_chain, outer_chain, 7, words, iterations_left);
     else
         pbkdf2_iterate(inner_chain, outer_chain, 8, words, iterations_left);
+}
+
+FD_TARGET_SHANI
+void fd_sha256_hmac_finish_shani(const uint32_t inner_chain[8], const uint8_t *tail,
+                                 size_t tail_blocks, const uint32_t outer_chain[8],
+                                 size_t digest_words, uint8_t *out)
+{
+    const digest_block_padding padding = padding_after_digest(digest_words);
+    const __m128i swap_bytes_in_words =
+        _mm_set_epi8(12, 13, 14, 15, 8, 9, 10, 11, 4, 5, 6, 7, 0, 1, 2, 3);
+    __m128i abef, cdgh, outer_abef, outer_cdgh, w0, w1;
+
+    chain_to_state(inner_chain, &abef, &cdgh);
+    chain_to_state(outer_chain, &outer_abef, &outer_cdgh);
+    for (; tail_blocks != 0; tail_blocks--, tail += FD_SHA256_BLOCK_LEN)
+        compress_block(&abef, &cdgh, load_word_group(tail), load_word_group(tail + 16),
+                       load_word_group(tail + 32), load_word_group(tail + 48));
+    state_to_groups(abef, cdgh, &w0, &w1);
+    compress_block(&outer_abef, &outer_cdgh, w0, mark_digest_end(&padding, w1), padding.group2,
+                   padding.group3);
+    state_to_groups(outer_abef, outer_cdgh, &w0, &w1);
+
+    /* The digest, big-endian: 32 bytes, or SHA-224's first 28. */
+    uint8_t digest[FD_SHA256_DIGEST_LEN];
+    _mm_storeu_si128((__m128i *)(void *)digest, _mm_shuffle_epi8(w0, swap_bytes_in_words));
+    _mm_storeu_si128((__m128i *)(void *)(digest + 16), _mm_shuffle_epi8(w1, swap_bytes_in_words));
+    memcpy(out, digest, 4 * digest_words);
 }
 
 #endif /* FD_HAVE_SHANI */
