@@ -24,6 +24,7 @@
 #ifndef FD_KERNELS_ARM_H
 #define FD_KERNELS_ARM_H
 
+#include "compiler.h"
 #include "sha1.h"
 #include "sha256.h"
 #include "sha512.h"

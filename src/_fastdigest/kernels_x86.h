@@ -11,6 +11,7 @@
 #ifndef FD_KERNELS_X86_H
 #define FD_KERNELS_X86_H
 
+#include "compiler.h"
 #include "sha1.h"
 #include "sha256.h"
 
@@ -24,15 +25,6 @@ fd_sha1_pbkdf2_fn fd_sha1_pbkdf2_shani;     /* sha1_shani.c */
 fd_sha256_pbkdf2_fn fd_sha256_pbkdf2_shani; /* sha256_shani.c */
 fd_sha1_hmac_finish_fn fd_sha1_hmac_finish_shani;     /* sha1_shani.c */
 fd_sha256_hmac_finish_fn fd_sha256_hmac_finish_shani; /* sha256_shani.c */
-
-/* For the steps a kernel is built from: a kernel's speed depends on its
- * whole round sequence being one function, with its state in registers, and
- * GCC declines to inline the larger steps by its own measure. */
-#if defined(__GNUC__) || defined(__clang__)
-#define FD_ALWAYS_INLINE __attribute__((always_inline)) inline
-#else
-#define FD_ALWAYS_INLINE __forceinline
-#endif
 
 /* What the SHA-NI kernels' functions are compiled for. */
 #if defined(__GNUC__) || defined(__clang__)

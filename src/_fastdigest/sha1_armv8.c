@@ -69,8 +69,8 @@ static inline uint32x4_t next_word_group(uint32x4_t w0, uint32x4_t w1, uint32x4_
 
 /* Compresses one block, given as its four word groups, into the state:
  * 80 rounds and the feed-forward. */
-static inline void compress_block(uint32x4_t *abcd, uint32_t *e, uint32x4_t w0, uint32x4_t w1,
-                                  uint32x4_t w2, uint32x4_t w3)
+static FD_ALWAYS_INLINE void compress_block(uint32x4_t *abcd, uint32_t *e, uint32x4_t w0,
+                                            uint32x4_t w1, uint32x4_t w2, uint32x4_t w3)
 {
     const uint32x4_t abcd_in = *abcd;
     const uint32_t e_in = *e;
@@ -127,14 +127,21 @@ static inline void compress_block(uint32x4_t *abcd, uint32_t *e, uint32x4_t w0, 
     *e += e_in;
 }
 
+/* Compresses nblocks consecutive blocks from memory (any alignment). */
+static FD_ALWAYS_INLINE void compress_blocks(uint32x4_t *abcd, uint32_t *e, const uint8_t *blocks,
+                                             size_t nblocks)
+{
+    for (; nblocks != 0; nblocks--, blocks += FD_SHA1_BLOCK_LEN)
+        compress_block(abcd, e, load_word_group(blocks), load_word_group(blocks + 16),
+                       load_word_group(blocks + 32), load_word_group(blocks + 48));
+}
+
 void fd_sha1_blocks_armv8(uint32_t chain[5], const uint8_t *blocks, size_t nblocks)
 {
     uint32x4_t abcd = vld1q_u32(chain);
     uint32_t e = chain[4];
 
-    for (; nblocks != 0; nblocks--, blocks += FD_SHA1_BLOCK_LEN)
-        compress_block(&abcd, &e, load_word_group(blocks), load_word_group(blocks + 16),
-                       load_word_group(blocks + 32), load_word_group(blocks + 48));
+    compress_blocks(&abcd, &e, blocks, nblocks);
     vst1q_u32(chain, abcd);
     chain[4] = e;
 }
@@ -147,8 +154,8 @@ void fd_sha1_blocks_armv8(uint32_t chain[5], const uint8_t *blocks, size_t nbloc
 /* Compresses the block made of the digest (abcd, e) and its padding onto
  * (chain_abcd, chain_e): W[5] = 0x80000000, W[6..14] = 0, W[15] = the bit
  * length of the keyed block and the digest (FIPS 180-4, 5.1.1). */
-static inline void compress_digest_block(uint32x4_t *chain_abcd, uint32_t *chain_e,
-                                         uint32x4_t abcd, uint32_t e)
+static FD_ALWAYS_INLINE void compress_digest_block(uint32x4_t *chain_abcd, uint32_t *chain_e,
+                                                   uint32x4_t abcd, uint32_t e)
 {
     const uint32_t group1_words[4] = {e, 0x80000000u, 0, 0};
     const uint32_t group3_words[4] = {0, 0, 0, (FD_SHA1_BLOCK_LEN + 20) * 8};
@@ -185,9 +192,7 @@ void fd_sha1_hmac_finish_armv8(const uint32_t inner_chain[5], const uint8_t *tai
     uint32x4_t abcd = vld1q_u32(inner_chain), outer_abcd = vld1q_u32(outer_chain);
     uint32_t e = inner_chain[4], outer_e = outer_chain[4];
 
-    for (; tail_blocks != 0; tail_blocks--, tail += FD_SHA1_BLOCK_LEN)
-        compress_block(&abcd, &e, load_word_group(tail), load_word_group(tail + 16),
-                       load_word_group(tail + 32), load_word_group(tail + 48));
+    compress_blocks(&abcd, &e, tail, tail_blocks);
     compress_digest_block(&outer_abcd, &outer_e, abcd, e);
     vst1q_u8(out, vrev32q_u8(vreinterpretq_u8_u32(outer_abcd)));
     fd_store_be32(out + 16, outer_e);

@@ -161,6 +161,16 @@ static FD_ALWAYS_INLINE void compress_block(__m128i *abcd, __m128i *e, __m128i w
     *abcd = _mm_add_epi32(*abcd, abcd_in);
 }
 
+/* Compresses nblocks consecutive blocks from memory (any alignment). */
+FD_TARGET_SHANI
+static FD_ALWAYS_INLINE void compress_blocks(__m128i *abcd, __m128i *e, const uint8_t *blocks,
+                                             size_t nblocks)
+{
+    for (; nblocks != 0; nblocks--, blocks += FD_SHA1_BLOCK_LEN)
+        compress_block(abcd, e, load_word_group(blocks), load_word_group(blocks + 16),
+                       load_word_group(blocks + 32), load_word_group(blocks + 48));
+}
+
 /* The chain (FIPS order) in the layout of compress_block. */
 FD_TARGET_SHANI
 static inline void chain_to_state(const uint32_t chain[5], __m128i *abcd, __m128i *e)
@@ -182,9 +192,7 @@ void fd_sha1_blocks_shani(uint32_t chain[5], const uint8_t *blocks, size_t nbloc
     __m128i abcd, e;
 
     chain_to_state(chain, &abcd, &e);
-    for (; nblocks != 0; nblocks--, blocks += FD_SHA1_BLOCK_LEN)
-        compress_block(&abcd, &e, load_word_group(blocks), load_word_group(blocks + 16),
-                       load_word_group(blocks + 32), load_word_group(blocks + 48));
+    compress_blocks(&abcd, &e, blocks, nblocks);
     state_to_chain(abcd, e, chain);
 }
 
@@ -246,9 +254,7 @@ void fd_sha1_hmac_finish_shani(const uint32_t inner_chain[5], const uint8_t *tai
 
     chain_to_state(inner_chain, &abcd, &e);
     chain_to_state(outer_chain, &outer_abcd, &outer_e);
-    for (; tail_blocks != 0; tail_blocks--, tail += FD_SHA1_BLOCK_LEN)
-        compress_block(&abcd, &e, load_word_group(tail), load_word_group(tail + 16),
-                       load_word_group(tail + 32), load_word_group(tail + 48));
+    compress_blocks(&abcd, &e, tail, tail_blocks);
     compress_digest_block(&outer_abcd, &outer_e, abcd, e);
 
     /* a in the top lane: reversing all 16 bytes writes a..d big-endian. */

@@ -52,8 +52,8 @@ static inline uint32x4_t next_word_group(uint32x4_t w0, uint32x4_t w1, uint32x4_
 
 /* Compresses one block, given as its four word groups, into the state:
  * 64 rounds and the feed-forward. */
-static inline void compress_block(uint32x4_t *abcd, uint32x4_t *efgh, uint32x4_t w0,
-                                  uint32x4_t w1, uint32x4_t w2, uint32x4_t w3)
+static FD_ALWAYS_INLINE void compress_block(uint32x4_t *abcd, uint32x4_t *efgh, uint32x4_t w0,
+                                            uint32x4_t w1, uint32x4_t w2, uint32x4_t w3)
 {
     const uint32x4_t abcd_in = *abcd, efgh_in = *efgh;
 
@@ -79,14 +79,21 @@ static inline void compress_block(uint32x4_t *abcd, uint32x4_t *efgh, uint32x4_t
     *efgh = vaddq_u32(*efgh, efgh_in);
 }
 
+/* Compresses nblocks consecutive blocks from memory (any alignment). */
+static FD_ALWAYS_INLINE void compress_blocks(uint32x4_t *abcd, uint32x4_t *efgh,
+                                             const uint8_t *blocks, size_t nblocks)
+{
+    for (; nblocks != 0; nblocks--, blocks += FD_SHA256_BLOCK_LEN)
+        compress_block(abcd, efgh, load_word_group(blocks), load_word_group(blocks + 16),
+                       load_word_group(blocks + 32), load_word_group(blocks + 48));
+}
+
 void fd_sha256_blocks_armv8(uint32_t chain[8], const uint8_t *blocks, size_t nblocks)
 {
     uint32x4_t abcd = vld1q_u32(chain);
     uint32x4_t efgh = vld1q_u32(chain + 4);
 
-    for (; nblocks != 0; nblocks--, blocks += FD_SHA256_BLOCK_LEN)
-        compress_block(&abcd, &efgh, load_word_group(blocks), load_word_group(blocks + 16),
-                       load_word_group(blocks + 32), load_word_group(blocks + 48));
+    compress_blocks(&abcd, &efgh, blocks, nblocks);
     vst1q_u32(chain, abcd);
     vst1q_u32(chain + 4, efgh);
 }
@@ -124,9 +131,9 @@ static inline uint32x4_t mark_digest_end(const digest_block_padding *padding, ui
     return padding->truncated ? vsetq_lane_u32(0x80000000u, w1, 3) : w1;
 }
 
-static inline void pbkdf2_iterate(const uint32_t inner_chain[8], const uint32_t outer_chain[8],
-                                  size_t digest_words, uint32_t words[8],
-                                  uint32_t iterations_left)
+static FD_ALWAYS_INLINE void pbkdf2_iterate(const uint32_t inner_chain[8],
+                                            const uint32_t outer_chain[8], size_t digest_words,
+                                            uint32_t words[8], uint32_t iterations_left)
 {
     const digest_block_padding padding = padding_after_digest(digest_words);
     const uint32x4_t inner_abcd = vld1q_u32(inner_chain), inner_efgh = vld1q_u32(inner_chain + 4);
@@ -174,9 +181,7 @@ void fd_sha256_hmac_finish_armv8(const uint32_t inner_chain[8], const uint8_t *t
     uint32x4_t abcd = vld1q_u32(inner_chain), efgh = vld1q_u32(inner_chain + 4);
     uint32x4_t outer_abcd = vld1q_u32(outer_chain), outer_efgh = vld1q_u32(outer_chain + 4);
 
-    for (; tail_blocks != 0; tail_blocks--, tail += FD_SHA256_BLOCK_LEN)
-        compress_block(&abcd, &efgh, load_word_group(tail), load_word_group(tail + 16),
-                       load_word_group(tail + 32), load_word_group(tail + 48));
+    compress_blocks(&abcd, &efgh, tail, tail_blocks);
     compress_block(&outer_abcd, &outer_efgh, abcd, mark_digest_end(&padding, efgh),
                    padding.group2, padding.group3);
 

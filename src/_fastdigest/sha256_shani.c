@@ -111,6 +111,16 @@ static FD_ALWAYS_INLINE void compress_block(__m128i *abef, __m128i *cdgh, __m128
     *cdgh = _mm_add_epi32(*cdgh, cdgh_in);
 }
 
+/* Compresses nblocks consecutive blocks from memory (any alignment). */
+FD_TARGET_SHANI
+static FD_ALWAYS_INLINE void compress_blocks(__m128i *abef, __m128i *cdgh, const uint8_t *blocks,
+                                             size_t nblocks)
+{
+    for (; nblocks != 0; nblocks--, blocks += FD_SHA256_BLOCK_LEN)
+        compress_block(abef, cdgh, load_word_group(blocks), load_word_group(blocks + 16),
+                       load_word_group(blocks + 32), load_word_group(blocks + 48));
+}
+
 /* FIPS order a..h (two vectors, a in lane 0) to the layout of sha256rnds2:
  * ABEF = (a, b, e, f) and CDGH = (c, d, g, h), first letter in lane 3. */
 FD_TARGET_SHANI
@@ -131,9 +141,7 @@ void fd_sha256_blocks_shani(uint32_t chain[8], const uint8_t *blocks, size_t nbl
     __m128i abef, cdgh;
 
     chain_to_state(chain, &abef, &cdgh);
-    for (; nblocks != 0; nblocks--, blocks += FD_SHA256_BLOCK_LEN)
-        compress_block(&abef, &cdgh, load_word_group(blocks), load_word_group(blocks + 16),
-                       load_word_group(blocks + 32), load_word_group(blocks + 48));
+    compress_blocks(&abef, &cdgh, blocks, nblocks);
 
     /* Back to FIPS order. */
     __m128i abfe = _mm_shuffle_epi32(abef, 0x1b); /* lanes 0..3: a b e f */
@@ -194,9 +202,9 @@ static inline __m128i mark_digest_end(const digest_block_padding *padding, __m12
 /* The PBKDF2 loop for a digest of digest_words words (a constant after
  * inlining); T is accumulated in word groups. */
 FD_TARGET_SHANI
-static inline void pbkdf2_iterate(const uint32_t inner_chain[8], const uint32_t outer_chain[8],
-                                  size_t digest_words, uint32_t words[8],
-                                  uint32_t iterations_left)
+static FD_ALWAYS_INLINE void pbkdf2_iterate(const uint32_t inner_chain[8],
+                                            const uint32_t outer_chain[8], size_t digest_words,
+                                            uint32_t words[8], uint32_t iterations_left)
 {
     const digest_block_padding padding = padding_after_digest(digest_words);
     __m128i inner_abef, inner_cdgh, outer_abef, outer_cdgh;
@@ -256,9 +264,7 @@ void fd_sha256_hmac_finish_shani(const uint32_t inner_chain[8], const uint8_t *t
 
     chain_to_state(inner_chain, &abef, &cdgh);
     chain_to_state(outer_chain, &outer_abef, &outer_cdgh);
-    for (; tail_blocks != 0; tail_blocks--, tail += FD_SHA256_BLOCK_LEN)
-        compress_block(&abef, &cdgh, load_word_group(tail), load_word_group(tail + 16),
-                       load_word_group(tail + 32), load_word_group(tail + 48));
+    compress_blocks(&abef, &cdgh, tail, tail_blocks);
     state_to_groups(abef, cdgh, &w0, &w1);
     compress_block(&outer_abef, &outer_cdgh, w0, mark_digest_end(&padding, w1), padding.group2,
                    padding.group3);
