@@ -112,6 +112,149 @@ def test_any_iterable():
     assert fastdigest.digest_many('sha256', {m: None for m in messages}) == expected('sha256', dict.fromkeys(messages))
 
 
+# digest_many works through a batch in chunks (2048 messages in module_batch.c): each chunk's items are
+# located, its results made and the chunk hashed before the next is read. These sizes and positions cross
+# the chunk boundaries at 2048 and 4096 (any other chunk size still gets several chunks here).
+CHUNKED_COUNT = 2 * 2048 + 7
+BOUNDARY_POSITIONS = (0, 1, 2047, 2048, 2049, 4095, 4096, CHUNKED_COUNT - 1)
+
+
+def mixed_batch(count, positions):
+    rng = random.Random(count)
+    items = [rng.randbytes(rng.randrange(130)) for _ in range(count)]
+    kinds = (bytearray, memoryview, lambda b: array.array('B', b))
+    for n, position in enumerate(positions):
+        items[position] = kinds[n % len(kinds)](items[position])
+    return items
+
+
+@pytest.mark.parametrize('container', ['list', 'tuple', 'generator', 'list subclass'])
+def test_batches_across_chunks(algorithm, container):
+    # Exact bytes read in place and other buffers at and around the chunk boundaries, from every kind of
+    # container: a list (read in place), a tuple, and iterables gathered into a tuple first.
+    items = mixed_batch(CHUNKED_COUNT, BOUNDARY_POSITIONS)
+    want = expected(algorithm, items)
+    source = {
+        'list': lambda: list(items),
+        'tuple': lambda: tuple(items),
+        'generator': lambda: (item for item in items),
+        'list subclass': lambda: type('ListSubclass', (list,), {})(items),
+    }[container]()
+    assert fastdigest.digest_many(algorithm, source) == want
+
+
+def test_list_subclass_is_iterated():
+    # A list subclass is not read in place: its own __iter__ gives the messages, as for any iterable.
+    class Reversed(list):
+        def __iter__(self):
+            return reversed(self)
+
+    messages = Reversed([b'a', b'bb', b'ccc'])
+    assert fastdigest.digest_many('sha1', messages) == expected('sha1', [b'ccc', b'bb', b'a'])
+
+
+@pytest.mark.parametrize('container', [list, tuple])
+def test_bad_item_in_a_later_chunk(container):
+    # The chunks before the bad item are hashed already; the error still names the item, and the views of
+    # every chunk are released.
+    buffer = bytearray(b'resizable')
+    items = [b'x'] * CHUNKED_COUNT
+    items[5] = buffer
+    items[4094] = buffer
+    items[4100] = 'text'
+    with pytest.raises(TypeError, match=r'^digest_many\(\) item 4100: Strings must be encoded before hashing$'):
+        fastdigest.digest_many('sha256', container(items))
+    buffer.extend(b'!')
+
+
+def test_list_changed_by_another_thread():
+    # A list read in place while another thread replaces, appends and removes items between the chunks (the
+    # GIL is released while each chunk is hashed, and a short switch interval lets the other thread in):
+    # never a crash or a digest of something that was not in the list at that index; a change of length
+    # is a RuntimeError.
+    rng = random.Random(8)
+    originals = [rng.randbytes(64) for _ in range(6 * 2048)]
+    replacement = b'r' * 64
+    replaced = hashlib.sha256(replacement).digest()
+    # The list is one longer while the other thread has appended and not yet removed an item, perhaps
+    # when digest_many starts.
+    allowed = [{hashlib.sha256(m).digest(), replaced} for m in originals] + [{replaced}]
+    started, stop = threading.Event(), threading.Event()
+
+    def mutate(messages):
+        started.set()
+        i = 0
+        while not stop.is_set():
+            messages[(i * 997) % len(originals)] = replacement
+            if i % 7 == 0:
+                messages.append(replacement)
+                messages.pop()
+            i += 1
+
+    outcomes = set()
+    switch_interval = sys.getswitchinterval()
+    sys.setswitchinterval(1e-5)
+    try:
+        for _ in range(10):
+            messages = list(originals)
+            thread = threading.Thread(target=mutate, args=(messages,))
+            thread.start()
+            started.wait()
+            try:
+                result = fastdigest.digest_many('sha256', messages)
+            except RuntimeError as error:
+                assert str(error) == 'digest_many() list changed size during the call'
+                outcomes.add('changed size')
+            else:
+                assert len(result) in (len(originals), len(originals) + 1)
+                assert all(digest in allowed[i] for i, digest in enumerate(result))
+                outcomes.add('hashed')
+            finally:
+                stop.set()
+                thread.join()
+                started.clear()
+                stop.clear()
+    finally:
+        sys.setswitchinterval(switch_interval)
+    assert outcomes
+
+
+def test_list_changed_by_an_items_buffer_method():
+    # An item's __buffer__ runs Python code while digest_many reads the list: the batch stays the list as
+    # it was when digest_many was called (the list is read from a snapshot from that item on). Before
+    # Python 3.12 (PEP 688) a class cannot export a buffer from Python: such an item is a bad item there.
+    messages = [b'a', b'b']
+
+    class Exporter:
+        def __buffer__(self, flags):
+            messages[0] = b'changed'
+            messages[3:] = []
+            return memoryview(b'exported')
+
+    messages += [Exporter(), b'd', b'e']
+    if sys.version_info < (3, 12):
+        with pytest.raises(TypeError, match='item 2: object supporting the buffer API required'):
+            fastdigest.digest_many('md5', messages)
+        assert messages[0] == b'a' and len(messages) == 5
+        return
+    result = fastdigest.digest_many('md5', messages)
+    assert result == expected('md5', [b'a', b'b', b'exported', b'd', b'e'])
+    assert messages == [b'changed', b'b', messages[2]]
+
+    # The same in a later chunk, after whole chunks were read in place.
+    long_batch = [bytes([i % 256]) * 10 for i in range(CHUNKED_COUNT)]
+    original = list(long_batch)
+
+    class Truncating:
+        def __buffer__(self, flags):
+            del long_batch[100:]
+            return memoryview(b'exported')
+
+    long_batch[3000], original[3000] = Truncating(), b'exported'
+    assert fastdigest.digest_many('sha1', long_batch) == expected('sha1', original)
+    assert len(long_batch) == 100
+
+
 def test_every_buffer_type(tmp_path):
     data = bytes(range(256)) * 3
     path = tmp_path / 'data'

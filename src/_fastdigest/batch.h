@@ -60,6 +60,12 @@ typedef struct fd_multi_kernel {
     const char *name; /* "shani_x2", "avx2_x8", ... */
     uint32_t required_features;
     unsigned lanes; /* 2..FD_BATCH_MAX_LANES */
+    /* At the end of a batch, the fewest busy lanes for which a call of this
+     * kernel, idle lanes included, still beats hashing the busy lanes' messages
+     * one at a time: lanes divided by the kernel's speed-up over the
+     * single-stream kernel (measured on Zen 4), rounded up; lanes itself where
+     * it never does. */
+    unsigned drain_min_busy;
     union {
         fd_md5_blocks_multi_fn *md5;
         fd_sha1_blocks_multi_fn *sha1;

@@ -1,13 +1,16 @@
 /* digest_many(name, messages, /): many one-shot digests in one call (issue
  * 7), hashed by the batch driver (batch.c) with the multi-buffer kernels.
  *
- * All buffers are acquired first, with the GIL; then the result list is
- * made; then the whole batch is hashed in one call of the driver, straight
+ * The result list is made first; then the batch is worked through in chunks
+ * (see digest_many): a chunk's buffers are located with the GIL, its result
+ * objects made, and the chunk hashed in one call of the driver, straight
  * into the result objects, without the GIL once the work is worth releasing
- * it. The only allocations besides the result objects are the tuple of the
- * messages (unless they come as a tuple), the array of (pointer, length,
- * digest) triples the driver reads, and, when some items are not exactly
- * bytes, an array of their views. */
+ * it. A list (with a GIL) or a tuple is read in place; any other iterable
+ * is gathered into a tuple first. Besides the result objects, the only
+ * allocations are of chunk size: the (pointer, length, digest) triples the
+ * driver reads, the references that keep a list's items alive while their
+ * chunk is hashed, and, when some items are not exactly bytes, their
+ * views. */
 #include "binding.h"
 
 
@@ -43,8 +46,8 @@ static void name_bad_item(Py_ssize_t index)
 #endif
 }
 
-/* In the first pass, the mark of a message whose item is not exactly bytes
- * and still needs a view: no buffer is that long. */
+/* The mark of a message whose item is not exactly bytes and still needs a
+ * view: no buffer is that long. */
 #define NEEDS_VIEW SIZE_MAX
 
 /* Hashing costs about one block's work per message even when the messages
@@ -60,6 +63,116 @@ static bool worth_releasing_gil(const fd_message *messages, Py_ssize_t count, si
     return false;
 }
 
+/* Messages per chunk. From 512 to 8192 made no measurable difference at
+ * 64 bytes a message (Zen 4); chunks hashed apart each end with lanes
+ * idle, a cost that the larger size keeps small (batch.c, drain_lanes). */
+#define CHUNK_MESSAGES 2048
+
+/* Where the items come from, and what holds them while their chunk is
+ * hashed without the GIL. */
+typedef struct item_source {
+    PyObject *sequence; /* strong reference: a tuple, or a list read in place */
+    bool in_place_list;
+    Py_ssize_t count;   /* the batch size, fixed at the start */
+} item_source;
+
+/* The arrays of one chunk, allocated once per call at chunk size. */
+typedef struct chunk {
+    Py_ssize_t capacity;
+    fd_message *messages;
+    PyObject **held;    /* items of a list read in place, held until hashed */
+    Py_ssize_t held_count;
+    Py_buffer *views;   /* made when the first item that is not bytes comes */
+    Py_ssize_t views_acquired;
+} chunk;
+
+static void release_chunk(chunk *c)
+{
+    for (Py_ssize_t i = 0; i < c->views_acquired; i++)
+        PyBuffer_Release(&c->views[i]);
+    c->views_acquired = 0;
+    for (Py_ssize_t i = 0; i < c->held_count; i++)
+        Py_DECREF(c->held[i]);
+    c->held_count = 0;
+}
+
+/* Stops reading a list in place: its items from now on come from a tuple
+ * of it. Needed before the first item that is not bytes, whose buffer
+ * request may run Python code (a __buffer__ method) that changes the list:
+ * the batch stays the list as it was when digest_many was called, as a
+ * snapshot taken at the start would have it. */
+static int snapshot_list(item_source *source)
+{
+    PyObject *tuple = PyList_AsTuple(source->sequence);
+    if (tuple == NULL)
+        return -1;
+    Py_SETREF(source->sequence, tuple);
+    source->in_place_list = false;
+    if (PyTuple_GET_SIZE(tuple) != source->count) {
+        PyErr_SetString(PyExc_RuntimeError, "digest_many() list changed size during the call");
+        return -1;
+    }
+    return 0;
+}
+
+/* Locates the bytes of items [start, start + n) in c->messages; the first
+ * bad item raises, naming its index. Exact bytes objects are read in place
+ * (immutable, and alive for as long as the sequence or c->held holds them);
+ * the others through the buffer protocol, as hashlib reads them, each
+ * holding a view until the chunk is hashed. Exact bytes first, the others
+ * after, so that a chunk of bytes, the common case, needs no views; bad
+ * items are never exact bytes, so the error is still the first bad item's. */
+static int gather_chunk(item_source *source, chunk *c, Py_ssize_t start, Py_ssize_t n)
+{
+    Py_ssize_t view_count = 0;
+
+    if (source->in_place_list && PyList_GET_SIZE(source->sequence) != source->count) {
+        /* Only another thread, while the GIL was released for the last
+         * chunk, can have done that. */
+        PyErr_SetString(PyExc_RuntimeError, "digest_many() list changed size during the call");
+        return -1;
+    }
+    for (Py_ssize_t i = 0; i < n; i++) {
+        PyObject *item = source->in_place_list ? PyList_GET_ITEM(source->sequence, start + i)
+                                               : PyTuple_GET_ITEM(source->sequence, start + i);
+        if (PyBytes_CheckExact(item)) {
+            if (source->in_place_list)
+                c->held[c->held_count++] = Py_NewRef(item);
+            c->messages[i].data = (const uint8_t *)PyBytes_AS_STRING(item);
+            c->messages[i].len = (size_t)PyBytes_GET_SIZE(item);
+        }
+        else {
+            c->messages[i].len = NEEDS_VIEW;
+            view_count++;
+        }
+    }
+    if (view_count == 0)
+        return 0;
+
+    if (source->in_place_list && snapshot_list(source) < 0)
+        return -1;
+    if (c->views == NULL) {
+        c->views = PyMem_Malloc((size_t)c->capacity * sizeof(Py_buffer));
+        if (c->views == NULL) {
+            PyErr_NoMemory();
+            return -1;
+        }
+    }
+    for (Py_ssize_t i = 0; c->views_acquired < view_count; i++) {
+        if (c->messages[i].len != NEEDS_VIEW)
+            continue;
+        Py_buffer *view = &c->views[c->views_acquired];
+        if (fd_get_buffer(PyTuple_GET_ITEM(source->sequence, start + i), view) < 0) {
+            name_bad_item(start + i);
+            return -1;
+        }
+        c->views_acquired++;
+        c->messages[i].data = view->buf;
+        c->messages[i].len = (size_t)view->len;
+    }
+    return 0;
+}
+
 PyDoc_STRVAR(digest_many_doc,
              "digest_many($module, name, messages, /)\n--\n\n"
              "Return the digests of many messages as a list of bytes, in order:\n"
@@ -72,12 +185,20 @@ PyDoc_STRVAR(digest_many_doc,
 /* digest_many, and with multi_buffer false the same on the single-stream
  * kernel alone (for benchmarks).
  *
- * The order of work: every item's bytes are located first (an error names
- * the item), then the result objects are made and each message's digest
- * pointer aimed into its own bytes object, then the whole batch is hashed
- * in one call of the driver, without the GIL when the batch is worth it.
- * The result objects are reachable from nowhere else until the list is
- * returned, so writing them without the GIL is safe. */
+ * The batch is worked through in chunks of CHUNK_MESSAGES messages: a
+ * chunk's items are located, its result objects made and each message's
+ * digest pointer aimed into its own bytes object, then the chunk is hashed
+ * in one call of the driver, without the GIL when the chunk is worth it.
+ * Chunks keep the objects in the caches between those steps: done for the
+ * whole batch at once, every step read each of 100,000 objects from memory
+ * again (at 64 bytes a message, with the tuple copied from a list, about a
+ * fifth of the time went to that and to batch-sized arrays). A chunk's
+ * result objects are reachable from nowhere else until the list is
+ * returned, so writing them without the GIL is safe.
+ *
+ * A tuple is read as it is, and a list in place (with a GIL: under free
+ * threading another thread could change the list while it is read, so
+ * there it is copied to a tuple first, as any other iterable is). */
 static PyObject *digest_many(PyObject *module, PyObject *const *args, Py_ssize_t nargs,
                              bool multi_buffer)
 {
@@ -93,98 +214,94 @@ static PyObject *digest_many(PyObject *module, PyObject *const *args, Py_ssize_t
     if (!multi_buffer || multi->name == NULL)
         multi = NULL;
 
-    /* A tuple as it is; any other iterable gathered into one. Not a list
-     * used in place: an exporter's __buffer__ runs Python code, which could
-     * shrink a list under the loop below, but cannot change a tuple. */
-    PyObject *items = PySequence_Tuple(args[1]);
-    if (items == NULL)
-        return NULL;
-    Py_ssize_t count = PyTuple_GET_SIZE(items);
+    item_source source = {NULL, false, 0};
+#ifndef Py_GIL_DISABLED
+    if (PyList_CheckExact(args[1])) {
+        source.sequence = Py_NewRef(args[1]);
+        source.in_place_list = true;
+        source.count = PyList_GET_SIZE(args[1]);
+    }
+    else
+#endif
+    {
+        source.sequence = PySequence_Tuple(args[1]);
+        if (source.sequence == NULL)
+            return NULL;
+        source.count = PyTuple_GET_SIZE(source.sequence);
+    }
 
-    /* First pass: exact bytes objects are read in place (they are
-     * immutable, and the tuple keeps them alive); the others are marked.
-     * Second pass: the others through the buffer protocol, as hashlib reads
-     * them, each holding a view until the end; the first bad one raises.
-     * Bad items are never exact bytes, so it is the first bad item of the
-     * batch. Two passes so that a batch of bytes, the common case, needs no
-     * views and touches each object once before hashing. */
-    if ((size_t)count > (size_t)PY_SSIZE_T_MAX / sizeof(fd_message)) {
-        Py_DECREF(items);
-        return PyErr_NoMemory();
+    chunk c = {0, NULL, NULL, 0, NULL, 0};
+    PyObject *result = PyList_New(source.count);
+    if (result == NULL)
+        goto fail;
+    if (source.in_place_list && PyList_GET_SIZE(source.sequence) != source.count) {
+        /* Making the result list collected garbage, and a finalizer changed
+         * the list: the batch is the list as it is now, as a snapshot. */
+        PyObject *tuple = PyList_AsTuple(source.sequence);
+        if (tuple == NULL)
+            goto fail;
+        Py_SETREF(source.sequence, tuple);
+        source.in_place_list = false;
+        source.count = PyTuple_GET_SIZE(tuple);
+        Py_SETREF(result, PyList_New(source.count));
+        if (result == NULL)
+            goto fail;
     }
-    fd_message *messages = PyMem_Malloc(count != 0 ? (size_t)count * sizeof(fd_message) : 1);
-    if (messages == NULL) {
-        Py_DECREF(items);
-        return PyErr_NoMemory();
+
+    /* Out of the collector's sight until it is returned: gc.get_objects()
+     * in another thread must not find the list, whose digests are written
+     * without the GIL, and clear it under the writing. */
+    PyObject_GC_UnTrack(result);
+
+    const Py_ssize_t count = source.count;
+    const Py_ssize_t chunk_len = count < CHUNK_MESSAGES ? count : CHUNK_MESSAGES;
+    c.capacity = chunk_len;
+    c.messages = PyMem_Malloc(chunk_len != 0 ? (size_t)chunk_len * sizeof(fd_message) : 1);
+    if (c.messages == NULL) {
+        PyErr_NoMemory();
+        goto fail;
     }
-    Py_ssize_t view_count = 0;
-    for (Py_ssize_t i = 0; i < count; i++) {
-        PyObject *item = PyTuple_GET_ITEM(items, i);
-        if (PyBytes_CheckExact(item)) {
-            messages[i].data = (const uint8_t *)PyBytes_AS_STRING(item);
-            messages[i].len = (size_t)PyBytes_GET_SIZE(item);
+    if (source.in_place_list) {
+        c.held = PyMem_Malloc(chunk_len != 0 ? (size_t)chunk_len * sizeof(PyObject *) : 1);
+        if (c.held == NULL) {
+            PyErr_NoMemory();
+            goto fail;
+        }
+    }
+
+    for (Py_ssize_t start = 0; start < count; start += chunk_len) {
+        const Py_ssize_t n = count - start < chunk_len ? count - start : chunk_len;
+        if (gather_chunk(&source, &c, start, n) < 0)
+            goto fail;
+        for (Py_ssize_t i = 0; i < n; i++) {
+            PyObject *digest =
+                PyBytes_FromStringAndSize(NULL, (Py_ssize_t)algorithm->digest_len);
+            if (digest == NULL)
+                goto fail;
+            c.messages[i].digest = (uint8_t *)PyBytes_AS_STRING(digest);
+            PyList_SET_ITEM(result, start + i, digest);
+        }
+        if (worth_releasing_gil(c.messages, n, algorithm->block_len)) {
+            Py_BEGIN_ALLOW_THREADS
+            fd_hash_many_using(multi, (enum fd_algorithm_id)id, c.messages, (size_t)n);
+            Py_END_ALLOW_THREADS
         }
         else {
-            messages[i].len = NEEDS_VIEW;
-            view_count++;
+            fd_hash_many_using(multi, (enum fd_algorithm_id)id, c.messages, (size_t)n);
         }
+        release_chunk(&c);
     }
+    PyObject_GC_Track(result);
+    goto done;
 
-    Py_buffer *views = NULL;
-    Py_ssize_t views_acquired = 0;
-    PyObject *result = NULL;
-    if (view_count != 0) {
-        if ((size_t)view_count > (size_t)PY_SSIZE_T_MAX / sizeof(Py_buffer)) {
-            PyErr_NoMemory();
-            goto done;
-        }
-        views = PyMem_Malloc((size_t)view_count * sizeof(Py_buffer));
-        if (views == NULL) {
-            PyErr_NoMemory();
-            goto done;
-        }
-    }
-    for (Py_ssize_t i = 0; views_acquired < view_count; i++) {
-        if (messages[i].len != NEEDS_VIEW)
-            continue;
-        Py_buffer *view = &views[views_acquired];
-        if (fd_get_buffer(PyTuple_GET_ITEM(items, i), view) < 0) {
-            name_bad_item(i);
-            goto done;
-        }
-        views_acquired++;
-        messages[i].data = view->buf;
-        messages[i].len = (size_t)view->len;
-    }
-
-    result = PyList_New(count);
-    if (result == NULL)
-        goto done;
-    for (Py_ssize_t i = 0; i < count; i++) {
-        PyObject *digest = PyBytes_FromStringAndSize(NULL, (Py_ssize_t)algorithm->digest_len);
-        if (digest == NULL) {
-            Py_CLEAR(result);
-            goto done;
-        }
-        messages[i].digest = (uint8_t *)PyBytes_AS_STRING(digest);
-        PyList_SET_ITEM(result, i, digest);
-    }
-
-    if (worth_releasing_gil(messages, count, algorithm->block_len)) {
-        Py_BEGIN_ALLOW_THREADS
-        fd_hash_many_using(multi, (enum fd_algorithm_id)id, messages, (size_t)count);
-        Py_END_ALLOW_THREADS
-    }
-    else {
-        fd_hash_many_using(multi, (enum fd_algorithm_id)id, messages, (size_t)count);
-    }
-
+fail:
+    Py_CLEAR(result);
 done:
-    for (Py_ssize_t i = 0; i < views_acquired; i++)
-        PyBuffer_Release(&views[i]);
-    PyMem_Free(views);
-    PyMem_Free(messages);
-    Py_DECREF(items);
+    release_chunk(&c);
+    PyMem_Free(c.views);
+    PyMem_Free(c.held);
+    PyMem_Free(c.messages);
+    Py_DECREF(source.sequence);
     return result;
 }
 

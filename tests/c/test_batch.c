@@ -11,9 +11,11 @@
  *     random offset, against the portable single-stream kernel lane by lane;
  *   - fd_hash_many with the kernel installed, for every batch size from 0
  *     to three times the lane count plus one (so every partial group), of
- *     random lengths from 0 to four blocks plus a tail, and batches of one
- *     length for every length from 0 to three blocks, against fd_hash with
- *     the portable single-stream kernel;
+ *     random lengths from 0 to four blocks plus a tail; batches whose last
+ *     1..lanes messages are long (5 to 45 blocks), so that the batch ends
+ *     with any number of lanes idle; and batches of one length for every
+ *     length from 0 to three blocks, against fd_hash with the portable
+ *     single-stream kernel;
  * and the same batches with no multi-buffer kernel (the single-stream path)
  * under every single-stream kernel the CPU runs.
  *
@@ -331,6 +333,21 @@ static void test_batches(enum fd_family family, unsigned lanes, group_tally *tal
                     lengths[i] = rng_below(&rng, 4 * block_len + block_len);
                 check_batch(algorithm, (enum fd_algorithm_id)id, count, lengths, &rng,
                             "random lengths", tally);
+            }
+        }
+        /* Long messages taken last, of 5 to 45 blocks, among short ones:
+         * still in flight when the batch runs out, they are finished with
+         * some lanes idle (several kernel calls of a few blocks each) or
+         * one at a time, for every number of them up to all the lanes. */
+        for (size_t count = lanes; count <= 2 * lanes + 1; count++) {
+            for (size_t long_count = 1; long_count <= lanes && long_count <= count; long_count++) {
+                for (size_t i = 0; i < count; i++) {
+                    lengths[i] = i + long_count >= count
+                                     ? 5 * block_len + rng_below(&rng, 40 * block_len)
+                                     : rng_below(&rng, 2 * block_len);
+                }
+                check_batch(algorithm, (enum fd_algorithm_id)id, count, lengths, &rng,
+                            "long messages last", tally);
             }
         }
         for (size_t len = 0; len <= 3 * block_len + 1; len++) {
