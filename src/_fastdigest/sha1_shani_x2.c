@@ -12,12 +12,6 @@
 
 #include <immintrin.h>
 
-#if defined(__GNUC__) || defined(__clang__)
-#define FD_ALWAYS_INLINE __attribute__((always_inline)) inline
-#else
-#define FD_ALWAYS_INLINE __forceinline
-#endif
-
 /* W[4g..4g+3] with W[4g] in the top lane: one byte reversal of 16 bytes. */
 FD_TARGET_SHANI
 static FD_ALWAYS_INLINE __m128i load_word_group(const uint8_t *p)

@@ -20,12 +20,6 @@
 
 #include <immintrin.h>
 
-#if defined(__GNUC__) || defined(__clang__)
-#define FD_ALWAYS_INLINE __attribute__((always_inline)) inline
-#else
-#define FD_ALWAYS_INLINE __forceinline
-#endif
-
 /* W[4j..4j+3] of one block, W[4j] in the lowest lane, byte-swapped. */
 FD_TARGET_SHANI
 static FD_ALWAYS_INLINE __m128i load_word_group(const uint8_t *p)
