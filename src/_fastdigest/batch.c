@@ -23,6 +23,7 @@
 
 #include <string.h>
 
+#include "compiler.h"
 #include "endian.h"
 
 /* ---- kernel tables ----------------------------------------------------- */
@@ -110,12 +111,6 @@ void fd_select_multi_kernels(bool single_stream_only)
 }
 
 /* ---- the driver -------------------------------------------------------- */
-
-#if defined(__GNUC__) || defined(__clang__)
-#define FD_ALWAYS_INLINE __attribute__((always_inline)) inline
-#else
-#define FD_ALWAYS_INLINE __forceinline
-#endif
 
 /* The chaining values of the lanes, in the layout each family's kernels
  * take. */
