@@ -5,6 +5,19 @@ Usage:
     python benchmarks/bench_cli.py                     # 256 MiB files, 5 rounds (about 2 minutes)
     python benchmarks/bench_cli.py --quick             # 32 MiB, 3 rounds: a smoke run
     python benchmarks/bench_cli.py --size-mib 512 --rounds 9 --algorithms sha256,md5
+    python benchmarks/bench_cli.py --python /tmp/venv/bin/python   # the command of that venv
+
+What runs: the `fastdigest` command of an interpreter (--python, default: the one running
+this script). That is its console script, the file pip writes beside the interpreter (what
+a user runs), when there is one and it works; otherwise `PYTHON -m fastdigest` (--command
+forces either). The command line, the fastdigest package it imports and whether that
+package's cli.py is this checkout's are printed first. Run from the repository root, `-m`
+finds this checkout's package through the current directory; the console script never does.
+
+To measure what users get, install the checkout (not editable) into a clean venv:
+
+    python -m venv /tmp/clivenv && /tmp/clivenv/bin/pip install .
+    python benchmarks/bench_cli.py --python /tmp/clivenv/bin/python
 
 Method:
 
@@ -12,8 +25,11 @@ Method:
   every run reads from the page cache: the numbers are hashing plus reading from memory,
   not the disk.
 * Each sample is the wall-clock time of one whole command (process start to exit), as a
-  user sees it: for fastdigest that includes starting Python (its fixed cost is printed on
-  its own: the command on an empty file).
+  user sees it: for fastdigest that includes starting Python. Its fixed cost is measured
+  on its own (the command on an empty file), and beside it the interpreter's own start,
+  with and without site-packages (`python -S`): .pth files there (an editable install's
+  import finder, hooks of the environment) run at every start of every Python program,
+  and the script says when they weigh.
 * Cases, for each algorithm: one file; two files named on one command line (coreutils
   hashes them one after the other, fastdigest in two threads); and, as the best coreutils
   can do on two cores, two coreutils processes started at once.
@@ -39,6 +55,22 @@ import time
 
 TOOLS = {"sha256": "sha256sum", "sha1": "sha1sum", "md5": "md5sum", "sha512": "sha512sum"}
 MIB = 1 << 20
+REPOSITORY = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+# Printed by the interpreter under test: where its fastdigest comes from and its kernels.
+# The console script's sys.path starts with its own directory, not the current one: the
+# probe drops '' to find the package the same way.
+PROBE = """
+import sys
+if {drop_current_directory}:
+    del sys.path[0]
+import fastdigest
+print(fastdigest.__file__)
+print(getattr(fastdigest, "implementation", "?"))
+"""
+
+# The interpreter's start-up costs more than this with site-packages than without: say so.
+SITE_COST_WORTH_A_NOTE = 0.005
 
 
 def cpu_description() -> str:
@@ -83,6 +115,73 @@ def run(*commands, env=None) -> float:
     return time.perf_counter() - start
 
 
+def console_script_beside(python: str) -> str | None:
+    """The fastdigest console script pip installs next to *python*, if there is one."""
+    directory = os.path.dirname(os.path.abspath(python))
+    for name in ("fastdigest", "fastdigest.exe"):
+        path = os.path.join(directory, name)
+        if os.path.isfile(path) and os.access(path, os.X_OK):
+            return path
+    return None
+
+
+def choose_command(python: str, wanted: str, empty: str, env: dict) -> tuple[list[str], str]:
+    """(the fastdigest command line, why it was chosen)."""
+    module_command = [python, "-m", "fastdigest"]
+    if wanted == "module":
+        return module_command, "as asked (--command module)"
+    script = console_script_beside(python)
+    if script is None:
+        if wanted == "script":
+            raise SystemExit(f"no fastdigest console script beside {python}")
+        return module_command, "no console script beside the interpreter"
+    trial = subprocess.run([script, empty], capture_output=True, env=env)
+    if trial.returncode == 0:
+        # The entry point it calls, as written when the package was installed: an install
+        # older than the checkout's [project.scripts] keeps the old one.
+        with open(script, encoding="utf-8", errors="replace") as f:
+            entry = next((line.strip() for line in f if line.startswith("from ")), "entry point not found")
+        return [script], f"the console script beside the interpreter, as users run it: {entry}"
+    failure = (trial.stderr.decode(errors="replace").strip().splitlines() or ["?"])[-1]
+    if wanted == "script":
+        raise SystemExit(f"the console script {script} fails: {failure}")
+    return module_command, f"the console script beside the interpreter fails here ({failure})"
+
+
+def probe(python: str, console_script: bool, env: dict) -> tuple[str, str]:
+    """(the fastdigest/__init__.py the command imports, its kernel table)."""
+    code = PROBE.format(drop_current_directory=console_script)
+    completed = subprocess.run([python, "-c", code], capture_output=True, text=True, env=env)
+    if completed.returncode != 0:
+        return "? (" + (completed.stderr.strip().splitlines() or ["?"])[-1] + ")", "?"
+    location, kernels = completed.stdout.splitlines()[:2]
+    return location, kernels
+
+
+def same_cli_as_checkout(package_init: str) -> str:
+    try:
+        with open(os.path.join(os.path.dirname(package_init), "cli.py"), "rb") as f:
+            theirs = f.read()
+        with open(os.path.join(REPOSITORY, "fastdigest", "cli.py"), "rb") as f:
+            ours = f.read()
+    except OSError:
+        return "cannot compare its cli.py with this checkout's"
+    if theirs == ours:
+        return "its cli.py is this checkout's"
+    return "its cli.py DIFFERS from this checkout's (reinstall to measure the checkout)"
+
+
+def site_packages_files(python: str, env: dict) -> list[str]:
+    """The .pth files the interpreter runs at start-up."""
+    code = (
+        "import glob, os, site\n"
+        "for d in site.getsitepackages() + [site.getusersitepackages()]:\n"
+        "    for p in sorted(glob.glob(os.path.join(d, '*.pth'))): print(os.path.basename(p))\n"
+    )
+    completed = subprocess.run([python, "-c", code], capture_output=True, text=True, env=env)
+    return completed.stdout.split() if completed.returncode == 0 else []
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--size-mib", type=int, default=256)
@@ -90,6 +189,18 @@ def main() -> int:
     parser.add_argument("--algorithms", default=",".join(TOOLS))
     parser.add_argument("--quick", action="store_true", help="32 MiB files, 3 rounds")
     parser.add_argument("--dir", help="where to write the two test files (default: a temporary directory)")
+    parser.add_argument(
+        "--python",
+        default=sys.executable,
+        help="the interpreter whose fastdigest command runs, e.g. a venv's bin/python (default: this one)",
+    )
+    parser.add_argument(
+        "--command",
+        choices=("auto", "script", "module"),
+        default="auto",
+        help="script: the console script beside --python; module: PYTHON -m fastdigest; "
+        "auto (default): the script if it works, else -m",
+    )
     args = parser.parse_args()
     if args.quick:
         args.size_mib, args.rounds = 32, 3
@@ -99,26 +210,36 @@ def main() -> int:
             raise SystemExit(f"unknown algorithm {name!r}: choose from {', '.join(TOOLS)}")
         if shutil.which(TOOLS[name]) is None:
             raise SystemExit(f"coreutils {TOOLS[name]} is not installed")
+    python = args.python
+    if shutil.which(python) is None:
+        raise SystemExit(f"no interpreter {python}")
 
     # The command as an installed user runs it: bytecode cached (as pip leaves it).
     env = dict(os.environ)
     env.pop("PYTHONDONTWRITEBYTECODE", None)
-    fastdigest_command = [sys.executable, "-m", "fastdigest"]
-
-    import fastdigest
-
-    print(f"CPU: {cpu_description()}")
-    print(f"Python {platform.python_version()}; fastdigest kernels: {getattr(fastdigest, 'implementation', '?')}")
-    version = subprocess.run(["sha256sum", "--version"], capture_output=True, text=True).stdout.splitlines()
-    print(f"coreutils: {version[0] if version else '?'}")
-    print(f"files: 2 x {args.size_mib} MiB (page cache), {args.rounds} interleaved rounds, wall-clock medians\n")
 
     with tempfile.TemporaryDirectory(dir=args.dir, prefix="bench_cli_") as directory:
         first, second, empty = (os.path.join(directory, name) for name in ("a.bin", "b.bin", "empty"))
+        open(empty, "wb").close()
+
+        fastdigest_command, reason = choose_command(python, args.command, empty, env)
+        is_script = fastdigest_command[0] != python
+        location, kernels = probe(python, is_script, env)
+        interpreter_version = subprocess.run(
+            [python, "-c", "import platform; print(platform.python_version())"], capture_output=True, text=True
+        ).stdout.strip()
+
+        print(f"CPU: {cpu_description()}")
+        version = subprocess.run(["sha256sum", "--version"], capture_output=True, text=True).stdout.splitlines()
+        print(f"coreutils: {version[0] if version else '?'}")
+        print(f"command: {' '.join(fastdigest_command)}  ({reason}; working directory {os.getcwd()})")
+        print(f"Python {interpreter_version}; fastdigest from {location} ({same_cli_as_checkout(location)})")
+        print(f"fastdigest kernels: {kernels}")
+        print(f"files: 2 x {args.size_mib} MiB (page cache), {args.rounds} interleaved rounds, wall-clock medians\n")
+
         for path in (first, second):
             write_file(path, args.size_mib * MIB)
             warm(path)
-        open(empty, "wb").close()
 
         # name -> (runner, bytes hashed)
         cases = {}
@@ -136,7 +257,15 @@ def main() -> int:
             cases[(algorithm, "2 files", "coreutils")] = (lambda t=tool: run(t + [first, second]), 2 * size)
             cases[(algorithm, "2 files", "coreutils x2")] = (lambda t=tool: run(t + [first], t + [second]), 2 * size)
             cases[(algorithm, "2 files", "fastdigest")] = (lambda o=ours: run(o + [first, second], env=env), 2 * size)
-        cases[("-", "empty file", "fastdigest")] = (lambda: run(fastdigest_command + [empty], env=env), 0)
+        # The start-up costs, timed in the same rounds.
+        start_up = {
+            "fastdigest": fastdigest_command + [empty],
+            "python": [python, "-c", "pass"],
+            "python -S": [python, "-S", "-c", "pass"],
+            "coreutils": ["sha256sum", empty],
+        }
+        for name, command in start_up.items():
+            cases[("-", "empty file", name)] = (lambda c=command: run(c, env=env), 0)
 
         # The comparison runs above also wrote fastdigest's bytecode cache.
         samples = {key: [] for key in cases}
@@ -153,7 +282,22 @@ def main() -> int:
         return statistics.median(b / c for b, c in zip(samples[baseline], samples[candidate], strict=True))
 
     fixed_cost = median(("-", "empty file", "fastdigest"))
-    print(f"fastdigest's fixed cost (Python start-up, empty file): {fixed_cost * 1000:.0f} ms\n")
+    with_site = median(("-", "empty file", "python"))
+    without_site = median(("-", "empty file", "python -S"))
+    print(
+        f"fastdigest's fixed cost (the command on an empty file): {fixed_cost * 1000:.1f} ms. "
+        f"The interpreter alone, start to exit: {with_site * 1000:.1f} ms (`python -c pass`), "
+        f"{without_site * 1000:.1f} ms without site-packages (`python -S -c pass`). "
+        f"coreutils on an empty file: {median(('-', 'empty file', 'coreutils')) * 1000:.1f} ms."
+    )
+    if with_site - without_site > SITE_COST_WORTH_A_NOTE:
+        pth = ", ".join(site_packages_files(python, env)) or "none found"
+        print(
+            f"NOTE: this interpreter's site-packages adds {(with_site - without_site) * 1000:.0f} ms to every "
+            f"start (its .pth files: {pth}); every run below pays it. A clean venv shows the command as "
+            "users get it: see --python."
+        )
+    print()
     print("| algorithm | case | coreutils | fastdigest | ratio |")
     print("|---|---|---|---|---|")
     for algorithm in algorithms:

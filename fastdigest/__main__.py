@@ -1,8 +1,6 @@
 """`python -m fastdigest`: the command-line tool (see fastdigest.cli)."""
 
-import sys
-
-from fastdigest.cli import main
+from fastdigest.cli import console_script
 
 if __name__ == "__main__":
-    sys.exit(main())
+    console_script()

@@ -18,12 +18,14 @@ from __future__ import annotations
 
 # Imports are kept to what every run needs: the interpreter's start-up is most
 # of the time of a short command, so concurrent.futures (which brings logging),
-# typing and unicodedata stay out of it.
+# typing, queue, signal (which brings enum), locale and unicodedata stay out of
+# it; the few paths that need one import it where it is used. A test lists the
+# modules an ordinary run imports.
 import collections
 import errno
 import io
 import os
-import queue
+import stat
 import sys
 import threading
 import time
@@ -34,7 +36,9 @@ import fastdigest
 TYPE_CHECKING = False
 
 if TYPE_CHECKING:
+    from queue import SimpleQueue
     from typing import (
+        Any,
         BinaryIO,
         Callable,
         Counter,
@@ -42,6 +46,7 @@ if TYPE_CHECKING:
         Iterable,
         Iterator,
         List,
+        NoReturn,
         Optional,
         Sequence,
         Tuple,
@@ -73,6 +78,13 @@ TAG_NAMES = {
 # GIL handed back and forth twice) are lost in the hashing of the chunk, and
 # about a core's L2 cache, so the hash finds the chunk the read just copied.
 CHUNK_SIZE = 1 << 20
+
+# A big file gets a reading thread (while a core is spare) only from this many
+# chunks on. The thread and its hand-overs cost about 1.4 ms; what it saves is
+# the copy of each chunk out of the page cache, about 0.1-0.2 ms per MiB, so it
+# pays from about 10 MiB on (measured on the Zen 4 of benchmarks/bench_cli.py:
+# 8 MiB took 6.2 ms without the thread and 7.0 ms with it, 32 MiB 23.9 and 21.3).
+READ_AHEAD_MIN_CHUNKS = 16
 
 # Consecutive small files are handed to a worker thread together, until the
 # batch holds this many bytes or files: a hand-over between threads costs tens
@@ -465,6 +477,33 @@ class HashJob:
         return self.digest
 
 
+class _ItemQueue:
+    """queue.SimpleQueue's put() and get() (unbounded, first in first out, any number
+    of threads) without importing the queue module, for the pool's few hand-overs
+    per run: a deque, whose append() and popleft() are atomic, and a semaphore
+    counting its items, released only once an item is in, so that every get()
+    that passes the semaphore finds one."""
+
+    __slots__ = ("_items", "_count")
+
+    def __init__(self) -> None:
+        self._items: Deque[object] = collections.deque()
+        self._count = threading.Semaphore(0)
+
+    def put(self, item: object) -> None:
+        self._items.append(item)
+        self._count.release()
+
+    def get(self) -> object:
+        self._count.acquire()
+        return self._items.popleft()
+
+
+def _new_item_queue() -> SimpleQueue[Any]:
+    # Typed as queue.SimpleQueue, the interface _ItemQueue implements (put and get only).
+    return _ItemQueue()  # type: ignore[return-value]
+
+
 class WorkerPool:
     """Daemon threads calling the submitted functions in submission order
     (concurrent.futures' pool without its import cost). Daemon threads, so that
@@ -472,7 +511,7 @@ class WorkerPool:
 
     def __init__(self, workers: int) -> None:
         self.workers = max(1, workers)
-        self.calls: queue.SimpleQueue[Optional[Tuple[Callable[..., None], Tuple[object, ...]]]] = queue.SimpleQueue()
+        self.calls: SimpleQueue[Optional[Tuple[Callable[..., None], Tuple[object, ...]]]] = _new_item_queue()
         self.threads: List[threading.Thread] = []
 
     def submit(self, function: Callable[..., None], *arguments: object) -> None:
@@ -508,20 +547,27 @@ class Hasher:
         self._buffers = threading.local()
         self._pool = WorkerPool(workers)
         self._cpus = workers
-        # Big files being hashed (those whose first read filled a chunk): while
-        # they leave a core to spare, a big file gets a reading thread too.
+        # Big files being hashed (READ_AHEAD_MIN_CHUNKS or more): while they
+        # leave a core to spare, a big file gets a reading thread too.
         self._big_files = 0
         self._big_files_lock = threading.Lock()
         # Standard input can be named more than once; the reads must happen
         # one after another in argument order (the first one reads to EOF), so
         # all of them go through a pool of one thread.
         self._stdin_pool: Optional[WorkerPool] = None
+        # Set when the calling thread has nothing else to do while the jobs are
+        # hashed (one file, no progress bar): it hashes them itself, sparing a
+        # thread's start and hand-over, which take from 0.1 ms to several on a
+        # busy machine, where the new thread waits for a core.
+        self.inline = False
 
     def submit(self, jobs: List[HashJob], ignore_missing: bool) -> threading.Event:
-        """Hash *jobs* one after another in one thread. A batch holds either files
-        only or standard input only."""
+        """Hash *jobs* one after another in one thread (the calling one if
+        self.inline). A batch holds either files only or standard input only."""
         finished = threading.Event()
-        if jobs[0].name == b"-":
+        if self.inline:
+            self._hash_batch(jobs, ignore_missing, finished)
+        elif jobs[0].name == b"-":
             if self._stdin_pool is None:
                 self._stdin_pool = WorkerPool(1)
             self._stdin_pool.submit(self._hash_batch, jobs, ignore_missing, finished)
@@ -565,7 +611,7 @@ class Hasher:
                 raise Missing() from None
             raise
         with stream:
-            return self._hash_stream(stream, job, read_ahead=True)
+            return self._hash_stream(stream, job, read_ahead=_is_big_regular_file(stream))
 
     def _hash_stdin(self, job: HashJob) -> str:
         stream = self.stdin
@@ -582,7 +628,8 @@ class Hasher:
             raw.close()
 
     def _hash_stream(self, stream: Reader, job: HashJob, read_ahead: bool = False) -> str:
-        """read_ahead: the stream is a regular file, whose reads always return."""
+        """read_ahead: the stream is a regular file, whose reads always return, big
+        enough to be worth a reading thread."""
         array, view = self._buffer()
         digest = fastdigest.new(self.algorithm)
         readinto = stream.readinto
@@ -602,17 +649,19 @@ class Hasher:
                 update(view[:count])
                 job.bytes_done += count
                 if count == len(array) and job.bytes_done == count:
-                    # A first full chunk: a big file, worth the system call of
-                    # telling the kernel to read ahead further, and, with a
-                    # core to spare, a thread reading while this one hashes.
+                    # A first full chunk: a file worth the system call of
+                    # telling the kernel to read ahead further, and, if it is
+                    # big and a core is spare, a thread reading while this one
+                    # hashes.
                     _advise_sequential(stream)
-                    with self._big_files_lock:
-                        self._big_files += 1
-                        big_file = True
-                        spare_core = 2 * self._big_files <= self._cpus
-                    if read_ahead and spare_core:
-                        self._hash_rest_reading_ahead(stream, job, update)
-                        break
+                    if read_ahead:
+                        with self._big_files_lock:
+                            self._big_files += 1
+                            big_file = True
+                            spare_core = 2 * self._big_files <= self._cpus
+                        if spare_core:
+                            self._hash_rest_reading_ahead(stream, job, update)
+                            break
         finally:
             if big_file:
                 with self._big_files_lock:
@@ -624,9 +673,13 @@ class Hasher:
         chunk into one buffer as this one hashes the other: reads and large
         updates both run without the GIL, so the file takes the longer of the
         two instead of their sum."""
-        free: queue.SimpleQueue[Optional[Tuple[bytearray, memoryview]]] = queue.SimpleQueue()
+        # queue's C SimpleQueue hands a chunk over a few microseconds faster than
+        # _ItemQueue; its import is paid only here, by a file big enough not to notice.
+        import queue
+
+        free: SimpleQueue[Optional[Tuple[bytearray, memoryview]]] = queue.SimpleQueue()
         # A buffer and the count read into it, or what the read raised.
-        filled: queue.SimpleQueue[Union[Tuple[Tuple[bytearray, memoryview], Optional[int]], BaseException]]
+        filled: SimpleQueue[Union[Tuple[Tuple[bytearray, memoryview], Optional[int]], BaseException]]
         filled = queue.SimpleQueue()
         for _ in range(2):
             array = bytearray(CHUNK_SIZE)
@@ -663,6 +716,14 @@ class Hasher:
         finally:
             free.put(None)  # ends a reader still waiting for a buffer
             reader.join()
+
+
+def _is_big_regular_file(stream: io.FileIO) -> bool:
+    try:
+        status = os.fstat(stream.fileno())
+    except OSError:
+        return False
+    return stat.S_ISREG(status.st_mode) and status.st_size >= READ_AHEAD_MIN_CHUNKS * CHUNK_SIZE
 
 
 def _advise_sequential(stream: Reader) -> None:
@@ -880,6 +941,9 @@ class Runner:
             # The bar's total; a stat per file is only worth it when a bar can show.
             total = sum(_regular_file_size(name) or 0 for name in files)
             self.progress = Progress(self.stderr, True, total, len(files))
+        # A bar is drawn by this thread while workers hash: only without one can
+        # this thread hash the file itself.
+        self.hasher.inline = len(files) == 1 and not self.progress.enabled
         delimiter = b"\0" if options.zero else b"\n"
         marker = b"*" if options.binary else b" "
         ok = True
@@ -1164,14 +1228,48 @@ def _version() -> str:
 
 
 def main(argv: Optional[Sequence[str]] = None) -> int:
-    """The console script: like run(), with the process conventions of coreutils."""
+    """Like run() on the process's own streams and arguments, with the process
+    conventions of coreutils; returns the exit status."""
     # Die quietly on a closed pipe (`fastdigest * | head -1`), as C programs do,
-    # instead of a BrokenPipeError traceback.
-    import signal
+    # instead of a BrokenPipeError traceback. Only a pipe or a socket can raise
+    # SIGPIPE, and the signal module costs a few milliseconds of start-up
+    # (it imports enum): a run writing to a terminal or a file goes without.
+    if _may_raise_sigpipe():
+        import signal
 
-    if hasattr(signal, "SIGPIPE"):
-        signal.signal(signal.SIGPIPE, signal.SIG_DFL)
+        if hasattr(signal, "SIGPIPE"):
+            signal.signal(signal.SIGPIPE, signal.SIG_DFL)
     try:
         return run(sys.argv[1:] if argv is None else argv)
     except KeyboardInterrupt:
         return 130
+
+
+def _may_raise_sigpipe() -> bool:
+    """Whether standard output or standard error is a pipe or a socket (or cannot be told)."""
+    for descriptor in (1, 2):
+        try:
+            mode = os.fstat(descriptor).st_mode
+        except OSError:
+            return True
+        if stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode):
+            return True
+    return False
+
+
+def console_script() -> NoReturn:
+    """The `fastdigest` command (console script and `python -m fastdigest`): main(),
+    then the end of the process.
+
+    When main() returns, the workers have finished (after Ctrl-C they are
+    abandoned, as the interpreter's exit abandons daemon threads) and every line
+    has been handed to stdout, so after a last flush the process ends at once
+    instead of tearing the interpreter down module by module, which costs a few
+    milliseconds for nothing (atexit functions do not run: the command registers
+    none). A failing flush (a full disk) raises as it would have at exit; an
+    exception out of main() takes the ordinary way out."""
+    status = main()
+    for stream in (sys.stdout, sys.stderr):
+        if stream is not None:
+            stream.flush()
+    os._exit(status)

@@ -245,8 +245,8 @@ def test_console_script_is_declared():
     # `fastdigest` on PATH comes from this entry point once the package is installed.
     with open(os.path.join(os.path.dirname(__file__), "..", "pyproject.toml"), encoding="utf-8") as f:
         text = f.read()
-    assert '[project.scripts]\nfastdigest = "fastdigest.cli:main"' in text
-    assert callable(cli.main)
+    assert '[project.scripts]\nfastdigest = "fastdigest.cli:console_script"' in text
+    assert callable(cli.console_script)
 
 
 # --- errors -----------------------------------------------------------------------
@@ -687,3 +687,174 @@ def test_big_files_are_hashed_in_parallel(in_dir, monkeypatch):
     files = [b"it's", b"caf\xc3\xa9"]
     expected = b"".join(expected_line("sha256", name) for name in files)
     assert run_ours(files) == (0, expected, b"")
+
+
+# --- the process: start-up, exit, SIGPIPE ---------------------------------------------
+
+
+def package_environment():
+    """The environment for a child Python that imports the fastdigest package under test
+    (whichever way this process found it), not just any installed one."""
+    environment = dict(os.environ)
+    package_parent = os.path.dirname(os.path.dirname(os.path.abspath(cli.__file__)))
+    environment["PYTHONPATH"] = package_parent + os.pathsep + environment.get("PYTHONPATH", "")
+    return environment
+
+
+def imported_modules(args, stdout, directory):
+    """The modules a child `python -X importtime ARGS` imports, its stdout going to *stdout*
+    and its stderr to a file (neither is a pipe: a pipe would rightly bring in signal)."""
+    with open(directory / "importtime", "w+b") as stderr:
+        subprocess.run(
+            [sys.executable, "-X", "importtime"] + args, stdout=stdout, stderr=stderr, env=package_environment(), check=True
+        )
+        stderr.seek(0)
+        lines = stderr.read().decode().splitlines()
+    return {line.rsplit("|", 1)[1].strip() for line in lines if line.startswith("import time:") and "|" in line}
+
+
+# Modules that an ordinary run (files named, output to a file) does without; each costs
+# start-up time on every run. The paths that need one import it where it is used.
+NOT_FOR_EVERY_RUN = {
+    "signal",  # only when stdout or stderr is a pipe or a socket
+    "enum",  # brought by signal
+    "queue",  # only for the reading thread of a big file
+    "locale",  # quoting a non-ASCII name in a message
+    "unicodedata",
+    "importlib.metadata",  # --version
+    "typing",
+    "concurrent.futures",
+    "logging",
+}
+
+
+def test_an_ordinary_run_imports_only_what_it_needs(in_dir, tmp_path):
+    with open(tmp_path / "out", "wb") as out:
+        interpreter_alone = imported_modules(["-c", "pass"], out, tmp_path)
+        ours = imported_modules(["-m", "fastdigest", "plain.txt", "it's"], out, tmp_path)
+    assert "fastdigest.cli" in ours
+    assert (ours - interpreter_alone) & NOT_FOR_EVERY_RUN == set()
+    assert (tmp_path / "out").read_bytes() == expected_line("sha256", b"plain.txt") + expected_line("sha256", b"it's")
+
+
+def test_a_closed_pipe_ends_the_process_quietly_by_sigpipe(in_dir):
+    signal = pytest.importorskip("signal")
+    if not hasattr(signal, "SIGPIPE"):
+        pytest.skip("no SIGPIPE on this platform")
+    process = subprocess.Popen(
+        [sys.executable, "-m", "fastdigest", "--"] + list(AWKWARD_FILES),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env=package_environment(),
+    )
+    # Close the reading end before the child can write: its first write meets no reader.
+    process.stdout.close()
+    error = process.stderr.read()
+    process.stderr.close()
+    assert process.wait() == -signal.SIGPIPE
+    assert error == b""
+
+
+@pytest.mark.parametrize("entry", ["module", "console_script"])
+def test_the_command_exits_with_its_status_and_all_of_its_output(in_dir, tmp_path, entry):
+    # console_script() ends the process without the interpreter's teardown: every line must
+    # still reach the file (more than one buffer's worth) and the status must be the run's.
+    if entry == "module":
+        command = [sys.executable, "-m", "fastdigest"]
+    else:
+        command = [sys.executable, "-c", "import sys; from fastdigest.cli import console_script; console_script()"]
+    # The missing file first: its message flushes stdout, the lines after it must still come out.
+    names = [b"--", b"no such file"] + list(AWKWARD_FILES) * 60
+    environment = package_environment()
+    environment.pop("PYTHONUNBUFFERED", None)  # buffered, as users run it
+    with open(tmp_path / "out", "wb") as out:
+        completed = subprocess.run(command + names, stdout=out, stderr=subprocess.PIPE, env=environment)
+    expected = b"".join(expected_line("sha256", name) for name in AWKWARD_FILES) * 60
+    assert len(expected) > 4 * io.DEFAULT_BUFFER_SIZE
+    assert (tmp_path / "out").read_bytes() == expected
+    assert completed.returncode == 1
+    assert completed.stderr == b"fastdigest: 'no such file': No such file or directory\n"
+
+
+def test_main_returns_its_status_and_leaves_the_process_alone(in_dir, monkeypatch):
+    # main() is the function to call from Python: it returns; only console_script() exits.
+    out = io.BytesIO()
+    monkeypatch.setattr(sys, "stdout", io.TextIOWrapper(out))
+    assert cli.main([b"plain.txt"]) == 0
+    sys.stdout.flush()
+    assert out.getvalue() == expected_line("sha256", b"plain.txt")
+
+
+@pytest.mark.parametrize("chunks_over_minimum, reads_ahead", [(-1, False), (0, True), (20, True)])
+def test_only_a_big_file_gets_a_reading_thread(tmp_path, monkeypatch, chunks_over_minimum, reads_ahead):
+    # The reading thread costs more than it saves below READ_AHEAD_MIN_CHUNKS chunks.
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(cli, "_worker_count", lambda: 4)
+    monkeypatch.setattr(cli, "CHUNK_SIZE", 4096)
+    data = os.urandom((cli.READ_AHEAD_MIN_CHUNKS + chunks_over_minimum) * 4096 + 100)
+    (tmp_path / "file").write_bytes(data)
+    reading_threads = []
+    original = cli.Hasher._hash_rest_reading_ahead
+
+    def counted(self, *arguments):
+        reading_threads.append(1)
+        return original(self, *arguments)
+
+    monkeypatch.setattr(cli.Hasher, "_hash_rest_reading_ahead", counted)
+    assert run_ours([b"file"]) == (0, hashlib.sha256(data).hexdigest().encode() + b"  file\n", b"")
+    assert bool(reading_threads) == reads_ahead
+
+
+def test_item_queue_is_first_in_first_out_and_loses_nothing_between_threads():
+    items = cli._ItemQueue()
+    for value in range(5):
+        items.put(value)
+    assert [items.get() for _ in range(5)] == [0, 1, 2, 3, 4]
+
+    import threading
+
+    shared = cli._ItemQueue()
+    received = []
+    lock = threading.Lock()
+
+    def consume():
+        while True:
+            value = shared.get()
+            if value is None:
+                return
+            with lock:
+                received.append(value)
+
+    def produce(start):
+        for value in range(start, start + 2000):
+            shared.put(value)
+
+    consumers = [threading.Thread(target=consume) for _ in range(3)]
+    producers = [threading.Thread(target=produce, args=(start,)) for start in (0, 2000, 4000)]
+    for thread in consumers + producers:
+        thread.start()
+    for thread in producers:
+        thread.join()
+    for _ in consumers:
+        shared.put(None)
+    for thread in consumers:
+        thread.join(timeout=30)
+    assert sorted(received) == list(range(6000))
+
+
+@pytest.mark.parametrize("files", [[b"it's"], [b"it's", b"plain.txt"]], ids=["one", "two"])
+def test_a_lone_file_is_hashed_in_the_calling_thread(in_dir, monkeypatch, files):
+    # One file and no progress bar: no worker thread to start and wait for.
+    import threading
+
+    threads = []
+    original = cli.Hasher._hash_file
+
+    def hash_file_noting_thread(self, job, ignore_missing):
+        threads.append(threading.get_ident())
+        return original(self, job, ignore_missing)
+
+    monkeypatch.setattr(cli.Hasher, "_hash_file", hash_file_noting_thread)
+    expected = b"".join(expected_line("sha256", name) for name in files)
+    assert run_ours(files) == (0, expected, b"")
+    assert (threads == [threading.get_ident()]) == (len(files) == 1)
