@@ -1207,15 +1207,27 @@ def run(
     runner = Runner(options, stdin, stdout, stderr)
     try:
         ok = runner.check_all() if options.check else runner.print_checksums()
+        stdout.flush()
+    except OSError:
+        # Files that cannot be read are reported one by one in the runner, so an
+        # OSError that gets here is a failed write of the output (a full disk):
+        # coreutils' message and status. The workers stop at their next chunk.
+        runner.hasher.cancelled = True
+        _report_write_error(stderr)
+        ok = False
     except BaseException:
-        # Ctrl-C or a failed write: stop the workers at their next chunk.
+        # Ctrl-C: stop the workers at their next chunk.
         runner.hasher.cancelled = True
         raise
     finally:
         runner.hasher.shutdown()
         runner.progress.clear()
-        stdout.flush()
     return 0 if ok else 1
+
+
+def _report_write_error(stderr: BinaryIO) -> None:
+    stderr.write(f"{PROGRAM}: write error\n".encode())
+    stderr.flush()
 
 
 def _version() -> str:
@@ -1266,10 +1278,20 @@ def console_script() -> NoReturn:
     has been handed to stdout, so after a last flush the process ends at once
     instead of tearing the interpreter down module by module, which costs a few
     milliseconds for nothing (atexit functions do not run: the command registers
-    none). A failing flush (a full disk) raises as it would have at exit; an
-    exception out of main() takes the ordinary way out."""
+    none). Output that cannot be written (a full disk) is coreutils' "write
+    error" and status 1; an exception out of main() takes the ordinary way
+    out."""
     status = main()
     for stream in (sys.stdout, sys.stderr):
-        if stream is not None:
+        if stream is None:
+            continue
+        try:
             stream.flush()
+        except OSError:
+            # Output that could not be written: main() has said so when it
+            # was its own (status 1); otherwise it is said here.
+            if status == 0:
+                status = 1
+                if stream is sys.stdout and sys.stderr is not None:
+                    _report_write_error(sys.stderr.buffer)
     os._exit(status)

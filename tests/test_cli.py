@@ -776,6 +776,29 @@ def test_the_command_exits_with_its_status_and_all_of_its_output(in_dir, tmp_pat
     assert completed.stderr == b"fastdigest: 'no such file': No such file or directory\n"
 
 
+@pytest.mark.parametrize("entry", ["module", "console_script"])
+@pytest.mark.parametrize("copies", [1, 200])
+def test_output_that_cannot_be_written_is_a_write_error_as_in_coreutils(in_dir, entry, copies):
+    # /dev/full refuses every write (ENOSPC): one line (the failure comes at the last flush) and
+    # more than a buffer's worth (it comes in the middle of the run) give coreutils' message and status.
+    if not os.path.exists("/dev/full"):
+        pytest.skip("no /dev/full on this system")
+    if entry == "module":
+        command = [sys.executable, "-m", "fastdigest"]
+    else:
+        command = [sys.executable, "-c", "from fastdigest.cli import console_script; console_script()"]
+    names = [b"--"] + list(AWKWARD_FILES) * copies
+    environment = package_environment()
+    environment.pop("PYTHONUNBUFFERED", None)
+    with open("/dev/full", "wb") as full:
+        ours = subprocess.run(command + names, stdout=full, stderr=subprocess.PIPE, env=environment)
+        theirs = subprocess.run(
+            [TOOLS["sha256"]] + names, executable=tool_path("sha256"), stdout=full, stderr=subprocess.PIPE
+        )
+    assert ours.stderr == theirs.stderr.replace(b"sha256sum: ", b"fastdigest: ") == b"fastdigest: write error\n"
+    assert ours.returncode == theirs.returncode == 1
+
+
 def test_main_returns_its_status_and_leaves_the_process_alone(in_dir, monkeypatch):
     # main() is the function to call from Python: it returns; only console_script() exits.
     out = io.BytesIO()
