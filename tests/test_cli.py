@@ -174,20 +174,26 @@ def test_chunk_sizes_do_not_change_digests(in_dir, monkeypatch, chunk_size):
     assert run_ours([b"-a", b"sha512", b"--"] + files) == (0, expected, b"")
 
 
+def count_reading_threads(monkeypatch):
+    """A list that gets an entry each time a file is hashed with a reading thread beside."""
+    started = []
+    original = cli.Hasher._hash_rest_reading_ahead
+
+    def counted(self, *arguments):
+        started.append(1)
+        return original(self, *arguments)
+
+    monkeypatch.setattr(cli.Hasher, "_hash_rest_reading_ahead", counted)
+    return started
+
+
 @pytest.mark.parametrize("cpus", [1, 2, 4])
 def test_read_ahead_with_and_without_a_spare_core(in_dir, monkeypatch, cpus):
     # A big file gets a reading thread only while a core is spare (2 per big file); the digest is the same
     # either way, also with reads shorter than the chunk.
     monkeypatch.setattr(cli, "_worker_count", lambda: cpus)
     monkeypatch.setattr(cli, "CHUNK_SIZE", 4096)
-    reading_threads = []
-    original = cli.Hasher._hash_rest_reading_ahead
-
-    def counted(self, *arguments):
-        reading_threads.append(1)
-        return original(self, *arguments)
-
-    monkeypatch.setattr(cli.Hasher, "_hash_rest_reading_ahead", counted)
+    reading_threads = count_reading_threads(monkeypatch)
     files = [b"big", b"it's", b"big"]
     expected = b"".join(expected_line("sha256", name) for name in files)
     assert run_ours([b"--"] + files) == (0, expected, b"")
@@ -816,14 +822,7 @@ def test_only_a_big_file_gets_a_reading_thread(tmp_path, monkeypatch, chunks_ove
     monkeypatch.setattr(cli, "CHUNK_SIZE", 4096)
     data = os.urandom((cli.READ_AHEAD_MIN_CHUNKS + chunks_over_minimum) * 4096 + 100)
     (tmp_path / "file").write_bytes(data)
-    reading_threads = []
-    original = cli.Hasher._hash_rest_reading_ahead
-
-    def counted(self, *arguments):
-        reading_threads.append(1)
-        return original(self, *arguments)
-
-    monkeypatch.setattr(cli.Hasher, "_hash_rest_reading_ahead", counted)
+    reading_threads = count_reading_threads(monkeypatch)
     assert run_ours([b"file"]) == (0, hashlib.sha256(data).hexdigest().encode() + b"  file\n", b"")
     assert bool(reading_threads) == reads_ahead
 
