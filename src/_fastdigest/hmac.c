@@ -266,16 +266,17 @@ static void hmac_finish(const fd_algorithm *algorithm, const fd_hash_state *inne
 {
     const fd_kernel *kernel = &fd_active_kernels[algorithm->family];
     uint8_t block[2 * FD_MAX_BLOCK_LEN];
+    size_t blocks_written;
 
     if (algorithm->family == FD_FAMILY_SHA256 && kernel->hmac_finish.sha256 != NULL) {
-        size_t tail_blocks = write_padded_tail(inner->sha256.block, inner->sha256.byte_count,
-                                               block);
-        kernel->hmac_finish.sha256(inner->sha256.chain, block, tail_blocks,
+        blocks_written = write_padded_tail(inner->sha256.block, inner->sha256.byte_count, block);
+        kernel->hmac_finish.sha256(inner->sha256.chain, block, blocks_written,
                                    outer->sha256.chain, algorithm->digest_len / 4, out);
     }
     else if (algorithm->family == FD_FAMILY_SHA1 && kernel->hmac_finish.sha1 != NULL) {
-        size_t tail_blocks = write_padded_tail(inner->sha1.block, inner->sha1.byte_count, block);
-        kernel->hmac_finish.sha1(inner->sha1.chain, block, tail_blocks, outer->sha1.chain, out);
+        blocks_written = write_padded_tail(inner->sha1.block, inner->sha1.byte_count, block);
+        kernel->hmac_finish.sha1(inner->sha1.chain, block, blocks_written, outer->sha1.chain,
+                                 out);
     }
     else {
         /* The inner hash is finalized on a copy, its digest written into the
@@ -286,8 +287,9 @@ static void hmac_finish(const fd_algorithm *algorithm, const fd_hash_state *inne
         algorithm->final(&inner_copy, block);
         compress_outer(algorithm, outer, block, out);
         fd_secure_zero(&inner_copy, algorithm->state_len);
+        blocks_written = 1;
     }
-    fd_secure_zero(block, sizeof block);
+    fd_secure_zero(block, blocks_written * algorithm->block_len);
 }
 
 void fd_hmac_final(const fd_hmac_state *hmac, uint8_t *out)
