@@ -109,6 +109,12 @@ void fd_hash_many_using(const fd_multi_kernel *multi, enum fd_algorithm_id id,
  * FD_CPU_SHANI | FD_CPU_SSE41 | FD_CPU_SSSE3. */
 fd_sha1_blocks_multi_fn fd_sha1_blocks_shani_x2;     /* sha1_shani_x2.c */
 fd_sha256_blocks_multi_fn fd_sha256_blocks_shani_x2; /* sha256_shani_x2.c */
+/* HMAC's two keyed blocks at once (hmac.c): K' ^ ipad compressed onto
+ * inner_chain and K' ^ opad onto outer_chain, from the padded key K'. */
+void fd_sha1_hmac_key_shani_x2(const uint8_t padded_key[FD_SHA1_BLOCK_LEN],
+                               uint32_t inner_chain[5], uint32_t outer_chain[5]);
+void fd_sha256_hmac_key_shani_x2(const uint8_t padded_key[FD_SHA256_BLOCK_LEN],
+                                 uint32_t inner_chain[8], uint32_t outer_chain[8]);
 #endif
 
 #ifndef FD_NO_AVX2

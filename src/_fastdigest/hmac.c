@@ -15,40 +15,29 @@
 
 /* The two keyed blocks are independent. Where the family's kernel is SHA-NI,
  * its two-stream form (sha*_shani_x2.c) compresses both in about the time
- * of one: a one-shot HMAC of a short message is otherwise five
- * compressions in a row, each waiting for the last. Returns false where
- * there is no such kernel; the caller then absorbs the blocks one by one. */
-static bool absorb_keyed_blocks_at_once(const fd_algorithm *algorithm, fd_hmac_state *hmac,
-                                        const uint8_t *inner_block, const uint8_t *outer_block)
+ * of one, straight from K' (the pads are XORed in registers): a one-shot
+ * HMAC of a short message is otherwise five compressions in a row, each
+ * waiting for the last. hmac's states are fresh (init) on entry. Returns
+ * false where there is no such kernel. */
+static bool key_both_at_once(const fd_algorithm *algorithm, fd_hmac_state *hmac,
+                             const uint8_t *padded_key)
 {
 #ifdef FD_HAVE_SHANI_X2
     const fd_kernel *kernel = &fd_active_kernels[algorithm->family];
-    const uint8_t *const blocks[2] = {inner_block, outer_block};
 
     if (algorithm->family == FD_FAMILY_SHA256 && kernel->blocks.sha256 == fd_sha256_blocks_shani) {
-        uint32_t chains[2][8];
-        memcpy(chains[0], hmac->inner.sha256.chain, sizeof chains[0]);
-        memcpy(chains[1], hmac->outer.sha256.chain, sizeof chains[1]);
-        fd_sha256_blocks_shani_x2(chains, blocks, 1);
-        memcpy(hmac->inner.sha256.chain, chains[0], sizeof chains[0]);
-        memcpy(hmac->outer.sha256.chain, chains[1], sizeof chains[1]);
+        fd_sha256_hmac_key_shani_x2(padded_key, hmac->inner.sha256.chain,
+                                    hmac->outer.sha256.chain);
         hmac->inner.sha256.byte_count = hmac->outer.sha256.byte_count = FD_SHA256_BLOCK_LEN;
-        fd_secure_zero(chains, sizeof chains);
         return true;
     }
     if (algorithm->family == FD_FAMILY_SHA1 && kernel->blocks.sha1 == fd_sha1_blocks_shani) {
-        uint32_t chains[2][5];
-        memcpy(chains[0], hmac->inner.sha1.chain, sizeof chains[0]);
-        memcpy(chains[1], hmac->outer.sha1.chain, sizeof chains[1]);
-        fd_sha1_blocks_shani_x2(chains, blocks, 1);
-        memcpy(hmac->inner.sha1.chain, chains[0], sizeof chains[0]);
-        memcpy(hmac->outer.sha1.chain, chains[1], sizeof chains[1]);
+        fd_sha1_hmac_key_shani_x2(padded_key, hmac->inner.sha1.chain, hmac->outer.sha1.chain);
         hmac->inner.sha1.byte_count = hmac->outer.sha1.byte_count = FD_SHA1_BLOCK_LEN;
-        fd_secure_zero(chains, sizeof chains);
         return true;
     }
 #else
-    (void)algorithm, (void)hmac, (void)inner_block, (void)outer_block;
+    (void)algorithm, (void)hmac, (void)padded_key;
 #endif
     return false;
 }
@@ -58,43 +47,44 @@ void fd_hmac_init(fd_hmac_state *hmac, enum fd_algorithm_id id, const uint8_t *k
 {
     const fd_algorithm *algorithm = &fd_algorithms[id];
     size_t block_len = algorithm->block_len;
-    /* The blocks K' ^ ipad and K' ^ opad, side by side so that one call
-     * wipes both. */
-    uint8_t keyed[2][FD_MAX_BLOCK_LEN];
-    uint8_t *inner_block = keyed[0], *outer_block = keyed[1];
+    /* K', then the blocks K' ^ ipad and K' ^ opad, side by side so that one
+     * call wipes them all. */
+    uint8_t keyed[3][FD_MAX_BLOCK_LEN];
+    uint8_t *padded_key = keyed[0], *inner_block = keyed[1], *outer_block = keyed[2];
 
     hmac->algorithm = algorithm;
-    /* K': the key zero-padded to a block, first in inner_block. RFC 2104: a
-     * key longer than a block is replaced by its hash. */
+    /* K': the key zero-padded to a block. RFC 2104: a key longer than a
+     * block is replaced by its hash. */
     if (key_len > block_len) {
-        fd_hash(id, key, key_len, inner_block);
+        fd_hash(id, key, key_len, padded_key);
         key_len = algorithm->digest_len;
     }
     else if (key_len != 0) {
-        memcpy(inner_block, key, key_len);
+        memcpy(padded_key, key, key_len);
     }
-    memset(inner_block + key_len, 0, block_len - key_len);
+    memset(padded_key + key_len, 0, block_len - key_len);
+
+    algorithm->init(&hmac->inner);
+    algorithm->init(&hmac->outer);
+    if (key_both_at_once(algorithm, hmac, padded_key)) {
+        fd_secure_zero(padded_key, block_len);
+        return;
+    }
     /* Eight bytes at a time: a byte-wise loop is most of the cost of keying
      * where the compiler does not vectorize it. Every byte of a pad word is
      * the same, so the words' byte order does not matter. */
     for (size_t i = 0; i < block_len; i += 8) {
         uint64_t key_word, inner_word, outer_word;
-        memcpy(&key_word, inner_block + i, 8);
+        memcpy(&key_word, padded_key + i, 8);
         inner_word = key_word ^ HMAC_INNER_PAD * UINT64_C(0x0101010101010101);
         outer_word = key_word ^ HMAC_OUTER_PAD * UINT64_C(0x0101010101010101);
         memcpy(inner_block + i, &inner_word, 8);
         memcpy(outer_block + i, &outer_word, 8);
     }
-
     /* Each keyed prefix is exactly one block, which update() compresses
      * straight from its buffer without copying it. */
-    algorithm->init(&hmac->inner);
-    algorithm->init(&hmac->outer);
-    if (!absorb_keyed_blocks_at_once(algorithm, hmac, inner_block, outer_block)) {
-        algorithm->update(&hmac->inner, inner_block, block_len);
-        algorithm->update(&hmac->outer, outer_block, block_len);
-    }
-
+    algorithm->update(&hmac->inner, inner_block, block_len);
+    algorithm->update(&hmac->outer, outer_block, block_len);
     fd_secure_zero(keyed, sizeof keyed);
 }
 

@@ -100,6 +100,74 @@ static FD_ALWAYS_INLINE void rounds4_scheduling(__m128i abcd[2], __m128i abcd_be
     xor_in(after, cur);
 }
 
+/* Compresses one block of each lane, given as its four word groups, into
+ * the lanes' states (a..d in abcd, e alone in the top lane of e): 80 rounds
+ * and the feed-forward. */
+FD_TARGET_SHANI
+static FD_ALWAYS_INLINE void compress_pair(__m128i abcd[2], __m128i e[2], __m128i w0[2],
+                                           __m128i w1[2], __m128i w2[2], __m128i w3[2])
+{
+    const __m128i abcd_in[2] = {abcd[0], abcd[1]};
+    const __m128i e_in[2] = {e[0], e[1]};
+    __m128i abcd_before[2] = {abcd[0], abcd[1]};
+
+    /* Rounds 0-19: the same sequence as sha1_shani.c, on both lanes. */
+    abcd[0] = sha1rnds4(abcd[0], _mm_add_epi32(e[0], w0[0]), 0);
+    abcd[1] = sha1rnds4(abcd[1], _mm_add_epi32(e[1], w0[1]), 0);
+    rounds4(abcd, abcd_before, w1, 1);
+    msg1(w0, w1);
+    rounds4(abcd, abcd_before, w2, 2);
+    msg1(w1, w2);
+    xor_in(w0, w2);
+    rounds4(abcd, abcd_before, w3, 3);
+    msg2(w0, w3);
+    msg1(w2, w3);
+    xor_in(w1, w3);
+
+    /* Groups 4..16: the window's roles rotate by one each group. */
+    rounds4_scheduling(abcd, abcd_before, w0, w1, w2, w3, 4);
+    rounds4_scheduling(abcd, abcd_before, w1, w2, w3, w0, 5);
+    rounds4_scheduling(abcd, abcd_before, w2, w3, w0, w1, 6);
+    rounds4_scheduling(abcd, abcd_before, w3, w0, w1, w2, 7);
+    rounds4_scheduling(abcd, abcd_before, w0, w1, w2, w3, 8);
+    rounds4_scheduling(abcd, abcd_before, w1, w2, w3, w0, 9);
+    rounds4_scheduling(abcd, abcd_before, w2, w3, w0, w1, 10);
+    rounds4_scheduling(abcd, abcd_before, w3, w0, w1, w2, 11);
+    rounds4_scheduling(abcd, abcd_before, w0, w1, w2, w3, 12);
+    rounds4_scheduling(abcd, abcd_before, w1, w2, w3, w0, 13);
+    rounds4_scheduling(abcd, abcd_before, w2, w3, w0, w1, 14);
+    rounds4_scheduling(abcd, abcd_before, w3, w0, w1, w2, 15);
+    rounds4_scheduling(abcd, abcd_before, w0, w1, w2, w3, 16);
+
+    /* Groups 17-19: the schedule ends with group 19. */
+    rounds4(abcd, abcd_before, w1, 17);
+    msg2(w2, w1);
+    xor_in(w3, w1);
+    rounds4(abcd, abcd_before, w2, 18);
+    msg2(w3, w2);
+    rounds4(abcd, abcd_before, w3, 19);
+
+    for (int lane = 0; lane < 2; lane++) {
+        e[lane] = _mm_sha1nexte_epu32(abcd_before[lane], e_in[lane]);
+        abcd[lane] = _mm_add_epi32(abcd[lane], abcd_in[lane]);
+    }
+}
+
+/* The chain (FIPS order) in the layout of compress_pair, and back. */
+FD_TARGET_SHANI
+static FD_ALWAYS_INLINE void chain_to_state(const uint32_t chain[5], __m128i *abcd, __m128i *e)
+{
+    *abcd = _mm_shuffle_epi32(_mm_loadu_si128((const __m128i *)(const void *)chain), 0x1b);
+    *e = _mm_insert_epi32(_mm_setzero_si128(), (int)chain[4], 3);
+}
+
+FD_TARGET_SHANI
+static FD_ALWAYS_INLINE void state_to_chain(__m128i abcd, __m128i e, uint32_t chain[5])
+{
+    _mm_storeu_si128((__m128i *)(void *)chain, _mm_shuffle_epi32(abcd, 0x1b));
+    chain[4] = (uint32_t)_mm_extract_epi32(e, 3);
+}
+
 FD_TARGET_SHANI
 void fd_sha1_blocks_shani_x2(uint32_t (*chains)[5], const uint8_t *const *blocks,
                              size_t nblocks)
@@ -107,70 +175,40 @@ void fd_sha1_blocks_shani_x2(uint32_t (*chains)[5], const uint8_t *const *blocks
     __m128i abcd[2], e[2];
     const uint8_t *p[2] = {blocks[0], blocks[1]};
 
-    for (int lane = 0; lane < 2; lane++) {
-        abcd[lane] = _mm_shuffle_epi32(
-            _mm_loadu_si128((const __m128i *)(const void *)chains[lane]), 0x1b);
-        e[lane] = _mm_insert_epi32(_mm_setzero_si128(), (int)chains[lane][4], 3);
-    }
-
+    for (int lane = 0; lane < 2; lane++)
+        chain_to_state(chains[lane], &abcd[lane], &e[lane]);
     for (; nblocks != 0; nblocks--) {
-        const __m128i abcd_in[2] = {abcd[0], abcd[1]};
-        const __m128i e_in[2] = {e[0], e[1]};
-        __m128i abcd_before[2] = {abcd[0], abcd[1]};
         __m128i w0[2], w1[2], w2[2], w3[2];
-
-        /* Rounds 0-19: the same sequence as sha1_shani.c, on both lanes. */
         load_groups(w0, p, 0);
-        abcd[0] = sha1rnds4(abcd[0], _mm_add_epi32(e[0], w0[0]), 0);
-        abcd[1] = sha1rnds4(abcd[1], _mm_add_epi32(e[1], w0[1]), 0);
         load_groups(w1, p, 16);
-        rounds4(abcd, abcd_before, w1, 1);
-        msg1(w0, w1);
         load_groups(w2, p, 32);
-        rounds4(abcd, abcd_before, w2, 2);
-        msg1(w1, w2);
-        xor_in(w0, w2);
         load_groups(w3, p, 48);
-        rounds4(abcd, abcd_before, w3, 3);
-        msg2(w0, w3);
-        msg1(w2, w3);
-        xor_in(w1, w3);
-
-        /* Groups 4..16: the window's roles rotate by one each group. */
-        rounds4_scheduling(abcd, abcd_before, w0, w1, w2, w3, 4);
-        rounds4_scheduling(abcd, abcd_before, w1, w2, w3, w0, 5);
-        rounds4_scheduling(abcd, abcd_before, w2, w3, w0, w1, 6);
-        rounds4_scheduling(abcd, abcd_before, w3, w0, w1, w2, 7);
-        rounds4_scheduling(abcd, abcd_before, w0, w1, w2, w3, 8);
-        rounds4_scheduling(abcd, abcd_before, w1, w2, w3, w0, 9);
-        rounds4_scheduling(abcd, abcd_before, w2, w3, w0, w1, 10);
-        rounds4_scheduling(abcd, abcd_before, w3, w0, w1, w2, 11);
-        rounds4_scheduling(abcd, abcd_before, w0, w1, w2, w3, 12);
-        rounds4_scheduling(abcd, abcd_before, w1, w2, w3, w0, 13);
-        rounds4_scheduling(abcd, abcd_before, w2, w3, w0, w1, 14);
-        rounds4_scheduling(abcd, abcd_before, w3, w0, w1, w2, 15);
-        rounds4_scheduling(abcd, abcd_before, w0, w1, w2, w3, 16);
-
-        /* Groups 17-19: the schedule ends with group 19. */
-        rounds4(abcd, abcd_before, w1, 17);
-        msg2(w2, w1);
-        xor_in(w3, w1);
-        rounds4(abcd, abcd_before, w2, 18);
-        msg2(w3, w2);
-        rounds4(abcd, abcd_before, w3, 19);
-
-        for (int lane = 0; lane < 2; lane++) {
-            e[lane] = _mm_sha1nexte_epu32(abcd_before[lane], e_in[lane]);
-            abcd[lane] = _mm_add_epi32(abcd[lane], abcd_in[lane]);
-        }
+        compress_pair(abcd, e, w0, w1, w2, w3);
         p[0] += FD_SHA1_BLOCK_LEN;
         p[1] += FD_SHA1_BLOCK_LEN;
     }
+    for (int lane = 0; lane < 2; lane++)
+        state_to_chain(abcd[lane], e[lane], chains[lane]);
+}
 
-    for (int lane = 0; lane < 2; lane++) {
-        _mm_storeu_si128((__m128i *)(void *)chains[lane], _mm_shuffle_epi32(abcd[lane], 0x1b));
-        chains[lane][4] = (uint32_t)_mm_extract_epi32(e[lane], 3);
+/* HMAC's keyed blocks (hmac.c), as fd_sha256_hmac_key_shani_x2 does them. */
+FD_TARGET_SHANI
+void fd_sha1_hmac_key_shani_x2(const uint8_t padded_key[FD_SHA1_BLOCK_LEN],
+                               uint32_t inner_chain[5], uint32_t outer_chain[5])
+{
+    const __m128i inner_pad = _mm_set1_epi32(0x36363636), outer_pad = _mm_set1_epi32(0x5c5c5c5c);
+    __m128i abcd[2], e[2], w[4][2];
+
+    chain_to_state(inner_chain, &abcd[0], &e[0]);
+    chain_to_state(outer_chain, &abcd[1], &e[1]);
+    for (int g = 0; g < 4; g++) {
+        __m128i key_words = load_word_group(padded_key + 16 * g);
+        w[g][0] = _mm_xor_si128(key_words, inner_pad);
+        w[g][1] = _mm_xor_si128(key_words, outer_pad);
     }
+    compress_pair(abcd, e, w[0], w[1], w[2], w[3]);
+    state_to_chain(abcd[0], e[0], inner_chain);
+    state_to_chain(abcd[1], e[1], outer_chain);
 }
 
 #endif /* FD_HAVE_SHANI_X2 */

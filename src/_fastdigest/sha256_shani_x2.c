@@ -13,7 +13,8 @@
  * functions over two-element arrays, which the compiler keeps in registers
  * once inlined. Sixteen xmm registers do not hold both lanes' state, window
  * and saved state, so the saved state lives on the stack: it is read once
- * per block. */
+ * per block. The two streams serve HMAC too: fd_sha256_hmac_key_shani_x2
+ * compresses its two keyed blocks at once. */
 #include "batch.h"
 
 #ifdef FD_HAVE_SHANI_X2
@@ -78,6 +79,78 @@ static FD_ALWAYS_INLINE void load_groups(__m128i group[2], const uint8_t *const 
     group[1] = load_word_group(p[1] + offset);
 }
 
+/* Compresses one block of each lane, given as its four word groups, into
+ * the lanes' states: 64 rounds and the feed-forward. */
+FD_TARGET_SHANI
+static FD_ALWAYS_INLINE void compress_pair(__m128i abef[2], __m128i cdgh[2], __m128i w0[2],
+                                           __m128i w1[2], __m128i w2[2], __m128i w3[2])
+{
+    const __m128i abef_in[2] = {abef[0], abef[1]};
+    const __m128i cdgh_in[2] = {cdgh[0], cdgh[1]};
+
+    /* The sliding window of four groups per lane, as in sha256_shani.c:
+     * group j lives in w(j mod 4). */
+    rounds4(abef, cdgh, w0, 0);
+    rounds4(abef, cdgh, w1, 1);
+    start_group(w0, w1);
+    rounds4(abef, cdgh, w2, 2);
+    start_group(w1, w2);
+    rounds4(abef, cdgh, w3, 3);
+    finish_group(w0, w2, w3);
+    start_group(w2, w3);
+
+    for (int j = 4; j < 12; j += 4) {
+        rounds4(abef, cdgh, w0, j);
+        finish_group(w1, w3, w0);
+        start_group(w3, w0);
+        rounds4(abef, cdgh, w1, j + 1);
+        finish_group(w2, w0, w1);
+        start_group(w0, w1);
+        rounds4(abef, cdgh, w2, j + 2);
+        finish_group(w3, w1, w2);
+        start_group(w1, w2);
+        rounds4(abef, cdgh, w3, j + 3);
+        finish_group(w0, w2, w3);
+        start_group(w2, w3);
+    }
+    rounds4(abef, cdgh, w0, 12);
+    finish_group(w1, w3, w0);
+    start_group(w3, w0);
+    rounds4(abef, cdgh, w1, 13);
+    finish_group(w2, w0, w1);
+    rounds4(abef, cdgh, w2, 14);
+    finish_group(w3, w1, w2);
+    rounds4(abef, cdgh, w3, 15);
+
+    for (int lane = 0; lane < 2; lane++) {
+        abef[lane] = _mm_add_epi32(abef[lane], abef_in[lane]);
+        cdgh[lane] = _mm_add_epi32(cdgh[lane], cdgh_in[lane]);
+    }
+}
+
+/* FIPS order a..h to ABEF = (a, b, e, f), CDGH = (c, d, g, h), first letter
+ * in lane 3, as in sha256_shani.c, and back. */
+FD_TARGET_SHANI
+static FD_ALWAYS_INLINE void chain_to_state(const uint32_t chain[8], __m128i *abef,
+                                            __m128i *cdgh)
+{
+    __m128i abcd = _mm_loadu_si128((const __m128i *)(const void *)chain);
+    __m128i efgh = _mm_loadu_si128((const __m128i *)(const void *)(chain + 4));
+    __m128i badc = _mm_shuffle_epi32(abcd, 0xb1);
+    __m128i hgfe = _mm_shuffle_epi32(efgh, 0x1b);
+    *abef = _mm_alignr_epi8(badc, hgfe, 8);
+    *cdgh = _mm_blend_epi16(hgfe, badc, 0xf0);
+}
+
+FD_TARGET_SHANI
+static FD_ALWAYS_INLINE void state_to_chain(__m128i abef, __m128i cdgh, uint32_t chain[8])
+{
+    __m128i abfe = _mm_shuffle_epi32(abef, 0x1b);
+    __m128i ghcd = _mm_shuffle_epi32(cdgh, 0xb1);
+    _mm_storeu_si128((__m128i *)(void *)chain, _mm_blend_epi16(abfe, ghcd, 0xf0));
+    _mm_storeu_si128((__m128i *)(void *)(chain + 4), _mm_alignr_epi8(ghcd, abfe, 8));
+}
+
 FD_TARGET_SHANI
 void fd_sha256_blocks_shani_x2(uint32_t (*chains)[8], const uint8_t *const *blocks,
                                size_t nblocks)
@@ -85,74 +158,43 @@ void fd_sha256_blocks_shani_x2(uint32_t (*chains)[8], const uint8_t *const *bloc
     __m128i abef[2], cdgh[2];
     const uint8_t *p[2] = {blocks[0], blocks[1]};
 
-    /* FIPS order a..h to ABEF = (a, b, e, f), CDGH = (c, d, g, h), first
-     * letter in lane 3, as in sha256_shani.c. */
-    for (int lane = 0; lane < 2; lane++) {
-        __m128i abcd = _mm_loadu_si128((const __m128i *)(const void *)chains[lane]);
-        __m128i efgh = _mm_loadu_si128((const __m128i *)(const void *)(chains[lane] + 4));
-        __m128i badc = _mm_shuffle_epi32(abcd, 0xb1);
-        __m128i hgfe = _mm_shuffle_epi32(efgh, 0x1b);
-        abef[lane] = _mm_alignr_epi8(badc, hgfe, 8);
-        cdgh[lane] = _mm_blend_epi16(hgfe, badc, 0xf0);
-    }
-
+    for (int lane = 0; lane < 2; lane++)
+        chain_to_state(chains[lane], &abef[lane], &cdgh[lane]);
     for (; nblocks != 0; nblocks--) {
-        const __m128i abef_in[2] = {abef[0], abef[1]};
-        const __m128i cdgh_in[2] = {cdgh[0], cdgh[1]};
-        /* The sliding window of four groups per lane, as in
-         * sha256_shani.c: group j lives in w(j mod 4). */
         __m128i w0[2], w1[2], w2[2], w3[2];
-
         load_groups(w0, p, 0);
-        rounds4(abef, cdgh, w0, 0);
         load_groups(w1, p, 16);
-        rounds4(abef, cdgh, w1, 1);
-        start_group(w0, w1);
         load_groups(w2, p, 32);
-        rounds4(abef, cdgh, w2, 2);
-        start_group(w1, w2);
         load_groups(w3, p, 48);
-        rounds4(abef, cdgh, w3, 3);
-        finish_group(w0, w2, w3);
-        start_group(w2, w3);
-
-        for (int j = 4; j < 12; j += 4) {
-            rounds4(abef, cdgh, w0, j);
-            finish_group(w1, w3, w0);
-            start_group(w3, w0);
-            rounds4(abef, cdgh, w1, j + 1);
-            finish_group(w2, w0, w1);
-            start_group(w0, w1);
-            rounds4(abef, cdgh, w2, j + 2);
-            finish_group(w3, w1, w2);
-            start_group(w1, w2);
-            rounds4(abef, cdgh, w3, j + 3);
-            finish_group(w0, w2, w3);
-            start_group(w2, w3);
-        }
-        rounds4(abef, cdgh, w0, 12);
-        finish_group(w1, w3, w0);
-        start_group(w3, w0);
-        rounds4(abef, cdgh, w1, 13);
-        finish_group(w2, w0, w1);
-        rounds4(abef, cdgh, w2, 14);
-        finish_group(w3, w1, w2);
-        rounds4(abef, cdgh, w3, 15);
-
-        for (int lane = 0; lane < 2; lane++) {
-            abef[lane] = _mm_add_epi32(abef[lane], abef_in[lane]);
-            cdgh[lane] = _mm_add_epi32(cdgh[lane], cdgh_in[lane]);
-        }
+        compress_pair(abef, cdgh, w0, w1, w2, w3);
         p[0] += FD_SHA256_BLOCK_LEN;
         p[1] += FD_SHA256_BLOCK_LEN;
     }
+    for (int lane = 0; lane < 2; lane++)
+        state_to_chain(abef[lane], cdgh[lane], chains[lane]);
+}
 
-    for (int lane = 0; lane < 2; lane++) {
-        __m128i abfe = _mm_shuffle_epi32(abef[lane], 0x1b);
-        __m128i ghcd = _mm_shuffle_epi32(cdgh[lane], 0xb1);
-        _mm_storeu_si128((__m128i *)(void *)chains[lane], _mm_blend_epi16(abfe, ghcd, 0xf0));
-        _mm_storeu_si128((__m128i *)(void *)(chains[lane] + 4), _mm_alignr_epi8(ghcd, abfe, 8));
+/* HMAC's keyed blocks (hmac.c): K' ^ ipad onto inner_chain and K' ^ opad
+ * onto outer_chain in one pass, the XORs done on the loaded word groups
+ * (every byte of a pad is the same, so the byte swap does not change
+ * them). */
+FD_TARGET_SHANI
+void fd_sha256_hmac_key_shani_x2(const uint8_t padded_key[FD_SHA256_BLOCK_LEN],
+                                 uint32_t inner_chain[8], uint32_t outer_chain[8])
+{
+    const __m128i inner_pad = _mm_set1_epi32(0x36363636), outer_pad = _mm_set1_epi32(0x5c5c5c5c);
+    __m128i abef[2], cdgh[2], w[4][2];
+
+    chain_to_state(inner_chain, &abef[0], &cdgh[0]);
+    chain_to_state(outer_chain, &abef[1], &cdgh[1]);
+    for (int j = 0; j < 4; j++) {
+        __m128i key_words = load_word_group(padded_key + 16 * j);
+        w[j][0] = _mm_xor_si128(key_words, inner_pad);
+        w[j][1] = _mm_xor_si128(key_words, outer_pad);
     }
+    compress_pair(abef, cdgh, w[0], w[1], w[2], w[3]);
+    state_to_chain(abef[0], cdgh[0], inner_chain);
+    state_to_chain(abef[1], cdgh[1], outer_chain);
 }
 
 #endif /* FD_HAVE_SHANI_X2 */
