@@ -1,11 +1,12 @@
 /* Compress kernels for x86-64 instruction-set extensions.
  *
- * Each kernel lives in its own .c file, the only files that include
- * <immintrin.h>; each is compiled with a function-level target attribute, so
- * the package builds with default compiler flags and runs a kernel only after
- * cpu.c has seen the CPU report its required features. A kernel exists in the
- * build only when its FD_HAVE_* macro below is defined: cpu.c lists it under
- * the same test. Defining the opt-out macro (e.g. -DFD_NO_SHANI) leaves the
+ * Each kernel lives in its own .c file; those files (and the step headers
+ * the SHA-NI kernels share, sha*_shani_steps.h) are the only ones that use
+ * <immintrin.h>. Each kernel is compiled with a function-level target
+ * attribute, so the package builds with default compiler flags and runs a
+ * kernel only after cpu.c has seen the CPU report its required features. A
+ * kernel exists in the build only when its FD_HAVE_* macro below is defined:
+ * cpu.c lists it under the same test. Defining the opt-out macro (e.g. -DFD_NO_SHANI) leaves the
  * kernel out of the build. Every kernel takes and returns the chain in FIPS
  * order, whatever layout it uses inside. */
 #ifndef FD_KERNELS_X86_H

@@ -22,35 +22,7 @@
 
 #include <immintrin.h>
 
-/* A group of four message words W[4g..4g+3] with W[4g] in the top lane, the
- * order sha1rnds4 takes: the block is big-endian, so reversing all 16 bytes
- * swaps the bytes of each word and the order of the words in one shuffle.
- * _mm_loadu_si128 is the intrinsic for an address of any alignment. */
-FD_TARGET_SHANI
-static inline __m128i load_word_group(const uint8_t *p)
-{
-    const __m128i reverse_bytes =
-        _mm_set_epi8(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
-
-    return _mm_shuffle_epi8(_mm_loadu_si128((const __m128i *)(const void *)p), reverse_bytes);
-}
-
-/* sha1rnds4 needs its immediate as a constant: each call site passes a
- * literal group number, so after inlining the switch disappears. */
-FD_TARGET_SHANI
-static inline __m128i sha1rnds4(__m128i abcd, __m128i e_plus_words, int group)
-{
-    switch (group / 5) {
-    case 0:
-        return _mm_sha1rnds4_epu32(abcd, e_plus_words, 0);
-    case 1:
-        return _mm_sha1rnds4_epu32(abcd, e_plus_words, 1);
-    case 2:
-        return _mm_sha1rnds4_epu32(abcd, e_plus_words, 2);
-    default:
-        return _mm_sha1rnds4_epu32(abcd, e_plus_words, 3);
-    }
-}
+#include "sha1_shani_steps.h"
 
 /* Rounds 4g..4g+3 for g >= 1. abcd_before holds the state from before rounds
  * 4g-4..4g-1, whose a gives this group's e; it is advanced to the state from
@@ -169,21 +141,6 @@ static FD_ALWAYS_INLINE void compress_blocks(__m128i *abcd, __m128i *e, const ui
     for (; nblocks != 0; nblocks--, blocks += FD_SHA1_BLOCK_LEN)
         compress_block(abcd, e, load_word_group(blocks), load_word_group(blocks + 16),
                        load_word_group(blocks + 32), load_word_group(blocks + 48));
-}
-
-/* The chain (FIPS order) in the layout of compress_block. */
-FD_TARGET_SHANI
-static inline void chain_to_state(const uint32_t chain[5], __m128i *abcd, __m128i *e)
-{
-    *abcd = _mm_shuffle_epi32(_mm_loadu_si128((const __m128i *)(const void *)chain), 0x1b);
-    *e = _mm_insert_epi32(_mm_setzero_si128(), (int)chain[4], 3);
-}
-
-FD_TARGET_SHANI
-static inline void state_to_chain(__m128i abcd, __m128i e, uint32_t chain[5])
-{
-    _mm_storeu_si128((__m128i *)(void *)chain, _mm_shuffle_epi32(abcd, 0x1b));
-    chain[4] = (uint32_t)_mm_extract_epi32(e, 3);
 }
 
 FD_TARGET_SHANI

@@ -22,18 +22,7 @@
 #include <stdbool.h>
 #include <string.h>
 
-/* A group of four message words W[4j..4j+3], W[4j] in the lowest lane: the
- * block is big-endian, so each 32-bit word's bytes are reversed in place.
- * _mm_loadu_si128 is the intrinsic for an address of any alignment. */
-FD_TARGET_SHANI
-static inline __m128i load_word_group(const uint8_t *p)
-{
-    const __m128i swap_bytes_in_words =
-        _mm_set_epi8(12, 13, 14, 15, 8, 9, 10, 11, 4, 5, 6, 7, 0, 1, 2, 3);
-
-    return _mm_shuffle_epi8(_mm_loadu_si128((const __m128i *)(const void *)p),
-                            swap_bytes_in_words);
-}
+#include "sha256_shani_steps.h"
 
 /* Rounds 4j..4j+3 with the message words of group j. */
 FD_TARGET_SHANI
@@ -47,17 +36,6 @@ static inline void rounds4(__m128i *abef, __m128i *cdgh, __m128i words, int j)
     /* The second pair of rounds takes its W+K from the low lanes too. */
     w_plus_k = _mm_shuffle_epi32(w_plus_k, 0x0e);
     *abef = _mm_sha256rnds2_epu32(*abef, *cdgh, w_plus_k);
-}
-
-/* Finishes group j+4 from `partial` = sha256msg1(group j, group j+1), that
- * is W[t-16] + sigma0(W[t-15]), given groups j+2 and j+3: adds W[t-7] (the
- * top three words of group j+2 and the lowest of j+3), then the sigma1
- * terms. */
-FD_TARGET_SHANI
-static inline __m128i next_word_group(__m128i partial, __m128i group2, __m128i group3)
-{
-    partial = _mm_add_epi32(partial, _mm_alignr_epi8(group3, group2, 4));
-    return _mm_sha256msg2_epu32(partial, group3);
 }
 
 /* Compresses one block, given as its first four word groups, into the state
@@ -121,20 +99,6 @@ static FD_ALWAYS_INLINE void compress_blocks(__m128i *abef, __m128i *cdgh, const
                        load_word_group(blocks + 32), load_word_group(blocks + 48));
 }
 
-/* FIPS order a..h (two vectors, a in lane 0) to the layout of sha256rnds2:
- * ABEF = (a, b, e, f) and CDGH = (c, d, g, h), first letter in lane 3. */
-FD_TARGET_SHANI
-static inline void chain_to_state(const uint32_t chain[8], __m128i *abef, __m128i *cdgh)
-{
-    __m128i abcd = _mm_loadu_si128((const __m128i *)(const void *)chain);
-    __m128i efgh = _mm_loadu_si128((const __m128i *)(const void *)(chain + 4));
-    __m128i badc = _mm_shuffle_epi32(abcd, 0xb1); /* lanes 0..3: b a d c */
-    __m128i hgfe = _mm_shuffle_epi32(efgh, 0x1b); /* lanes 0..3: h g f e */
-
-    *abef = _mm_alignr_epi8(badc, hgfe, 8);    /* f e b a */
-    *cdgh = _mm_blend_epi16(hgfe, badc, 0xf0); /* h g d c */
-}
-
 FD_TARGET_SHANI
 void fd_sha256_blocks_shani(uint32_t chain[8], const uint8_t *blocks, size_t nblocks)
 {
@@ -142,12 +106,7 @@ void fd_sha256_blocks_shani(uint32_t chain[8], const uint8_t *blocks, size_t nbl
 
     chain_to_state(chain, &abef, &cdgh);
     compress_blocks(&abef, &cdgh, blocks, nblocks);
-
-    /* Back to FIPS order. */
-    __m128i abfe = _mm_shuffle_epi32(abef, 0x1b); /* lanes 0..3: a b e f */
-    __m128i ghcd = _mm_shuffle_epi32(cdgh, 0xb1); /* lanes 0..3: g h c d */
-    _mm_storeu_si128((__m128i *)(void *)chain, _mm_blend_epi16(abfe, ghcd, 0xf0));
-    _mm_storeu_si128((__m128i *)(void *)(chain + 4), _mm_alignr_epi8(ghcd, abfe, 8));
+    state_to_chain(abef, cdgh, chain);
 }
 
 /* ---- HMAC and PBKDF2 ----------------------------------------------------

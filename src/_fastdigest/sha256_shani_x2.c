@@ -21,16 +21,7 @@
 
 #include <immintrin.h>
 
-/* W[4j..4j+3] of one block, W[4j] in the lowest lane, byte-swapped. */
-FD_TARGET_SHANI
-static FD_ALWAYS_INLINE __m128i load_word_group(const uint8_t *p)
-{
-    const __m128i swap_bytes_in_words =
-        _mm_set_epi8(12, 13, 14, 15, 8, 9, 10, 11, 4, 5, 6, 7, 0, 1, 2, 3);
-
-    return _mm_shuffle_epi8(_mm_loadu_si128((const __m128i *)(const void *)p),
-                            swap_bytes_in_words);
-}
+#include "sha256_shani_steps.h"
 
 /* Rounds 4j..4j+3 of both lanes with their word groups. */
 FD_TARGET_SHANI
@@ -65,10 +56,8 @@ FD_TARGET_SHANI
 static FD_ALWAYS_INLINE void finish_group(__m128i partial[2], const __m128i group2[2],
                                           const __m128i group3[2])
 {
-    for (int lane = 0; lane < 2; lane++) {
-        __m128i sum = _mm_add_epi32(partial[lane], _mm_alignr_epi8(group3[lane], group2[lane], 4));
-        partial[lane] = _mm_sha256msg2_epu32(sum, group3[lane]);
-    }
+    partial[0] = next_word_group(partial[0], group2[0], group3[0]);
+    partial[1] = next_word_group(partial[1], group2[1], group3[1]);
 }
 
 FD_TARGET_SHANI
@@ -126,29 +115,6 @@ static FD_ALWAYS_INLINE void compress_pair(__m128i abef[2], __m128i cdgh[2], __m
         abef[lane] = _mm_add_epi32(abef[lane], abef_in[lane]);
         cdgh[lane] = _mm_add_epi32(cdgh[lane], cdgh_in[lane]);
     }
-}
-
-/* FIPS order a..h to ABEF = (a, b, e, f), CDGH = (c, d, g, h), first letter
- * in lane 3, as in sha256_shani.c, and back. */
-FD_TARGET_SHANI
-static FD_ALWAYS_INLINE void chain_to_state(const uint32_t chain[8], __m128i *abef,
-                                            __m128i *cdgh)
-{
-    __m128i abcd = _mm_loadu_si128((const __m128i *)(const void *)chain);
-    __m128i efgh = _mm_loadu_si128((const __m128i *)(const void *)(chain + 4));
-    __m128i badc = _mm_shuffle_epi32(abcd, 0xb1);
-    __m128i hgfe = _mm_shuffle_epi32(efgh, 0x1b);
-    *abef = _mm_alignr_epi8(badc, hgfe, 8);
-    *cdgh = _mm_blend_epi16(hgfe, badc, 0xf0);
-}
-
-FD_TARGET_SHANI
-static FD_ALWAYS_INLINE void state_to_chain(__m128i abef, __m128i cdgh, uint32_t chain[8])
-{
-    __m128i abfe = _mm_shuffle_epi32(abef, 0x1b);
-    __m128i ghcd = _mm_shuffle_epi32(cdgh, 0xb1);
-    _mm_storeu_si128((__m128i *)(void *)chain, _mm_blend_epi16(abfe, ghcd, 0xf0));
-    _mm_storeu_si128((__m128i *)(void *)(chain + 4), _mm_alignr_epi8(ghcd, abfe, 8));
 }
 
 FD_TARGET_SHANI
