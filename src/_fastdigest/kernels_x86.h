@@ -1,8 +1,8 @@
 /* Compress kernels for x86-64 instruction-set extensions.
  *
  * Each kernel lives in its own .c file; those files (and the step headers
- * the SHA-NI kernels share, sha*_shani_steps.h) are the only ones that use
- * <immintrin.h>. Each kernel is compiled with a function-level target
+ * kernels share: sha*_shani_steps.h, avx512_lanes.h) are the only ones that
+ * use <immintrin.h>. Each kernel is compiled with a function-level target
  * attribute, so the package builds with default compiler flags and runs a
  * kernel only after cpu.c has seen the CPU report its required features. A
  * kernel exists in the build only when its FD_HAVE_* macro below is defined:

@@ -22,6 +22,8 @@
 
 #include <immintrin.h>
 
+#include "avx512_lanes.h"
+
 #if defined(__GNUC__) || defined(__clang__)
 #define FD_TARGET_AVX512 __attribute__((target("avx512f,avx512bw")))
 /* Sixteen rounds per loop iteration, unrolled, so that the rotating roles
@@ -31,14 +33,6 @@
 #define FD_TARGET_AVX512 /* MSVC compiles intrinsics without target flags */
 #define FD_UNROLL16
 #endif
-
-/* Truth tables for vpternlogq(x, y, z), x, y, z standing for 0xf0, 0xcc and
- * 0xaa. */
-enum {
-    TERNARY_XOR3 = 0x96,   /* x ^ y ^ z */
-    TERNARY_CHOOSE = 0xca, /* Ch: x ? y : z, bit by bit */
-    TERNARY_MAJORITY = 0xe8,
-};
 
 /* Rotates take their count from a vector, so that the count need not be an
  * immediate (vprorvq is as fast as vprorq). */
