@@ -22,6 +22,8 @@
 
 #include <immintrin.h>
 
+#include "md5_steps.h"
+
 #include "avx512_lanes.h"
 
 #if defined(__GNUC__) || defined(__clang__)
@@ -86,74 +88,13 @@ void fd_md5_blocks_avx512_x16(uint32_t (*chains)[4], const uint8_t *const *block
         }
         transpose16(rows, x);
 
-        /* The sine-derived constants and shift amounts of RFC 1321, 3.4. */
-        a = step_f(a, b, c, d, x[0], 0xd76aa478, 7);
-        d = step_f(d, a, b, c, x[1], 0xe8c7b756, 12);
-        c = step_f(c, d, a, b, x[2], 0x242070db, 17);
-        b = step_f(b, c, d, a, x[3], 0xc1bdceee, 22);
-        a = step_f(a, b, c, d, x[4], 0xf57c0faf, 7);
-        d = step_f(d, a, b, c, x[5], 0x4787c62a, 12);
-        c = step_f(c, d, a, b, x[6], 0xa8304613, 17);
-        b = step_f(b, c, d, a, x[7], 0xfd469501, 22);
-        a = step_f(a, b, c, d, x[8], 0x698098d8, 7);
-        d = step_f(d, a, b, c, x[9], 0x8b44f7af, 12);
-        c = step_f(c, d, a, b, x[10], 0xffff5bb1, 17);
-        b = step_f(b, c, d, a, x[11], 0x895cd7be, 22);
-        a = step_f(a, b, c, d, x[12], 0x6b901122, 7);
-        d = step_f(d, a, b, c, x[13], 0xfd987193, 12);
-        c = step_f(c, d, a, b, x[14], 0xa679438e, 17);
-        b = step_f(b, c, d, a, x[15], 0x49b40821, 22);
-
-        a = step_g(a, b, c, d, x[1], 0xf61e2562, 5);
-        d = step_g(d, a, b, c, x[6], 0xc040b340, 9);
-        c = step_g(c, d, a, b, x[11], 0x265e5a51, 14);
-        b = step_g(b, c, d, a, x[0], 0xe9b6c7aa, 20);
-        a = step_g(a, b, c, d, x[5], 0xd62f105d, 5);
-        d = step_g(d, a, b, c, x[10], 0x02441453, 9);
-        c = step_g(c, d, a, b, x[15], 0xd8a1e681, 14);
-        b = step_g(b, c, d, a, x[4], 0xe7d3fbc8, 20);
-        a = step_g(a, b, c, d, x[9], 0x21e1cde6, 5);
-        d = step_g(d, a, b, c, x[14], 0xc33707d6, 9);
-        c = step_g(c, d, a, b, x[3], 0xf4d50d87, 14);
-        b = step_g(b, c, d, a, x[8], 0x455a14ed, 20);
-        a = step_g(a, b, c, d, x[13], 0xa9e3e905, 5);
-        d = step_g(d, a, b, c, x[2], 0xfcefa3f8, 9);
-        c = step_g(c, d, a, b, x[7], 0x676f02d9, 14);
-        b = step_g(b, c, d, a, x[12], 0x8d2a4c8a, 20);
-
-        a = step_h(a, b, c, d, x[5], 0xfffa3942, 4);
-        d = step_h(d, a, b, c, x[8], 0x8771f681, 11);
-        c = step_h(c, d, a, b, x[11], 0x6d9d6122, 16);
-        b = step_h(b, c, d, a, x[14], 0xfde5380c, 23);
-        a = step_h(a, b, c, d, x[1], 0xa4beea44, 4);
-        d = step_h(d, a, b, c, x[4], 0x4bdecfa9, 11);
-        c = step_h(c, d, a, b, x[7], 0xf6bb4b60, 16);
-        b = step_h(b, c, d, a, x[10], 0xbebfbc70, 23);
-        a = step_h(a, b, c, d, x[13], 0x289b7ec6, 4);
-        d = step_h(d, a, b, c, x[0], 0xeaa127fa, 11);
-        c = step_h(c, d, a, b, x[3], 0xd4ef3085, 16);
-        b = step_h(b, c, d, a, x[6], 0x04881d05, 23);
-        a = step_h(a, b, c, d, x[9], 0xd9d4d039, 4);
-        d = step_h(d, a, b, c, x[12], 0xe6db99e5, 11);
-        c = step_h(c, d, a, b, x[15], 0x1fa27cf8, 16);
-        b = step_h(b, c, d, a, x[2], 0xc4ac5665, 23);
-
-        a = step_i(a, b, c, d, x[0], 0xf4292244, 6);
-        d = step_i(d, a, b, c, x[7], 0x432aff97, 10);
-        c = step_i(c, d, a, b, x[14], 0xab9423a7, 15);
-        b = step_i(b, c, d, a, x[5], 0xfc93a039, 21);
-        a = step_i(a, b, c, d, x[12], 0x655b59c3, 6);
-        d = step_i(d, a, b, c, x[3], 0x8f0ccc92, 10);
-        c = step_i(c, d, a, b, x[10], 0xffeff47d, 15);
-        b = step_i(b, c, d, a, x[1], 0x85845dd1, 21);
-        a = step_i(a, b, c, d, x[8], 0x6fa87e4f, 6);
-        d = step_i(d, a, b, c, x[15], 0xfe2ce6e0, 10);
-        c = step_i(c, d, a, b, x[6], 0xa3014314, 15);
-        b = step_i(b, c, d, a, x[13], 0x4e0811a1, 21);
-        a = step_i(a, b, c, d, x[4], 0xf7537e82, 6);
-        d = step_i(d, a, b, c, x[11], 0xbd3af235, 10);
-        c = step_i(c, d, a, b, x[2], 0x2ad7d2bb, 15);
-        b = step_i(b, c, d, a, x[9], 0xeb86d391, 21);
+        /* The 64 steps of RFC 1321, 3.4 (md5_steps.h). */
+#define MD5_STEP(f, a, b, c, d, k, t, s) a = step_##f(a, b, c, d, x[k], t, s);
+        FD_MD5_ROUND1(MD5_STEP)
+        FD_MD5_ROUND2(MD5_STEP)
+        FD_MD5_ROUND3(MD5_STEP)
+        FD_MD5_ROUND4(MD5_STEP)
+#undef MD5_STEP
 
         a = _mm512_add_epi32(a, a0);
         b = _mm512_add_epi32(b, b0);

@@ -36,6 +36,7 @@
 #include "md5.h"
 
 #include "endian.h"
+#include "md5_steps.h"
 
 static inline uint32_t sum_barrier(uint32_t v)
 {
@@ -96,75 +97,17 @@ void fd_md5_blocks_tuned(uint32_t chain[4], const uint8_t *blocks, size_t nblock
         const uint32_t a0 = a, b0 = b, c0 = c, d0 = d;
         uint32_t c_xor_d;
 
-        /* The sine-derived constants and shift amounts of RFC 1321, 3.4. */
-        a = step_f(a, b, c, d, X(0), 0xd76aa478, 7);
-        d = step_f(d, a, b, c, X(1), 0xe8c7b756, 12);
-        c = step_f(c, d, a, b, X(2), 0x242070db, 17);
-        b = step_f(b, c, d, a, X(3), 0xc1bdceee, 22);
-        a = step_f(a, b, c, d, X(4), 0xf57c0faf, 7);
-        d = step_f(d, a, b, c, X(5), 0x4787c62a, 12);
-        c = step_f(c, d, a, b, X(6), 0xa8304613, 17);
-        b = step_f(b, c, d, a, X(7), 0xfd469501, 22);
-        a = step_f(a, b, c, d, X(8), 0x698098d8, 7);
-        d = step_f(d, a, b, c, X(9), 0x8b44f7af, 12);
-        c = step_f(c, d, a, b, X(10), 0xffff5bb1, 17);
-        b = step_f(b, c, d, a, X(11), 0x895cd7be, 22);
-        a = step_f(a, b, c, d, X(12), 0x6b901122, 7);
-        d = step_f(d, a, b, c, X(13), 0xfd987193, 12);
-        c = step_f(c, d, a, b, X(14), 0xa679438e, 17);
-        b = step_f(b, c, d, a, X(15), 0x49b40821, 22);
-
-        a = step_g(a, b, c, d, X(1), 0xf61e2562, 5);
-        d = step_g(d, a, b, c, X(6), 0xc040b340, 9);
-        c = step_g(c, d, a, b, X(11), 0x265e5a51, 14);
-        b = step_g(b, c, d, a, X(0), 0xe9b6c7aa, 20);
-        a = step_g(a, b, c, d, X(5), 0xd62f105d, 5);
-        d = step_g(d, a, b, c, X(10), 0x02441453, 9);
-        c = step_g(c, d, a, b, X(15), 0xd8a1e681, 14);
-        b = step_g(b, c, d, a, X(4), 0xe7d3fbc8, 20);
-        a = step_g(a, b, c, d, X(9), 0x21e1cde6, 5);
-        d = step_g(d, a, b, c, X(14), 0xc33707d6, 9);
-        c = step_g(c, d, a, b, X(3), 0xf4d50d87, 14);
-        b = step_g(b, c, d, a, X(8), 0x455a14ed, 20);
-        a = step_g(a, b, c, d, X(13), 0xa9e3e905, 5);
-        d = step_g(d, a, b, c, X(2), 0xfcefa3f8, 9);
-        c = step_g(c, d, a, b, X(7), 0x676f02d9, 14);
-        b = step_g(b, c, d, a, X(12), 0x8d2a4c8a, 20);
-
+        /* The 64 steps of RFC 1321, 3.4 (md5_steps.h); the H steps carry
+         * c ^ d from one to the next. */
+#define MD5_STEP(f, a, b, c, d, k, t, s) a = step_##f(a, b, c, d, X(k), t, s);
+#define MD5_STEP_H(f, a, b, c, d, k, t, s) a = step_h(a, b, &c_xor_d, d, X(k), t, s);
+        FD_MD5_ROUND1(MD5_STEP)
+        FD_MD5_ROUND2(MD5_STEP)
         c_xor_d = c ^ d;
-        a = step_h(a, b, &c_xor_d, d, X(5), 0xfffa3942, 4);
-        d = step_h(d, a, &c_xor_d, c, X(8), 0x8771f681, 11);
-        c = step_h(c, d, &c_xor_d, b, X(11), 0x6d9d6122, 16);
-        b = step_h(b, c, &c_xor_d, a, X(14), 0xfde5380c, 23);
-        a = step_h(a, b, &c_xor_d, d, X(1), 0xa4beea44, 4);
-        d = step_h(d, a, &c_xor_d, c, X(4), 0x4bdecfa9, 11);
-        c = step_h(c, d, &c_xor_d, b, X(7), 0xf6bb4b60, 16);
-        b = step_h(b, c, &c_xor_d, a, X(10), 0xbebfbc70, 23);
-        a = step_h(a, b, &c_xor_d, d, X(13), 0x289b7ec6, 4);
-        d = step_h(d, a, &c_xor_d, c, X(0), 0xeaa127fa, 11);
-        c = step_h(c, d, &c_xor_d, b, X(3), 0xd4ef3085, 16);
-        b = step_h(b, c, &c_xor_d, a, X(6), 0x04881d05, 23);
-        a = step_h(a, b, &c_xor_d, d, X(9), 0xd9d4d039, 4);
-        d = step_h(d, a, &c_xor_d, c, X(12), 0xe6db99e5, 11);
-        c = step_h(c, d, &c_xor_d, b, X(15), 0x1fa27cf8, 16);
-        b = step_h(b, c, &c_xor_d, a, X(2), 0xc4ac5665, 23);
-
-        a = step_i(a, b, c, d, X(0), 0xf4292244, 6);
-        d = step_i(d, a, b, c, X(7), 0x432aff97, 10);
-        c = step_i(c, d, a, b, X(14), 0xab9423a7, 15);
-        b = step_i(b, c, d, a, X(5), 0xfc93a039, 21);
-        a = step_i(a, b, c, d, X(12), 0x655b59c3, 6);
-        d = step_i(d, a, b, c, X(3), 0x8f0ccc92, 10);
-        c = step_i(c, d, a, b, X(10), 0xffeff47d, 15);
-        b = step_i(b, c, d, a, X(1), 0x85845dd1, 21);
-        a = step_i(a, b, c, d, X(8), 0x6fa87e4f, 6);
-        d = step_i(d, a, b, c, X(15), 0xfe2ce6e0, 10);
-        c = step_i(c, d, a, b, X(6), 0xa3014314, 15);
-        b = step_i(b, c, d, a, X(13), 0x4e0811a1, 21);
-        a = step_i(a, b, c, d, X(4), 0xf7537e82, 6);
-        d = step_i(d, a, b, c, X(11), 0xbd3af235, 10);
-        c = step_i(c, d, a, b, X(2), 0x2ad7d2bb, 15);
-        b = step_i(b, c, d, a, X(9), 0xeb86d391, 21);
+        FD_MD5_ROUND3(MD5_STEP_H)
+        FD_MD5_ROUND4(MD5_STEP)
+#undef MD5_STEP
+#undef MD5_STEP_H
 #undef X
 
         a += a0;
