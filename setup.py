@@ -1,6 +1,7 @@
 """Build of the C extension fastdigest._fastdigest.
 
-Every .c file under src/_fastdigest/ is compiled into the one extension. The
+Every .c file under src/_fastdigest/ (the core, the dispatcher, the kernels
+and the binding in python/) is compiled into the one extension. The
 instruction-set kernels carry target attributes (or pragmas) of their own, so
 the default flags build a package that runs on any CPU of the architecture and
 picks its kernels at import.
@@ -18,8 +19,9 @@ import sys
 
 from setuptools import Extension, setup
 
-SOURCES = sorted(glob.glob(os.path.join("src", "_fastdigest", "*.c")))
-HEADERS = sorted(glob.glob(os.path.join("src", "_fastdigest", "*.h")))
+SOURCE_ROOT = os.path.join("src", "_fastdigest")
+SOURCES = sorted(glob.glob(os.path.join(SOURCE_ROOT, "**", "*.c"), recursive=True))
+HEADERS = sorted(glob.glob(os.path.join(SOURCE_ROOT, "**", "*.h"), recursive=True))
 
 
 def compile_args():
@@ -38,7 +40,7 @@ setup(
             "fastdigest._fastdigest",
             sources=SOURCES,
             depends=HEADERS,
-            include_dirs=[os.path.join("src", "_fastdigest")],
+            include_dirs=[SOURCE_ROOT],
             extra_compile_args=compile_args(),
             extra_link_args=os.environ.get("FASTDIGEST_LDFLAGS", "").split(),
         )

@@ -54,7 +54,7 @@ QUICK_MESSAGES = 20_000
 DEFAULT_ROUNDS = 7
 QUICK_ROUNDS = 2
 
-# The targets of issue 7 at 64 bytes, against the hashlib.new loop.
+# The targets at 64 bytes, against the hashlib.new loop.
 TARGETS_64 = {"md5": 8.0, "sha1": 6.0, "sha256": 6.0, "sha224": 6.0}
 SHA512_FAMILY_TARGET = 3.5
 # And of the multi-buffer kernels over the single-stream one, in aggregate, at 64 bytes.

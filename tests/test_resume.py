@@ -1,4 +1,4 @@
-"""Resumable hashing (issue 8): HASH.state(), fastdigest.from_state(), pickle, copy.copy and copy.deepcopy.
+"""Resumable hashing: HASH.state(), fastdigest.from_state(), pickle, copy.copy and copy.deepcopy.
 
 The format is checked against its specification (the README's byte table, with the initial hash values
 published in RFC 1321 and FIPS 180-4), against golden blobs committed in tests/data (so that a change of the

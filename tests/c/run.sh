@@ -49,16 +49,10 @@ qemu_monte=${FD_QEMU_MONTE:-all}
 
 mkdir -p "$build_dir"
 
-# Every .c file of the core: all of src/_fastdigest but the Python binding
-# (module*.c).
+# Every .c file of the C core: all of src/_fastdigest but the Python binding
+# (python/, the only code that includes Python.h).
 core_sources() {
-    local f
-    for f in "$src_dir"/*.c; do
-        case "$(basename "$f")" in
-        module*.c) ;;
-        *) printf '%s\n' "$f" ;;
-        esac
-    done
+    find "$src_dir" -name '*.c' -not -path "$src_dir/python/*" | LC_ALL=C sort
 }
 
 # shellcheck source=../apt.sh

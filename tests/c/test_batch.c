@@ -38,9 +38,9 @@
 #include <string.h>
 #include <time.h>
 
-#include "algorithms.h"
-#include "batch.h"
-#include "cpu.h"
+#include "core/algorithms.h"
+#include "core/batch.h"
+#include "dispatch/dispatch.h"
 
 static const char *const family_names[FD_FAMILY_COUNT] = {
     [FD_FAMILY_MD5] = "md5",
@@ -440,7 +440,6 @@ static void run_bench(int rounds)
     const uint32_t features = fd_cpu_features();
 
     fd_select_kernels(false);
-    fd_select_multi_kernels(false);
     printf("fd_hash_many over %d messages, thread CPU time; ratio = single-stream time / "
            "multi-buffer time (medians of %d interleaved rounds)\n",
            BENCH_MESSAGES, rounds);

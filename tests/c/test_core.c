@@ -39,10 +39,11 @@
 #include <string.h>
 #include <time.h>
 
-#include "algorithms.h"
-#include "cpu.h"
-#include "hmac.h"
-#include "state_format.h"
+#include "core/algorithms.h"
+#include "dispatch/dispatch.h"
+#include "kernels/portable/portable.h"
+#include "core/hmac.h"
+#include "core/state_format.h"
 
 /* ------------------------------------------------------------------------ */
 /* The algorithms under test                                                */

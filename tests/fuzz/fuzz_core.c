@@ -44,10 +44,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "algorithms.h"
-#include "batch.h"
-#include "cpu.h"
-#include "hmac.h"
+#include "core/algorithms.h"
+#include "core/batch.h"
+#include "dispatch/dispatch.h"
+#include "core/hmac.h"
 
 #define MAX_SPLITS 16
 /* The batch holds every update and the whole message. */
@@ -64,7 +64,6 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
     (void)argv;
     cpu_features = fd_cpu_features();
     fd_select_kernels(false);
-    fd_select_multi_kernels(false);
     return 0;
 }
 
@@ -287,7 +286,6 @@ static void check_algorithm(enum fd_algorithm_id id, const uint8_t *message, siz
         }
     }
     fd_select_kernels(false);
-    fd_select_multi_kernels(false);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

@@ -63,15 +63,9 @@ if ! "$clang" -fsanitize=fuzzer,address,undefined -o "$build_dir/probe" "$probe"
     "$clang" -fsanitize=fuzzer,address,undefined -o "$build_dir/probe" "$probe"
 fi
 
-# Every .c file of the core: all of src/_fastdigest but the Python binding
-# (module*.c).
-sources=()
-for f in "$src_dir"/*.c; do
-    case "$(basename "$f")" in
-    module*.c) ;;
-    *) sources+=("$f") ;;
-    esac
-done
+# Every .c file of the C core: all of src/_fastdigest but the Python binding
+# (python/, the only code that includes Python.h).
+mapfile -t sources < <(find "$src_dir" -name '*.c' -not -path "$src_dir/python/*" | LC_ALL=C sort)
 
 echo "== building $build_dir/fuzz_core with $("$clang" --version | head -n 1)"
 "$clang" -std=c11 -g -O1 -Wall -Wextra -Werror -fno-omit-frame-pointer \

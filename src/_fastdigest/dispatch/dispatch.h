@@ -1,0 +1,94 @@
+/* The dispatcher: which kernel each hash family runs.
+ *
+ * The CPU's features are read once (features.c); every kernel of the build
+ * is listed in one table per family (dispatch.c), single-stream and
+ * multi-buffer, with the optional capabilities it has; one select installs,
+ * for every family, the first kernel of each table whose features the CPU
+ * has. Hashing then costs one indirect call per update, never a feature
+ * test. Plain C: no Python.h. */
+#ifndef FD_DISPATCH_DISPATCH_H
+#define FD_DISPATCH_DISPATCH_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "kernels/kernel.h"
+
+/* The features of the CPU this process runs on (features.c). */
+uint32_t fd_cpu_features(void);
+
+/* A single-stream kernel and its optional capabilities: a capability it
+ * lacks is NULL, and core/hmac.c then does that part over `blocks`. */
+typedef struct fd_kernel {
+    const char *name; /* "portable", "shani", "avx2", ... */
+    uint32_t required_features;
+    union {
+        fd_md5_blocks_fn *md5;
+        fd_sha1_blocks_fn *sha1;
+        fd_sha256_blocks_fn *sha256;
+        fd_sha512_blocks_fn *sha512;
+    } blocks;
+    /* PBKDF2's loop of iterations 2..c with the digest in registers. */
+    union {
+        fd_sha1_pbkdf2_fn *sha1;
+        fd_sha256_pbkdf2_fn *sha256;
+    } pbkdf2;
+    /* The end of an HMAC: the inner hash's last blocks and the outer block. */
+    union {
+        fd_sha1_hmac_finish_fn *sha1;
+        fd_sha256_hmac_finish_fn *sha256;
+    } hmac_finish;
+    /* HMAC's two keyed blocks compressed together. */
+    union {
+        fd_sha1_hmac_key_fn *sha1;
+        fd_sha256_hmac_key_fn *sha256;
+    } hmac_key;
+} fd_kernel;
+
+/* A multi-buffer kernel: `lanes` independent messages side by side. */
+typedef struct fd_multi_kernel {
+    const char *name; /* "shani_x2", "avx2_x8", ... */
+    uint32_t required_features;
+    unsigned lanes; /* 2..FD_BATCH_MAX_LANES */
+    /* At the end of a batch, the fewest busy lanes for which a call of this
+     * kernel, idle lanes included, still beats hashing the busy lanes' messages
+     * one at a time: lanes divided by the kernel's speed-up over the
+     * single-stream kernel (measured on Zen 4), rounded up; lanes itself where
+     * it never does. */
+    unsigned drain_min_busy;
+    union {
+        fd_md5_blocks_multi_fn *md5;
+        fd_sha1_blocks_multi_fn *sha1;
+        fd_sha256_blocks_multi_fn *sha256;
+        fd_sha512_blocks_multi_fn *sha512;
+    } blocks;
+} fd_multi_kernel;
+
+/* The kernels compiled into this build for each family, fastest first. Each
+ * single-stream list ends with the portable C (no required features) and
+ * then {NULL}; each multi-buffer list ends with {NULL}, and may hold no
+ * other entry. */
+extern const fd_kernel *const fd_kernel_lists[FD_FAMILY_COUNT];
+extern const fd_multi_kernel *const fd_multi_kernel_lists[FD_FAMILY_COUNT];
+
+/* What each family hashes with: until fd_select_kernels runs, the portable
+ * C and no multi-buffer kernel (name NULL, lanes 0: every message of a batch
+ * goes through the single-stream kernel). Written only by fd_select_kernels,
+ * fd_use_kernel and fd_use_multi_kernel. */
+extern fd_kernel fd_active_kernels[FD_FAMILY_COUNT];
+extern fd_multi_kernel fd_active_multi_kernels[FD_FAMILY_COUNT];
+
+/* Installs, for every family, the first single-stream and the first
+ * multi-buffer kernel whose features fd_cpu_features() reports; with
+ * portable_only, the portable C and no multi-buffer kernel. Not thread-safe:
+ * call it before any other thread hashes (the extension calls it at
+ * import). */
+void fd_select_kernels(bool portable_only);
+
+/* Install one kernel for one family (tests and benchmarks run every
+ * backend so); a NULL multi-buffer kernel means none. The caller guarantees
+ * the CPU has kernel->required_features. */
+void fd_use_kernel(enum fd_family family, const fd_kernel *kernel);
+void fd_use_multi_kernel(enum fd_family family, const fd_multi_kernel *kernel);
+
+#endif /* FD_DISPATCH_DISPATCH_H */

@@ -1,0 +1,157 @@
+/* MD5 compression of eight messages at once, one per 32-bit lane of AVX2.
+ *
+ * MD5 is one long dependency chain per message (see md5_tuned.c), so a
+ * single message leaves most of the core idle; eight messages in the eight
+ * lanes of a ymm register run the same 64 steps with one instruction each.
+ * The step is RFC 1321's a = b + rotl(a + f(b, c, d) + X[k] + T[i], s) on
+ * whole vectors. AVX2 has no rotate: rotl is two shifts and an or. The round
+ * functions take the forms of md5_tuned.c where a vector instruction allows:
+ *   F  d ^ (b & (c ^ d))
+ *   G  (b & d) | (c & ~d), with vpandn for c & ~d
+ *   H  b ^ c ^ d
+ *   I  c ^ (b | ~d), with ~d as d ^ all-ones
+ * The message words arrive as eight 64-byte blocks, one per lane; an 8x8
+ * transpose of 32-bit words (unpack, unpack, permute of 128-bit halves)
+ * turns each half block into eight vectors, X[k] of every lane in vector k. */
+#include "kernels/x86/avx2/avx2.h"
+
+#ifdef FD_HAVE_AVX2_MULTI
+
+#include <immintrin.h>
+
+#include "kernels/md5_steps.h"
+
+/* Rows r[0..7] (lane l's words 8h..8h+7 in r[l]) become columns: x[k] holds
+ * word 8h+k of every lane, lane l in 32-bit element l. */
+FD_TARGET_AVX2
+static FD_ALWAYS_INLINE void transpose8(const __m256i r[8], __m256i x[8])
+{
+    __m256i t[8], u[8];
+
+    for (int i = 0; i < 4; i++) {
+        /* Lanes 2i and 2i+1 interleaved: words 0,1 | 4,5 and 2,3 | 6,7. */
+        t[2 * i] = _mm256_unpacklo_epi32(r[2 * i], r[2 * i + 1]);
+        t[2 * i + 1] = _mm256_unpackhi_epi32(r[2 * i], r[2 * i + 1]);
+    }
+    for (int i = 0; i < 2; i++) {
+        /* Lanes 4i..4i+3 of words 0|4, 1|5, 2|6, 3|7. */
+        u[4 * i] = _mm256_unpacklo_epi64(t[4 * i], t[4 * i + 2]);
+        u[4 * i + 1] = _mm256_unpackhi_epi64(t[4 * i], t[4 * i + 2]);
+        u[4 * i + 2] = _mm256_unpacklo_epi64(t[4 * i + 1], t[4 * i + 3]);
+        u[4 * i + 3] = _mm256_unpackhi_epi64(t[4 * i + 1], t[4 * i + 3]);
+    }
+    for (int k = 0; k < 4; k++) {
+        x[k] = _mm256_permute2x128_si256(u[k], u[k + 4], 0x20);
+        x[k + 4] = _mm256_permute2x128_si256(u[k], u[k + 4], 0x31);
+    }
+}
+
+FD_TARGET_AVX2
+static FD_ALWAYS_INLINE __m256i rotl(__m256i x, int s)
+{
+    return _mm256_or_si256(_mm256_slli_epi32(x, s), _mm256_srli_epi32(x, 32 - s));
+}
+
+/* The end of every step: b + rotl(a + f + X[k] + T, s). */
+FD_TARGET_AVX2
+static FD_ALWAYS_INLINE __m256i step_end(__m256i a, __m256i b, __m256i f, __m256i x,
+                                         uint32_t t, int s)
+{
+    __m256i sum = _mm256_add_epi32(_mm256_add_epi32(x, _mm256_set1_epi32((int)t)), a);
+    return _mm256_add_epi32(b, rotl(_mm256_add_epi32(sum, f), s));
+}
+
+FD_TARGET_AVX2
+static FD_ALWAYS_INLINE __m256i step_f(__m256i a, __m256i b, __m256i c, __m256i d, __m256i x,
+                                       uint32_t t, int s)
+{
+    __m256i f = _mm256_xor_si256(d, _mm256_and_si256(b, _mm256_xor_si256(c, d)));
+    return step_end(a, b, f, x, t, s);
+}
+
+FD_TARGET_AVX2
+static FD_ALWAYS_INLINE __m256i step_g(__m256i a, __m256i b, __m256i c, __m256i d, __m256i x,
+                                       uint32_t t, int s)
+{
+    __m256i g = _mm256_or_si256(_mm256_and_si256(b, d), _mm256_andnot_si256(d, c));
+    return step_end(a, b, g, x, t, s);
+}
+
+FD_TARGET_AVX2
+static FD_ALWAYS_INLINE __m256i step_h(__m256i a, __m256i b, __m256i c, __m256i d, __m256i x,
+                                       uint32_t t, int s)
+{
+    __m256i h = _mm256_xor_si256(b, _mm256_xor_si256(c, d));
+    return step_end(a, b, h, x, t, s);
+}
+
+FD_TARGET_AVX2
+static FD_ALWAYS_INLINE __m256i step_i(__m256i a, __m256i b, __m256i c, __m256i d, __m256i x,
+                                       uint32_t t, int s)
+{
+    __m256i not_d = _mm256_xor_si256(d, _mm256_set1_epi32(-1));
+    __m256i i = _mm256_xor_si256(c, _mm256_or_si256(b, not_d));
+    return step_end(a, b, i, x, t, s);
+}
+
+FD_TARGET_AVX2
+void fd_md5_blocks_avx2_x8(uint32_t (*chains)[4], const uint8_t *const *blocks, size_t nblocks)
+{
+    __m256i a = _mm256_setr_epi32((int)chains[0][0], (int)chains[1][0], (int)chains[2][0],
+                                  (int)chains[3][0], (int)chains[4][0], (int)chains[5][0],
+                                  (int)chains[6][0], (int)chains[7][0]);
+    __m256i b = _mm256_setr_epi32((int)chains[0][1], (int)chains[1][1], (int)chains[2][1],
+                                  (int)chains[3][1], (int)chains[4][1], (int)chains[5][1],
+                                  (int)chains[6][1], (int)chains[7][1]);
+    __m256i c = _mm256_setr_epi32((int)chains[0][2], (int)chains[1][2], (int)chains[2][2],
+                                  (int)chains[3][2], (int)chains[4][2], (int)chains[5][2],
+                                  (int)chains[6][2], (int)chains[7][2]);
+    __m256i d = _mm256_setr_epi32((int)chains[0][3], (int)chains[1][3], (int)chains[2][3],
+                                  (int)chains[3][3], (int)chains[4][3], (int)chains[5][3],
+                                  (int)chains[6][3], (int)chains[7][3]);
+
+    for (size_t offset = 0; nblocks != 0; nblocks--, offset += FD_MD5_BLOCK_LEN) {
+        const __m256i a0 = a, b0 = b, c0 = c, d0 = d;
+        __m256i rows[8], x[16];
+
+        for (int half = 0; half < 2; half++) {
+            for (int lane = 0; lane < 8; lane++)
+                rows[lane] = _mm256_loadu_si256(
+                    (const __m256i *)(const void *)(blocks[lane] + offset + 32 * half));
+            transpose8(rows, x + 8 * half);
+        }
+        /* Ask for each lane's block after next while this one is hashed:
+         * eight streams at once are more than the hardware prefetcher
+         * follows. */
+        if (nblocks > 2) {
+            for (int lane = 0; lane < 8; lane++)
+                _mm_prefetch((const char *)(blocks[lane] + offset + 2 * FD_MD5_BLOCK_LEN),
+                             _MM_HINT_T0);
+        }
+
+        /* The 64 steps of RFC 1321, 3.4 (md5_steps.h). */
+#define MD5_STEP(f, a, b, c, d, k, t, s) a = step_##f(a, b, c, d, x[k], t, s);
+        FD_MD5_ROUND1(MD5_STEP)
+        FD_MD5_ROUND2(MD5_STEP)
+        FD_MD5_ROUND3(MD5_STEP)
+        FD_MD5_ROUND4(MD5_STEP)
+#undef MD5_STEP
+
+        a = _mm256_add_epi32(a, a0);
+        b = _mm256_add_epi32(b, b0);
+        c = _mm256_add_epi32(c, c0);
+        d = _mm256_add_epi32(d, d0);
+    }
+
+    uint32_t words[4][8];
+    _mm256_storeu_si256((__m256i *)(void *)words[0], a);
+    _mm256_storeu_si256((__m256i *)(void *)words[1], b);
+    _mm256_storeu_si256((__m256i *)(void *)words[2], c);
+    _mm256_storeu_si256((__m256i *)(void *)words[3], d);
+    for (int lane = 0; lane < 8; lane++) {
+        for (int w = 0; w < 4; w++)
+            chains[lane][w] = words[w][lane];
+    }
+}
+
+#endif /* FD_HAVE_AVX2_MULTI */

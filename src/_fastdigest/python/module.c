@@ -1,0 +1,357 @@
+/* fastdigest._fastdigest: the module. Its functions (new(), the named
+ * constructors, the one-shots digest() and hexdigest()), the kernel
+ * selection at import, and the module's set-up, which calls each other
+ * binding file's exec function: hash.c (the hash type), hmac.c (HMAC and
+ * PBKDF2), resume.c (from_state) and batch.c (digest_many). Only the public
+ * C API is used. */
+#include "python/binding.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "dispatch/dispatch.h"
+
+/* ---- constructors ------------------------------------------------------ */
+
+/* The arguments every constructor takes after new()'s name, as hashlib 3.14
+ * spells them: (data=b'', *, usedforsecurity=True, string=None). */
+typedef struct {
+    PyObject *name; /* new() only */
+    PyObject *data;
+    PyObject *string;
+} constructor_args;
+
+/* Binds the arguments of a constructor (with_name false) or of new(), with
+ * Argument Clinic's messages as hashlib's C functions give them, and checks
+ * them as hashlib does. */
+static int parse_constructor_args(const char *function, bool with_name, PyObject *const *args,
+                                  Py_ssize_t nargs, PyObject *kwnames, constructor_args *out)
+{
+    static const char *const names[] = {"name", "data", "usedforsecurity", "string"};
+    /* new()'s parameters, or the constructors' (the same without name). */
+    PyObject *bound[4] = {NULL};
+    Py_ssize_t skip = with_name ? 0 : 1;
+    fd_signature signature = {
+        .function = function,
+        .names = names + skip,
+        .nparams = 4 - skip,
+        .npositional = 2 - skip,
+        .nrequired = 1 - skip,
+        .clinic_messages = true,
+    };
+
+    if (fd_bind_arguments(&signature, args, nargs, kwnames, bound + skip) < 0)
+        return -1;
+    out->name = bound[0];
+    out->data = bound[1];
+    out->string = bound[3];
+    PyObject *usedforsecurity = bound[2];
+    /* Accepted for hashlib compatibility; nothing here is restricted by FIPS
+     * mode, but a value whose truth cannot be taken still raises. */
+    if (usedforsecurity != NULL && PyObject_IsTrue(usedforsecurity) < 0)
+        return -1;
+    if (out->data != NULL && out->string != NULL) {
+        PyErr_SetString(PyExc_TypeError,
+                        "'data' and 'string' are mutually exclusive and support for 'string' "
+                        "keyword parameter is slated for removal in a future version.");
+        return -1;
+    }
+    if (out->data == NULL)
+        out->data = out->string;
+    return 0;
+}
+
+static PyObject *construct(PyObject *module, enum fd_algorithm_id id, PyObject *const *args,
+                           Py_ssize_t nargs, PyObject *kwnames)
+{
+    constructor_args parsed;
+    Py_buffer view;
+
+    if (kwnames == NULL && nargs <= 1) {
+        /* sha256() or sha256(data): nothing to parse. */
+        parsed.data = nargs == 1 ? args[0] : NULL;
+    }
+    else if (parse_constructor_args(fd_algorithms[id].name, false, args, nargs, kwnames,
+                                    &parsed) < 0) {
+        return NULL;
+    }
+    if (parsed.data == NULL)
+        return (PyObject *)fd_hash_new(fd_get_module_state(module), id, NULL);
+    if (fd_get_buffer(parsed.data, &view) < 0)
+        return NULL;
+    PyObject *result = (PyObject *)fd_hash_new(fd_get_module_state(module), id, &view);
+    PyBuffer_Release(&view);
+    return result;
+}
+
+PyDoc_STRVAR(new_doc,
+             "new($module, /, name, data=b'', *, usedforsecurity=True, string=None)\n--\n\n"
+             "Return a new hash object using the named algorithm; optionally initialized\n"
+             "with data (which must be a bytes-like object). Names are those hashlib.new()\n"
+             "accepts for MD5, SHA-1 and SHA-2, in any case.");
+
+static PyObject *fastdigest_new(PyObject *module, PyObject *const *args, Py_ssize_t nargs,
+                                PyObject *kwnames)
+{
+    fd_module_state *state = fd_get_module_state(module);
+    constructor_args parsed;
+    Py_buffer view;
+
+    if (parse_constructor_args("new", true, args, nargs, kwnames, &parsed) < 0)
+        return NULL;
+    if (!PyUnicode_Check(parsed.name)) {
+        /* CPython's argument parsers name None by its value, others by type. */
+        PyErr_Format(PyExc_TypeError, "new() argument 'name' must be str, not %s",
+                     parsed.name == Py_None ? "None" : Py_TYPE(parsed.name)->tp_name);
+        return NULL;
+    }
+    /* hashlib checks the data before it looks the name up. */
+    if (parsed.data != NULL && fd_get_buffer(parsed.data, &view) < 0)
+        return NULL;
+    PyObject *result = NULL;
+    int id = fd_lookup_algorithm(state, parsed.name);
+    if (id >= 0)
+        result = (PyObject *)fd_hash_new(state, (enum fd_algorithm_id)id,
+                                         parsed.data != NULL ? &view : NULL);
+    if (parsed.data != NULL)
+        PyBuffer_Release(&view);
+    return result;
+}
+
+/* ---- one-shots ------------------------------------------------------- */
+
+/* Hashes args[1] with the algorithm args[0] stands for into out, which has
+ * room for FD_MAX_DIGEST_LEN bytes. As with new(), the data is checked
+ * before the name. Returns the algorithm's id, or -1 with an exception set. */
+static int hash_oneshot(PyObject *module, const char *function, PyObject *const *args,
+                        Py_ssize_t nargs, uint8_t *out)
+{
+    Py_buffer view;
+
+    if (nargs != 2) {
+        PyErr_Format(PyExc_TypeError, "%s expected 2 arguments, got %zd", function, nargs);
+        return -1;
+    }
+    if (fd_get_buffer(args[1], &view) < 0)
+        return -1;
+    int id = fd_algorithm_from_object(module, args[0], function, "1");
+    if (id >= 0) {
+        if (view.len >= FD_GIL_MINSIZE) {
+            Py_BEGIN_ALLOW_THREADS
+            fd_hash((enum fd_algorithm_id)id, view.buf, (size_t)view.len, out);
+            Py_END_ALLOW_THREADS
+        }
+        else {
+            fd_hash((enum fd_algorithm_id)id, view.buf, (size_t)view.len, out);
+        }
+    }
+    PyBuffer_Release(&view);
+    return id;
+}
+
+PyDoc_STRVAR(digest_doc,
+             "digest($module, name, data, /)\n--\n\n"
+             "Return the digest of data as bytes: new(name, data).digest() in one call.\n"
+             "name is an algorithm name, as new() takes it, or one of fastdigest's\n"
+             "constructors (fastdigest.sha256, ...).");
+
+static PyObject *fastdigest_digest(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
+{
+    uint8_t digest[FD_MAX_DIGEST_LEN];
+
+    int id = hash_oneshot(module, "digest", args, nargs, digest);
+    if (id < 0)
+        return NULL;
+    return PyBytes_FromStringAndSize((const char *)digest,
+                                     (Py_ssize_t)fd_algorithms[id].digest_len);
+}
+
+PyDoc_STRVAR(hexdigest_doc,
+             "hexdigest($module, name, data, /)\n--\n\n"
+             "Return the digest of data as a string of hexadecimal digits:\n"
+             "new(name, data).hexdigest() in one call. name is as for digest().");
+
+static PyObject *fastdigest_hexdigest(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
+{
+    uint8_t digest[FD_MAX_DIGEST_LEN];
+
+    int id = hash_oneshot(module, "hexdigest", args, nargs, digest);
+    if (id < 0)
+        return NULL;
+    return fd_hex_string(digest, fd_algorithms[id].digest_len);
+}
+
+/* ---- constructors, continued ------------------------------------------ */
+
+/* The named constructors: one small function each, so that each is a plain
+ * METH_FASTCALL builtin like hashlib's. */
+#define FD_CONSTRUCTOR(function, id)                                                          \
+    static PyObject *fastdigest_##function(PyObject *module, PyObject *const *args,            \
+                                           Py_ssize_t nargs, PyObject *kwnames)                \
+    {                                                                                          \
+        return construct(module, id, args, nargs, kwnames);                                    \
+    }                                                                                          \
+    PyDoc_STRVAR(function##_doc, #function "($module, /, data=b'', *, usedforsecurity=True, "  \
+                                           "string=None)\n--\n\n"                              \
+                                           "Return a new " #function " hash object; "          \
+                                           "optionally initialized with data.");
+
+FD_CONSTRUCTOR(md5, FD_MD5)
+FD_CONSTRUCTOR(sha1, FD_SHA1)
+FD_CONSTRUCTOR(sha224, FD_SHA224)
+FD_CONSTRUCTOR(sha256, FD_SHA256)
+FD_CONSTRUCTOR(sha384, FD_SHA384)
+FD_CONSTRUCTOR(sha512, FD_SHA512)
+FD_CONSTRUCTOR(sha512_224, FD_SHA512_224)
+FD_CONSTRUCTOR(sha512_256, FD_SHA512_256)
+#undef FD_CONSTRUCTOR
+
+#define FD_CONSTRUCTOR_DEF(function)                                                           \
+    {#function, (PyCFunction)(void (*)(void))fastdigest_##function,                            \
+     METH_FASTCALL | METH_KEYWORDS, function##_doc}
+
+static PyMethodDef module_methods[] = {
+    {"new", (PyCFunction)(void (*)(void))fastdigest_new, METH_FASTCALL | METH_KEYWORDS, new_doc},
+    FD_CONSTRUCTOR_DEF(md5),
+    FD_CONSTRUCTOR_DEF(sha1),
+    FD_CONSTRUCTOR_DEF(sha224),
+    FD_CONSTRUCTOR_DEF(sha256),
+    FD_CONSTRUCTOR_DEF(sha384),
+    FD_CONSTRUCTOR_DEF(sha512),
+    FD_CONSTRUCTOR_DEF(sha512_224),
+    FD_CONSTRUCTOR_DEF(sha512_256),
+    {"digest", (PyCFunction)(void (*)(void))fastdigest_digest, METH_FASTCALL, digest_doc},
+    {"hexdigest", (PyCFunction)(void (*)(void))fastdigest_hexdigest, METH_FASTCALL, hexdigest_doc},
+    {NULL, NULL, 0, NULL},
+};
+#undef FD_CONSTRUCTOR_DEF
+
+/* ---- module ------------------------------------------------------------ */
+
+/* FASTDIGEST_BACKEND=portable forces the portable C; unset or empty picks
+ * the fastest kernels the CPU runs. Anything else is a mistake worth an error
+ * at import rather than a silent fallback. */
+static int select_kernels(void)
+{
+    const char *backend = getenv("FASTDIGEST_BACKEND");
+    bool portable_only;
+
+    if (backend == NULL || backend[0] == '\0' || strcmp(backend, "best") == 0)
+        portable_only = false;
+    else if (strcmp(backend, "portable") == 0)
+        portable_only = true;
+    else {
+        PyErr_Format(PyExc_ImportError,
+                     "FASTDIGEST_BACKEND must be 'portable', 'best' or unset, not '%s'", backend);
+        return -1;
+    }
+    /* The portable C hashes batches one message at a time. */
+    fd_select_kernels(portable_only);
+    return 0;
+}
+
+static int module_exec(PyObject *module)
+{
+    fd_module_state *state = fd_get_module_state(module);
+
+    /* The kernel pointers are process-wide: choose them only once, before any
+     * object of any interpreter can hash with them. */
+    static bool kernels_selected = false;
+    if (!kernels_selected) {
+        if (select_kernels() < 0)
+            return -1;
+        kernels_selected = true;
+    }
+
+    if (fd_hash_module_exec(module, state) < 0)
+        return -1;
+    state->algorithm_ids = fd_make_algorithm_ids();
+    if (state->algorithm_ids == NULL)
+        return -1;
+    if (PyModule_AddIntConstant(module, "_GIL_MINSIZE", FD_GIL_MINSIZE) < 0)
+        return -1;
+    const char *kernel_of_family[FD_FAMILY_COUNT];
+    for (int family = 0; family < FD_FAMILY_COUNT; family++)
+        kernel_of_family[family] = fd_active_kernels[family].name;
+    PyObject *implementation = fd_kernels_by_algorithm(kernel_of_family);
+    if (implementation == NULL)
+        return -1;
+    int added = PyModule_AddObjectRef(module, "implementation", implementation);
+    Py_DECREF(implementation);
+    if (added < 0)
+        return -1;
+    for (int id = 0; id < FD_ALGORITHM_COUNT; id++) {
+        state->constructors[id] = PyObject_GetAttrString(module, fd_algorithms[id].name);
+        if (state->constructors[id] == NULL)
+            return -1;
+        state->names[id] = PyUnicode_InternFromString(fd_algorithms[id].name);
+        if (state->names[id] == NULL)
+            return -1;
+    }
+    if (fd_hmac_module_exec(module, state) < 0 || fd_resume_module_exec(module, state) < 0)
+        return -1;
+    return fd_batch_module_exec(module, state);
+}
+
+static int module_traverse(PyObject *module, visitproc visit, void *arg)
+{
+    fd_module_state *state = fd_get_module_state(module);
+    Py_VISIT(state->hash_type);
+    Py_VISIT(state->hmac_type);
+    Py_VISIT(state->algorithm_ids);
+    for (int id = 0; id < FD_ALGORITHM_COUNT; id++) {
+        Py_VISIT(state->constructors[id]);
+        Py_VISIT(state->names[id]);
+    }
+    return 0;
+}
+
+static int module_clear(PyObject *module)
+{
+    fd_module_state *state = fd_get_module_state(module);
+    Py_CLEAR(state->hash_type);
+    Py_CLEAR(state->hmac_type);
+    Py_CLEAR(state->algorithm_ids);
+    for (int id = 0; id < FD_ALGORITHM_COUNT; id++) {
+        Py_CLEAR(state->constructors[id]);
+        Py_CLEAR(state->names[id]);
+    }
+    return 0;
+}
+
+static void module_free(void *module)
+{
+    module_clear((PyObject *)module);
+}
+
+static PyModuleDef_Slot module_slots[] = {
+    {Py_mod_exec, module_exec},
+#if PY_VERSION_HEX >= 0x030C0000
+    /* Not per-interpreter GIL: the kernel choice is process-wide, and sharing
+     * one GIL is what makes making it once at first import race-free. */
+    {Py_mod_multiple_interpreters, Py_MOD_MULTIPLE_INTERPRETERS_SUPPORTED},
+#endif
+#if PY_VERSION_HEX >= 0x030D0000
+    {Py_mod_gil, Py_MOD_GIL_NOT_USED},
+#endif
+    {0, NULL},
+};
+
+PyDoc_STRVAR(module_doc, "The C core of fastdigest: MD5, SHA-1 and SHA-2 with hashlib's interface.");
+
+static struct PyModuleDef module_def = {
+    PyModuleDef_HEAD_INIT,
+    .m_name = "fastdigest._fastdigest",
+    .m_doc = module_doc,
+    .m_size = sizeof(fd_module_state),
+    .m_methods = module_methods,
+    .m_slots = module_slots,
+    .m_traverse = module_traverse,
+    .m_clear = module_clear,
+    .m_free = module_free,
+};
+
+PyMODINIT_FUNC PyInit__fastdigest(void)
+{
+    return PyModuleDef_Init(&module_def);
+}
