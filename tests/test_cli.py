@@ -734,6 +734,7 @@ NOT_FOR_EVERY_RUN = {
     "unicodedata",
     "importlib.metadata",  # --version
     "fastdigest.cli.check",  # only with --check
+    "fastdigest.cli.names",  # escaping or quoting a name (the run below needs neither)
     "typing",
     "concurrent.futures",
     "logging",

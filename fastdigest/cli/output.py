@@ -7,7 +7,8 @@ import collections
 import errno
 import os
 
-from fastdigest.cli.names import escape_name, quote_name
+# fastdigest.cli.names is imported where a name is escaped or quoted: a run with
+# plain names and no errors goes without it (each module costs start-up time).
 from fastdigest.cli.options import PROGRAM, TAG_NAMES
 from fastdigest.cli.pool import Hasher, HashJob, worker_count
 from fastdigest.cli.progress import Progress, is_terminal
@@ -53,6 +54,8 @@ class Runner:
         self.stderr.flush()
 
     def file_error(self, name: bytes, error: OSError) -> None:
+        from fastdigest.cli.names import quote_name
+
         reason = error.strerror or os.strerror(error.errno or errno.EIO)
         self.error(quote_name(name) + b": " + reason.encode("utf-8", "replace"))
 
@@ -156,7 +159,12 @@ class Runner:
                 ok = False
                 continue
             escape = not options.zero and any(byte in job.name for byte in b"\\\n\r")
-            name = escape_name(job.name) if escape else job.name
+            if escape:
+                from fastdigest.cli.names import escape_name
+
+                name = escape_name(job.name)
+            else:
+                name = job.name
             prefix = b"\\" if escape else b""
             digest = hexdigest.encode("ascii")
             if options.tag:
