@@ -24,8 +24,10 @@ from __future__ import annotations
 # Imports are kept to what every run needs: the interpreter's start-up is most
 # of the time of a short command, so concurrent.futures (which brings logging),
 # typing, queue, signal (which brings enum), locale and unicodedata stay out of
-# it; the few paths that need one import it where it is used. A test lists the
-# modules an ordinary run imports.
+# it; the few paths that need one import it where it is used. So it is with this
+# package's own modules, each of which costs start-up time too: check (--check)
+# and names (escaping or quoting a name) load only in the runs that use them.
+# A test lists the modules an ordinary run imports.
 import os
 import stat
 import sys
