@@ -11,8 +11,9 @@ What runs: the `fastdigest` command of an interpreter (--python, default: the on
 this script). That is its console script, the file pip writes beside the interpreter (what
 a user runs), when there is one and it works; otherwise `PYTHON -m fastdigest` (--command
 forces either). The command line, the fastdigest package it imports and whether that
-package's cli.py is this checkout's are printed first. Run from the repository root, `-m`
-finds this checkout's package through the current directory; the console script never does.
+package's fastdigest.cli is this checkout's are printed first. Run from the repository
+root, `-m` finds this checkout's package through the current directory; the console
+script never does.
 
 To measure what users get, install the checkout (not editable) into a clean venv:
 
@@ -158,17 +159,34 @@ def probe(python: str, console_script: bool, env: dict) -> tuple[str, str]:
     return location, kernels
 
 
+def cli_sources(package_directory: str) -> dict[str, bytes]:
+    """The command's source files in a fastdigest package directory, by name: the modules
+    of its cli/ package (or the single cli.py of older versions)."""
+    sources = {}
+    for name in ("cli.py", "cli"):
+        path = os.path.join(package_directory, name)
+        if os.path.isfile(path):
+            with open(path, "rb") as f:
+                sources[name] = f.read()
+        elif os.path.isdir(path):
+            for module in sorted(os.listdir(path)):
+                if module.endswith(".py"):
+                    with open(os.path.join(path, module), "rb") as f:
+                        sources[f"{name}/{module}"] = f.read()
+    return sources
+
+
 def same_cli_as_checkout(package_init: str) -> str:
     try:
-        with open(os.path.join(os.path.dirname(package_init), "cli.py"), "rb") as f:
-            theirs = f.read()
-        with open(os.path.join(REPOSITORY, "fastdigest", "cli.py"), "rb") as f:
-            ours = f.read()
+        theirs = cli_sources(os.path.dirname(package_init))
+        ours = cli_sources(os.path.join(REPOSITORY, "fastdigest"))
     except OSError:
-        return "cannot compare its cli.py with this checkout's"
+        theirs = ours = {}
+    if not theirs or not ours:
+        return "cannot compare its fastdigest.cli with this checkout's"
     if theirs == ours:
-        return "its cli.py is this checkout's"
-    return "its cli.py DIFFERS from this checkout's (reinstall to measure the checkout)"
+        return "its fastdigest.cli is this checkout's"
+    return "its fastdigest.cli DIFFERS from this checkout's (reinstall to measure the checkout)"
 
 
 def site_packages_files(python: str, env: dict) -> list[str]:

@@ -14,11 +14,16 @@ import os
 import shutil
 import subprocess
 import sys
+import threading
 import time
 
 import pytest
 
+import fastdigest
 from fastdigest import cli
+from fastdigest.cli import output, pool, progress
+from fastdigest.cli.names import escape_name, quote_name
+from fastdigest.cli.options import TAG_NAMES
 
 # coreutils' tool for each algorithm; SHA-512/224 and /256 have none.
 TOOLS = {
@@ -51,7 +56,7 @@ AWKWARD_FILES = {
     b"-dash": 17,
     b"#hash": 18,
     b"colon:name": 19,
-    b"big": cli.CHUNK_SIZE + 4099,
+    b"big": pool.CHUNK_SIZE + 4099,
 }
 
 
@@ -141,12 +146,12 @@ def expected_line(algorithm, name, tag=False, zero=False):
     shown = name.replace(b"\\", b"\\\\").replace(b"\n", b"\\n").replace(b"\r", b"\\r") if escape else name
     prefix = b"\\" if escape else b""
     if tag:
-        label = cli.TAG_NAMES[algorithm]
+        label = TAG_NAMES[algorithm]
         return prefix + label + b" (" + shown + b") = " + hexdigest + (b"\0" if zero else b"\n")
     return prefix + hexdigest + b"  " + shown + (b"\0" if zero else b"\n")
 
 
-@pytest.mark.parametrize("algorithm", sorted(cli.TAG_NAMES))
+@pytest.mark.parametrize("algorithm", sorted(TAG_NAMES))
 @pytest.mark.parametrize("tag", [False, True])
 def test_output_equals_hashlib_in_documented_format(in_dir, algorithm, tag):
     # Runs without coreutils, and covers SHA-512/224 and /256, which coreutils lacks.
@@ -168,7 +173,7 @@ def test_escaping_rules_spelled_out(in_dir):
 
 @pytest.mark.parametrize("chunk_size", [1, 63, 64, 4096, 65536])
 def test_chunk_sizes_do_not_change_digests(in_dir, monkeypatch, chunk_size):
-    monkeypatch.setattr(cli, "CHUNK_SIZE", chunk_size)
+    monkeypatch.setattr(pool, "CHUNK_SIZE", chunk_size)
     files = [b"it's", b"*star", b"latin1 \xe9 not utf-8"] + ([b"big"] if chunk_size >= 4096 else [])
     expected = b"".join(expected_line("sha512", name) for name in files)
     assert run_ours([b"-a", b"sha512", b"--"] + files) == (0, expected, b"")
@@ -177,13 +182,13 @@ def test_chunk_sizes_do_not_change_digests(in_dir, monkeypatch, chunk_size):
 def count_reading_threads(monkeypatch):
     """A list that gets an entry each time a file is hashed with a reading thread beside."""
     started = []
-    original = cli.Hasher._hash_rest_reading_ahead
+    original = pool.Hasher._hash_rest_reading_ahead
 
     def counted(self, *arguments):
         started.append(1)
         return original(self, *arguments)
 
-    monkeypatch.setattr(cli.Hasher, "_hash_rest_reading_ahead", counted)
+    monkeypatch.setattr(pool.Hasher, "_hash_rest_reading_ahead", counted)
     return started
 
 
@@ -191,8 +196,8 @@ def count_reading_threads(monkeypatch):
 def test_read_ahead_with_and_without_a_spare_core(in_dir, monkeypatch, cpus):
     # A big file gets a reading thread only while a core is spare (2 per big file); the digest is the same
     # either way, also with reads shorter than the chunk.
-    monkeypatch.setattr(cli, "_worker_count", lambda: cpus)
-    monkeypatch.setattr(cli, "CHUNK_SIZE", 4096)
+    monkeypatch.setattr(output, "worker_count", lambda: cpus)
+    monkeypatch.setattr(pool, "CHUNK_SIZE", 4096)
     reading_threads = count_reading_threads(monkeypatch)
     files = [b"big", b"it's", b"big"]
     expected = b"".join(expected_line("sha256", name) for name in files)
@@ -357,13 +362,13 @@ def test_quoting_of_names_in_messages_equals_coreutils(tmp_path):
 
 def test_quoting_of_names_spelled_out():
     # The rules written out, so that they are tested without coreutils too.
-    assert cli.quote_name(b"plain-name_1.txt") == b"plain-name_1.txt"
-    assert cli.quote_name(b"with space") == b"'with space'"
-    assert cli.quote_name(b"a:b") == b"'a:b'"
-    assert cli.quote_name(b"it's") == b'"it\'s"'
-    assert cli.quote_name(b"a'b$") == b"'a'\\''b$'"
-    assert cli.quote_name(b"a\nb") == b"'a'$'\\n''b'"
-    assert cli.quote_name(b"") == b"''"
+    assert quote_name(b"plain-name_1.txt") == b"plain-name_1.txt"
+    assert quote_name(b"with space") == b"'with space'"
+    assert quote_name(b"a:b") == b"'a:b'"
+    assert quote_name(b"it's") == b'"it\'s"'
+    assert quote_name(b"a'b$") == b"'a'\\''b$'"
+    assert quote_name(b"a\nb") == b"'a'$'\\n''b'"
+    assert quote_name(b"") == b"''"
 
 
 @pytest.mark.parametrize(
@@ -442,9 +447,9 @@ def bad_sum(algorithm):
         digest.upper() + b"  plain.txt\r\n",  # CRLF and upper-case hex
         digest[:-1] + b"  plain.txt\n",  # one digit short
         b"\\" + digest + b"  bad\\escape\n",
-        cli.TAG_NAMES[algorithm] + b" (plain.txt) = " + digest + b"\n",
-        cli.TAG_NAMES[algorithm] + b"(plain.txt)=" + digest + b"\n",
-        cli.TAG_NAMES[algorithm] + b" (plain.txt) = " + digest + b"0\n",
+        TAG_NAMES[algorithm] + b" (plain.txt) = " + digest + b"\n",
+        TAG_NAMES[algorithm] + b"(plain.txt)=" + digest + b"\n",
+        TAG_NAMES[algorithm] + b" (plain.txt) = " + digest + b"0\n",
         b"OTHER (plain.txt) = " + digest + b"\n",
         b"  \t" + digest + b" *with space\n",
         digest + b"\tplain.txt\n",
@@ -494,7 +499,7 @@ def test_check_good_list_report(in_dir):
     assert (status, err) == (0, b"")
     expected = b""
     for name in AWKWARD_FILES:
-        shown = b"\\" + cli.escape_name(name) if b"\n" in name else name
+        shown = b"\\" + escape_name(name) if b"\n" in name else name
         expected += shown + b": OK\n"
     assert out == expected
 
@@ -638,8 +643,8 @@ class SlowStdin(io.BytesIO):
 
 
 def run_with_stderr(stderr, monkeypatch, args=(b"-",)):
-    monkeypatch.setattr(cli, "PROGRESS_DELAY_SECONDS", 0.05)
-    monkeypatch.setattr(cli, "PROGRESS_INTERVAL_SECONDS", 0.02)
+    monkeypatch.setattr(progress, "PROGRESS_DELAY_SECONDS", 0.05)
+    monkeypatch.setattr(progress, "PROGRESS_INTERVAL_SECONDS", 0.02)
     data = b"x" * 20000
     out = io.BytesIO()
     status = cli.run(list(args), stdin=SlowStdin(data), stdout=out, stderr=stderr)
@@ -680,16 +685,16 @@ def test_help_and_version():
 def test_big_files_are_hashed_in_parallel(in_dir, monkeypatch):
     # Two files of more than a batch each must be in two threads at once: each
     # hash waits at a barrier for the other, which fails if one thread took both.
-    monkeypatch.setattr(cli, "_worker_count", lambda: 2)
-    monkeypatch.setattr(cli, "BATCH_BYTES", 1024)
-    barrier = cli.threading.Barrier(2, timeout=10)
-    original = cli.Hasher._hash_file
+    monkeypatch.setattr(output, "worker_count", lambda: 2)
+    monkeypatch.setattr(output, "BATCH_BYTES", 1024)
+    barrier = threading.Barrier(2, timeout=10)
+    original = pool.Hasher._hash_file
 
     def hash_file_at_barrier(self, job, ignore_missing):
         barrier.wait()
         return original(self, job, ignore_missing)
 
-    monkeypatch.setattr(cli.Hasher, "_hash_file", hash_file_at_barrier)
+    monkeypatch.setattr(pool.Hasher, "_hash_file", hash_file_at_barrier)
     files = [b"it's", b"caf\xc3\xa9"]
     expected = b"".join(expected_line("sha256", name) for name in files)
     assert run_ours(files) == (0, expected, b"")
@@ -702,7 +707,7 @@ def package_environment():
     """The environment for a child Python that imports the fastdigest package under test
     (whichever way this process found it), not just any installed one."""
     environment = dict(os.environ)
-    package_parent = os.path.dirname(os.path.dirname(os.path.abspath(cli.__file__)))
+    package_parent = os.path.dirname(os.path.dirname(os.path.abspath(fastdigest.__file__)))
     environment["PYTHONPATH"] = package_parent + os.pathsep + environment.get("PYTHONPATH", "")
     return environment
 
@@ -728,6 +733,8 @@ NOT_FOR_EVERY_RUN = {
     "locale",  # quoting a non-ASCII name in a message
     "unicodedata",
     "importlib.metadata",  # --version
+    "fastdigest.cli.check",  # only with --check
+    "fastdigest.cli.names",  # escaping or quoting a name (the run below needs neither)
     "typing",
     "concurrent.futures",
     "logging",
@@ -818,9 +825,9 @@ def test_main_returns_its_status_and_leaves_the_process_alone(in_dir, monkeypatc
 def test_only_a_big_file_gets_a_reading_thread(tmp_path, monkeypatch, chunks_over_minimum, reads_ahead):
     # The reading thread costs more than it saves below READ_AHEAD_MIN_CHUNKS chunks.
     monkeypatch.chdir(tmp_path)
-    monkeypatch.setattr(cli, "_worker_count", lambda: 4)
-    monkeypatch.setattr(cli, "CHUNK_SIZE", 4096)
-    data = os.urandom((cli.READ_AHEAD_MIN_CHUNKS + chunks_over_minimum) * 4096 + 100)
+    monkeypatch.setattr(output, "worker_count", lambda: 4)
+    monkeypatch.setattr(pool, "CHUNK_SIZE", 4096)
+    data = os.urandom((pool.READ_AHEAD_MIN_CHUNKS + chunks_over_minimum) * 4096 + 100)
     (tmp_path / "file").write_bytes(data)
     reading_threads = count_reading_threads(monkeypatch)
     assert run_ours([b"file"]) == (0, hashlib.sha256(data).hexdigest().encode() + b"  file\n", b"")
@@ -828,14 +835,12 @@ def test_only_a_big_file_gets_a_reading_thread(tmp_path, monkeypatch, chunks_ove
 
 
 def test_item_queue_is_first_in_first_out_and_loses_nothing_between_threads():
-    items = cli._ItemQueue()
+    items = pool._ItemQueue()
     for value in range(5):
         items.put(value)
     assert [items.get() for _ in range(5)] == [0, 1, 2, 3, 4]
 
-    import threading
-
-    shared = cli._ItemQueue()
+    shared = pool._ItemQueue()
     received = []
     lock = threading.Lock()
 
@@ -867,16 +872,14 @@ def test_item_queue_is_first_in_first_out_and_loses_nothing_between_threads():
 @pytest.mark.parametrize("files", [[b"it's"], [b"it's", b"plain.txt"]], ids=["one", "two"])
 def test_a_lone_file_is_hashed_in_the_calling_thread(in_dir, monkeypatch, files):
     # One file and no progress bar: no worker thread to start and wait for.
-    import threading
-
     threads = []
-    original = cli.Hasher._hash_file
+    original = pool.Hasher._hash_file
 
     def hash_file_noting_thread(self, job, ignore_missing):
         threads.append(threading.get_ident())
         return original(self, job, ignore_missing)
 
-    monkeypatch.setattr(cli.Hasher, "_hash_file", hash_file_noting_thread)
+    monkeypatch.setattr(pool.Hasher, "_hash_file", hash_file_noting_thread)
     expected = b"".join(expected_line("sha256", name) for name in files)
     assert run_ours(files) == (0, expected, b"")
     assert (threads == [threading.get_ident()]) == (len(files) == 1)

@@ -1,0 +1,220 @@
+"""The command line: the options coreutils' checksum tools take, parsed as GNU getopt_long
+parses them, and the combinations they reject, with their messages."""
+
+from __future__ import annotations
+
+import os
+
+import fastdigest
+
+# typing.TYPE_CHECKING without importing typing; mypy reads the name itself.
+TYPE_CHECKING = False
+
+if TYPE_CHECKING:
+    from typing import List, Optional, Sequence, Tuple, Union
+
+
+PROGRAM = "fastdigest"
+DEFAULT_ALGORITHM = "sha256"
+
+# The name each algorithm carries in BSD-style (--tag) lines. The first six are
+# the ones coreutils writes; coreutils has no tool for SHA-512/224 and /256, so
+# those take the spelling of Perl's shasum --tag.
+TAG_NAMES = {
+    "md5": b"MD5",
+    "sha1": b"SHA1",
+    "sha224": b"SHA224",
+    "sha256": b"SHA256",
+    "sha384": b"SHA384",
+    "sha512": b"SHA512",
+    "sha512_224": b"SHA512/224",
+    "sha512_256": b"SHA512/256",
+}
+
+HELP_TEXT = """\
+Usage: fastdigest [OPTION]... [FILE]...
+Print or check checksums (SHA256 by default), like md5sum, sha1sum, sha256sum
+and sha512sum. With no FILE, or when FILE is -, read standard input.
+
+  -a, --algorithm=ALGO  md5, sha1, sha224, sha256 (default), sha384, sha512,
+                        sha512_224, sha512_256; with --check, the algorithm
+                        of the checksum lines
+  -b, --binary          read in binary mode (mark the output lines with '*')
+  -c, --check           read checksums from the FILEs and check them
+      --tag             create a BSD-style checksum
+  -t, --text            read in text mode (default)
+  -z, --zero            end each output line with NUL, not newline,
+                          and disable file name escaping
+
+The following five options are useful only when verifying checksums:
+      --ignore-missing  don't fail or report status for missing files
+      --quiet           don't print OK for each successfully verified file
+      --status          don't output anything, status code shows success
+      --strict          exit non-zero for improperly formatted checksum lines
+  -w, --warn            warn about improperly formatted checksum lines
+
+      --help            display this help and exit
+      --version         output version information and exit
+
+The output and the checks are those of GNU coreutils; several FILEs are hashed
+in parallel. Exit status: 0 if every file was read (and every check passed),
+1 otherwise.
+"""
+
+# The long options in the order getopt_long lists them when an abbreviation is
+# ambiguous, each with whether it takes an argument.
+LONG_OPTIONS: Tuple[Tuple[str, bool], ...] = (
+    ("algorithm", True),
+    ("binary", False),
+    ("check", False),
+    ("ignore-missing", False),
+    ("quiet", False),
+    ("status", False),
+    ("strict", False),
+    ("tag", False),
+    ("text", False),
+    ("warn", False),
+    ("zero", False),
+    ("help", False),
+    ("version", False),
+)
+SHORT_OPTIONS = {"a": "algorithm", "b": "binary", "c": "check", "t": "text", "w": "warn", "z": "zero"}
+
+
+class UsageError(Exception):
+    """A bad command line: the message goes to stderr, followed by the --help hint."""
+
+
+class Options:
+    def __init__(self) -> None:
+        self.algorithm = DEFAULT_ALGORITHM
+        self.check = False
+        self.tag = False
+        # None: neither -b nor -t given. On POSIX both modes read the same
+        # bytes; the mode only chooses the ' ' or '*' before the name.
+        self.binary: Optional[bool] = None
+        self.zero = False
+        self.ignore_missing = False
+        self.quiet = False
+        self.status = False
+        self.strict = False
+        self.warn = False
+        self.help = False
+        self.version = False
+        self.files: List[bytes] = []
+
+
+def _match_long_option(word: str) -> Tuple[str, bool]:
+    """The long option that *word* (without '--' and '=value') names: exact or a unique prefix."""
+    for name, takes_argument in LONG_OPTIONS:
+        if name == word:
+            return name, takes_argument
+    candidates = [(name, arg) for name, arg in LONG_OPTIONS if name.startswith(word)]
+    if len(candidates) == 1:
+        return candidates[0]
+    if not candidates:
+        raise UsageError(f"unrecognized option '--{word}'")
+    listed = " ".join(f"'--{name}'" for name, _ in candidates)
+    raise UsageError(f"option '--{word}' is ambiguous; possibilities: {listed}")
+
+
+def _apply_option(options: Options, name: str, value: Optional[str]) -> None:
+    if name == "algorithm":
+        assert value is not None
+        options.algorithm = _canonical_algorithm(value)
+    elif name == "binary":
+        options.binary = True
+    elif name == "text":
+        options.binary = False
+    elif name == "tag":
+        # As in coreutils, --tag implies binary mode and a later -t undoes it.
+        options.tag = True
+        options.binary = True
+    elif name == "ignore-missing":
+        options.ignore_missing = True
+    elif name in ("warn", "quiet", "status"):
+        # As in coreutils, these three override each other: the last one wins.
+        options.warn = name == "warn"
+        options.quiet = name == "quiet"
+        options.status = name == "status"
+    else:
+        setattr(options, name, True)
+
+
+def _canonical_algorithm(value: str) -> str:
+    try:
+        name = fastdigest.new(value).name
+    except (ValueError, TypeError):
+        name = None
+    if name not in TAG_NAMES:
+        valid = "".join(f"\n  - '{known}'" for known in TAG_NAMES)
+        raise UsageError(f"invalid argument '{value}' for '--algorithm'\nValid arguments are:{valid}")
+    return name
+
+
+def parse_arguments(argv: Sequence[Union[str, bytes]]) -> Options:
+    """Parse like GNU getopt_long: options and operands may be mixed, '--' ends the options,
+    long options may be abbreviated, short options may be bundled (-cw, -asha1)."""
+    options = Options()
+    words = [os.fsdecode(word) for word in argv]
+    index = 0
+    while index < len(words):
+        word = words[index]
+        index += 1
+        if word == "--":
+            options.files.extend(os.fsencode(rest) for rest in words[index:])
+            break
+        if word.startswith("--"):
+            body, has_value, value = word[2:].partition("=")
+            name, takes_argument = _match_long_option(body)
+            if has_value and not takes_argument:
+                raise UsageError(f"option '--{name}' doesn't allow an argument")
+            if takes_argument and not has_value:
+                if index == len(words):
+                    raise UsageError(f"option '--{name}' requires an argument")
+                value = words[index]
+                index += 1
+            _apply_option(options, name, value if takes_argument else None)
+        elif word.startswith("-") and word != "-":
+            position = 1
+            while position < len(word):
+                letter = word[position]
+                position += 1
+                if letter not in SHORT_OPTIONS:
+                    raise UsageError(f"invalid option -- '{letter}'")
+                name = SHORT_OPTIONS[letter]
+                if name == "algorithm":
+                    if position < len(word):
+                        value = word[position:]
+                    elif index < len(words):
+                        value = words[index]
+                        index += 1
+                    else:
+                        raise UsageError(f"option requires an argument -- '{letter}'")
+                    _apply_option(options, name, value)
+                    break
+                _apply_option(options, name, None)
+        else:
+            options.files.append(os.fsencode(word))
+    return options
+
+
+def validate_options(options: Options) -> None:
+    """Reject the combinations coreutils rejects, with its messages, in its order."""
+    if options.tag and options.binary is False:
+        raise UsageError("--tag does not support --text mode")
+    if options.zero and options.check:
+        raise UsageError("the --zero option is not supported when verifying checksums")
+    if options.tag and options.check:
+        raise UsageError("the --tag option is meaningless when verifying checksums")
+    if options.binary is not None and options.check:
+        raise UsageError("the --binary and --text options are meaningless when verifying checksums")
+    for flag, option in (
+        (options.ignore_missing, "--ignore-missing"),
+        (options.status, "--status"),
+        (options.warn, "--warn"),
+        (options.quiet, "--quiet"),
+        (options.strict, "--strict"),
+    ):
+        if flag and not options.check:
+            raise UsageError(f"the {option} option is meaningful only when verifying checksums")

@@ -1,0 +1,185 @@
+"""One run of the command: its streams and messages, the files hashed in order, and
+the checksum lines printed for them (the mode without --check)."""
+
+from __future__ import annotations
+
+import collections
+import errno
+import os
+
+# fastdigest.cli.names is imported where a name is escaped or quoted: a run with
+# plain names and no errors goes without it (each module costs start-up time).
+from fastdigest.cli.options import PROGRAM, TAG_NAMES
+from fastdigest.cli.pool import Hasher, HashJob, worker_count
+from fastdigest.cli.progress import Progress, is_terminal
+
+# typing.TYPE_CHECKING without importing typing; mypy reads the name itself.
+TYPE_CHECKING = False
+
+if TYPE_CHECKING:
+    import threading
+    from typing import BinaryIO, Deque, Iterable, Iterator, List, Optional, Tuple
+
+    from fastdigest.cli.options import Options
+
+
+# Consecutive small files are handed to a worker thread together, until the
+# batch holds this many bytes or files: a hand-over between threads costs tens
+# of microseconds, more than hashing a small file.
+BATCH_BYTES = 1 << 20
+BATCH_FILES = 64
+
+
+class Runner:
+    """What one invocation shares: the streams, the options, the pool, the bar."""
+
+    def __init__(self, options: Options, stdin: BinaryIO, stdout: BinaryIO, stderr: BinaryIO) -> None:
+        self.options = options
+        self.stdin = stdin
+        self.stdout = stdout
+        self.stderr = stderr
+        self.tag_name = TAG_NAMES[options.algorithm]
+        workers = worker_count()
+        self.hasher = Hasher(options.algorithm, stdin, workers)
+        self.window = 4 * workers
+        self.progress = Progress(stderr, False, None, None)
+        # Lines reach a terminal as they are computed (C's stdio line-buffers a
+        # terminal); into a pipe or a file they go in large writes.
+        self.flush_each_line = is_terminal(stdout)
+
+    def error(self, message: bytes) -> None:
+        self.progress.clear()
+        self.stdout.flush()
+        self.stderr.write(PROGRAM.encode() + b": " + message + b"\n")
+        self.stderr.flush()
+
+    def file_error(self, name: bytes, error: OSError) -> None:
+        from fastdigest.cli.names import quote_name
+
+        reason = error.strerror or os.strerror(error.errno or errno.EIO)
+        self.error(quote_name(name) + b": " + reason.encode("utf-8", "replace"))
+
+    def output(self, line: bytes) -> None:
+        if self.progress.visible:
+            self.progress.clear()
+        self.stdout.write(line)
+        if self.flush_each_line or self.progress.enabled:
+            self.stdout.flush()
+
+    def ordered(
+        self, items: Iterable[Tuple[Optional[HashJob], object]], ignore_missing: bool = False
+    ) -> Iterator[Tuple[Optional[HashJob], object]]:
+        """Yield the (job, payload) items in their order, each job hashed by then
+        (job.result() gives its digest). Items without a job pass straight through.
+
+        Consecutive small files go to a worker together, up to BATCH_BYTES or
+        BATCH_FILES: handing a thread one tiny file at a time costs more than
+        hashing it. A big file makes a batch of its own, so big files are hashed
+        in parallel. Up to self.window batches run ahead of the one printed."""
+        pending: Deque[Tuple[List[Tuple[Optional[HashJob], object]], Optional[threading.Event]]]
+        pending = collections.deque()
+        building: List[Tuple[Optional[HashJob], object]] = []
+        building_jobs: List[HashJob] = []
+        building_bytes = 0
+        in_flight = 0
+        held = 0  # items in pending and building
+        iterator = iter(items)
+        exhausted = False
+
+        def close_batch() -> None:
+            nonlocal building, building_jobs, building_bytes, in_flight
+            if not building:
+                return
+            finished = self.hasher.submit(building_jobs, ignore_missing) if building_jobs else None
+            in_flight += finished is not None
+            pending.append((building, finished))
+            building, building_jobs, building_bytes = [], [], 0
+
+        while True:
+            # Lines that need no hashing (malformed ones) count too, so that a
+            # huge file of garbage is not read into memory at once.
+            while not exhausted and in_flight < self.window and held < 64 * self.window:
+                try:
+                    job, payload = next(iterator)
+                except StopIteration:
+                    exhausted = True
+                    break
+                held += 1
+                if job is not None and job.name == b"-":
+                    # Standard input goes alone to its own thread (see Hasher).
+                    close_batch()
+                    building.append((job, payload))
+                    building_jobs.append(job)
+                    close_batch()
+                    continue
+                building.append((job, payload))
+                if job is None:
+                    continue
+                building_jobs.append(job)
+                building_bytes += _regular_file_size(job.name) or 0
+                if building_bytes >= BATCH_BYTES or len(building_jobs) >= BATCH_FILES:
+                    close_batch()
+            if exhausted or in_flight == 0 or held >= 64 * self.window:
+                close_batch()
+            if not pending:
+                return
+            if pending[0][1] is not None:
+                active = [job for entry in pending for job, _ in entry[0] if job is not None]
+                self.progress.wait(pending[0][1], active)
+                in_flight -= 1
+            batch, _ = pending.popleft()
+            for job, payload in batch:
+                held -= 1
+                if job is not None:
+                    self.progress.finished(job)
+                yield job, payload
+
+    def print_checksums(self) -> bool:
+        """Print a checksum line for each file named (standard input without one);
+        True if every file was read."""
+        options = self.options
+        files = options.files or [b"-"]
+        if is_terminal(self.stderr):
+            # The bar's total; a stat per file is only worth it when a bar can show.
+            total = sum(_regular_file_size(name) or 0 for name in files)
+            self.progress = Progress(self.stderr, True, total, len(files))
+        # A bar is drawn by this thread while workers hash: only without one can
+        # this thread hash the file itself.
+        self.hasher.inline = len(files) == 1 and not self.progress.enabled
+        delimiter = b"\0" if options.zero else b"\n"
+        marker = b"*" if options.binary else b" "
+        ok = True
+        items = ((HashJob(name), None) for name in files)
+        for job, _ in self.ordered(items):
+            assert job is not None  # every item here is a file
+            try:
+                hexdigest = job.result()
+            except OSError as error:
+                self.file_error(job.name, error)
+                ok = False
+                continue
+            escape = not options.zero and any(byte in job.name for byte in b"\\\n\r")
+            if escape:
+                from fastdigest.cli.names import escape_name
+
+                name = escape_name(job.name)
+            else:
+                name = job.name
+            prefix = b"\\" if escape else b""
+            digest = hexdigest.encode("ascii")
+            if options.tag:
+                line = prefix + self.tag_name + b" (" + name + b") = " + digest
+            else:
+                line = prefix + digest + b" " + marker + name
+            self.output(line + delimiter)
+        return ok
+
+
+def _regular_file_size(name: bytes) -> Optional[int]:
+    if name == b"-":
+        return None
+    try:
+        return os.stat(name).st_size
+    except (OSError, ValueError):
+        return None
+

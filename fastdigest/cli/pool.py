@@ -1,0 +1,332 @@
+"""Reading and hashing the files: one job per file, hashed in a pool of threads.
+
+fastdigest releases the GIL while it hashes a chunk, and so does the read, so
+the files of one command line are hashed in parallel; each thread reads its
+files in large chunks into a buffer that it reuses, and a big file gets a second
+thread that reads while the first hashes, when a core is spare.
+"""
+
+from __future__ import annotations
+
+import collections
+import errno
+import io
+import os
+import stat
+import threading
+
+import fastdigest
+
+# typing.TYPE_CHECKING without importing typing; mypy reads the name itself.
+TYPE_CHECKING = False
+
+if TYPE_CHECKING:
+    from queue import SimpleQueue
+    from typing import Any, BinaryIO, Callable, Deque, List, Optional, Tuple, Union
+
+
+# What the hashing loop reads from: FileIO, or a BytesIO in the tests.
+Reader = io.RawIOBase | io.BufferedIOBase
+
+# 1 MiB per read: large enough that the per-read costs (a system call, the
+# GIL handed back and forth twice) are lost in the hashing of the chunk, and
+# about a core's L2 cache, so the hash finds the chunk the read just copied.
+CHUNK_SIZE = 1 << 20
+
+# A big file gets a reading thread (while a core is spare) only from this many
+# chunks on. The thread and its hand-overs cost about 1.4 ms; what it saves is
+# the copy of each chunk out of the page cache, about 0.1-0.2 ms per MiB, so it
+# pays from about 10 MiB on (measured on the Zen 4 of benchmarks/bench_cli.py:
+# 8 MiB took 6.2 ms without the thread and 7.0 ms with it, 32 MiB 23.9 and 21.3).
+READ_AHEAD_MIN_CHUNKS = 16
+
+
+class Cancelled(Exception):
+    """Raised in a worker when the run is being abandoned (Ctrl-C)."""
+
+
+class Missing(Exception):
+    """The file does not exist and --ignore-missing was given."""
+
+
+class HashJob:
+    """One file to hash, and then its hex digest or the exception that stopped it.
+    Its worker thread is the only writer of bytes_done, digest and error."""
+
+    __slots__ = ("name", "bytes_done", "digest", "error")
+
+    def __init__(self, name: bytes) -> None:
+        self.name = name
+        self.bytes_done = 0
+        self.digest = ""
+        self.error: Optional[BaseException] = None
+
+    def result(self) -> str:
+        if self.error is not None:
+            raise self.error
+        return self.digest
+
+
+class _ItemQueue:
+    """queue.SimpleQueue's put() and get() (unbounded, first in first out, any number
+    of threads) without importing the queue module, for the pool's few hand-overs
+    per run: a deque, whose append() and popleft() are atomic, and a semaphore
+    counting its items, released only once an item is in, so that every get()
+    that passes the semaphore finds one."""
+
+    __slots__ = ("_items", "_count")
+
+    def __init__(self) -> None:
+        self._items: Deque[object] = collections.deque()
+        self._count = threading.Semaphore(0)
+
+    def put(self, item: object) -> None:
+        self._items.append(item)
+        self._count.release()
+
+    def get(self) -> object:
+        self._count.acquire()
+        return self._items.popleft()
+
+
+def _new_item_queue() -> SimpleQueue[Any]:
+    # Typed as queue.SimpleQueue, the interface _ItemQueue implements (put and get only).
+    return _ItemQueue()  # type: ignore[return-value]
+
+
+class WorkerPool:
+    """Daemon threads calling the submitted functions in submission order
+    (concurrent.futures' pool without its import cost). Daemon threads, so that
+    Ctrl-C never waits for a read blocked on a pipe."""
+
+    def __init__(self, workers: int) -> None:
+        self.workers = max(1, workers)
+        self.calls: SimpleQueue[Optional[Tuple[Callable[..., None], Tuple[object, ...]]]] = _new_item_queue()
+        self.threads: List[threading.Thread] = []
+
+    def submit(self, function: Callable[..., None], *arguments: object) -> None:
+        self.calls.put((function, arguments))
+        if len(self.threads) < self.workers:
+            thread = threading.Thread(target=self._work, name="fastdigest-worker", daemon=True)
+            thread.start()
+            self.threads.append(thread)
+
+    def _work(self) -> None:
+        while True:
+            call = self.calls.get()
+            if call is None:
+                return
+            function, arguments = call
+            function(*arguments)
+
+    def shutdown(self, wait: bool) -> None:
+        for _ in self.threads:
+            self.calls.put(None)
+        if wait:
+            for thread in self.threads:
+                thread.join()
+
+
+class Hasher:
+    """Hashes batches of files in a pool of threads; each batch sets an event when done."""
+
+    def __init__(self, algorithm: str, stdin: BinaryIO, workers: int) -> None:
+        self.algorithm = algorithm
+        self.stdin = stdin
+        self.cancelled = False
+        self._buffers = threading.local()
+        self._pool = WorkerPool(workers)
+        self._cpus = workers
+        # Big files being hashed (READ_AHEAD_MIN_CHUNKS or more): while they
+        # leave a core to spare, a big file gets a reading thread too.
+        self._big_files = 0
+        self._big_files_lock = threading.Lock()
+        # Standard input can be named more than once; the reads must happen
+        # one after another in argument order (the first one reads to EOF), so
+        # all of them go through a pool of one thread.
+        self._stdin_pool: Optional[WorkerPool] = None
+        # Set when the calling thread has nothing else to do while the jobs are
+        # hashed (one file, no progress bar): it hashes them itself, sparing a
+        # thread's start and hand-over, which take from 0.1 ms to several on a
+        # busy machine, where the new thread waits for a core.
+        self.inline = False
+
+    def submit(self, jobs: List[HashJob], ignore_missing: bool) -> threading.Event:
+        """Hash *jobs* one after another in one thread (the calling one if
+        self.inline). A batch holds either files only or standard input only."""
+        finished = threading.Event()
+        if self.inline:
+            self._hash_batch(jobs, ignore_missing, finished)
+        elif jobs[0].name == b"-":
+            if self._stdin_pool is None:
+                self._stdin_pool = WorkerPool(1)
+            self._stdin_pool.submit(self._hash_batch, jobs, ignore_missing, finished)
+        else:
+            self._pool.submit(self._hash_batch, jobs, ignore_missing, finished)
+        return finished
+
+    def shutdown(self) -> None:
+        """Stop the threads; wait for them unless the run was cancelled."""
+        for pool in (self._pool, self._stdin_pool):
+            if pool is not None:
+                pool.shutdown(wait=not self.cancelled)
+
+    def _hash_batch(self, jobs: List[HashJob], ignore_missing: bool, finished: threading.Event) -> None:
+        try:
+            for job in jobs:
+                try:
+                    if job.name == b"-":
+                        job.digest = self._hash_stdin(job)
+                    else:
+                        job.digest = self._hash_file(job, ignore_missing)
+                except BaseException as error:  # handed to the thread that prints
+                    job.error = error
+        finally:
+            finished.set()
+
+    def _buffer(self) -> Tuple[bytearray, memoryview]:
+        buffers = self._buffers
+        if not hasattr(buffers, "view"):
+            buffers.array = bytearray(CHUNK_SIZE)
+            buffers.view = memoryview(buffers.array)
+        return buffers.array, buffers.view
+
+    def _hash_file(self, job: HashJob, ignore_missing: bool) -> str:
+        # FileIO reads without the GIL and rejects a directory with EISDIR,
+        # the error coreutils reports for one.
+        try:
+            stream = io.FileIO(job.name, "rb")
+        except FileNotFoundError:
+            if ignore_missing:
+                raise Missing() from None
+            raise
+        with stream:
+            return self._hash_stream(stream, job, read_ahead=_is_big_regular_file(stream))
+
+    def _hash_stdin(self, job: HashJob) -> str:
+        stream = self.stdin
+        try:
+            descriptor = stream.fileno()
+        except (AttributeError, OSError, ValueError):
+            # A stream without a descriptor (io.BytesIO in the tests).
+            return self._hash_stream(stream, job)  # type: ignore[arg-type]
+        # Read the descriptor itself: no Python-level buffering, no copy.
+        raw = io.FileIO(descriptor, "rb", closefd=False)
+        try:
+            return self._hash_stream(raw, job)
+        finally:
+            raw.close()
+
+    def _hash_stream(self, stream: Reader, job: HashJob, read_ahead: bool = False) -> str:
+        """read_ahead: the stream is a regular file, whose reads always return, big
+        enough to be worth a reading thread."""
+        array, view = self._buffer()
+        digest = fastdigest.new(self.algorithm)
+        readinto = stream.readinto
+        update = digest.update
+        big_file = False
+        try:
+            while True:
+                if self.cancelled:
+                    raise Cancelled()
+                count = readinto(array)
+                if count is None:
+                    # A non-blocking descriptor with nothing to read yet: coreutils
+                    # reports the EAGAIN of its read() as an error, and so do we.
+                    raise BlockingIOError(errno.EAGAIN, os.strerror(errno.EAGAIN))
+                if not count:
+                    break
+                update(view[:count])
+                job.bytes_done += count
+                if count == len(array) and job.bytes_done == count:
+                    # A first full chunk: a file worth the system call of
+                    # telling the kernel to read ahead further, and, if it is
+                    # big and a core is spare, a thread reading while this one
+                    # hashes.
+                    _advise_sequential(stream)
+                    if read_ahead:
+                        with self._big_files_lock:
+                            self._big_files += 1
+                            big_file = True
+                            spare_core = 2 * self._big_files <= self._cpus
+                        if spare_core:
+                            self._hash_rest_reading_ahead(stream, job, update)
+                            break
+        finally:
+            if big_file:
+                with self._big_files_lock:
+                    self._big_files -= 1
+        return digest.hexdigest()
+
+    def _hash_rest_reading_ahead(self, stream: Reader, job: HashJob, update: Callable[[memoryview], None]) -> None:
+        """Hashes the rest of a big file while a second thread reads the next
+        chunk into one buffer as this one hashes the other: reads and large
+        updates both run without the GIL, so the file takes the longer of the
+        two instead of their sum."""
+        # queue's C SimpleQueue hands a chunk over a few microseconds faster than
+        # _ItemQueue; its import is paid only here, by a file big enough not to notice.
+        import queue
+
+        free: SimpleQueue[Optional[Tuple[bytearray, memoryview]]] = queue.SimpleQueue()
+        # A buffer and the count read into it, or what the read raised.
+        filled: SimpleQueue[Union[Tuple[Tuple[bytearray, memoryview], Optional[int]], BaseException]]
+        filled = queue.SimpleQueue()
+        for _ in range(2):
+            array = bytearray(CHUNK_SIZE)
+            free.put((array, memoryview(array)))
+
+        def read() -> None:
+            try:
+                while True:
+                    buffer = free.get()
+                    if buffer is None or self.cancelled:
+                        return
+                    count = stream.readinto(buffer[0])
+                    filled.put((buffer, count))
+                    if not count:
+                        return
+            except BaseException as error:  # handed to the hashing thread
+                filled.put(error)
+
+        reader = threading.Thread(target=read, name="fastdigest-reader", daemon=True)
+        reader.start()
+        try:
+            while True:
+                item = filled.get()
+                if isinstance(item, BaseException):
+                    raise item
+                buffer, count = item
+                if not count:
+                    return
+                if self.cancelled:
+                    raise Cancelled()
+                update(buffer[1][:count])
+                job.bytes_done += count
+                free.put(buffer)
+        finally:
+            free.put(None)  # ends a reader still waiting for a buffer
+            reader.join()
+
+
+def _is_big_regular_file(stream: io.FileIO) -> bool:
+    try:
+        status = os.fstat(stream.fileno())
+    except OSError:
+        return False
+    return stat.S_ISREG(status.st_mode) and status.st_size >= READ_AHEAD_MIN_CHUNKS * CHUNK_SIZE
+
+
+def _advise_sequential(stream: Reader) -> None:
+    try:
+        os.posix_fadvise(stream.fileno(), 0, 0, os.POSIX_FADV_SEQUENTIAL)
+    except (AttributeError, OSError, ValueError):
+        pass  # no such call here, or a pipe: the hint does not apply
+
+
+def worker_count() -> int:
+    """The number of CPUs this process may run on: the threads worth starting."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):
+        return os.cpu_count() or 1
+
