@@ -3,8 +3,8 @@
  * A single message is bound by the latency of its compression's dependency
  * chain; independent messages are not. A multi-buffer kernel runs the
  * compressions of several messages side by side, in separate SIMD lanes
- * (AVX2: 8 MD5 or 4 SHA-512 lanes; AVX-512: 16 MD5, SHA-1 or SHA-256 lanes,
- * 8 SHA-512 lanes) or interleaved two at a time through the SHA extensions,
+ * (AVX2: 8 MD5, SHA-1 or SHA-256 lanes, 4 SHA-512 lanes; AVX-512: 16 MD5,
+ * SHA-1 or SHA-256 lanes, 8 SHA-512 lanes) or interleaved two at a time through the SHA extensions,
  * whose round instructions leave one stream waiting on their latency (SHA-1,
  * SHA-256). The batch driver (batch.c) feeds the lanes of the family's
  * active multi-buffer kernel (dispatch/dispatch.h) and hashes what is left

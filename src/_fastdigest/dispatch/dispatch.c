@@ -130,6 +130,16 @@ static const fd_multi_kernel sha1_multi_kernels[] = {
      .drain_min_busy = 2,
      .blocks.sha1 = fd_sha1_blocks_shani_x2},
 #endif
+#ifdef FD_HAVE_AVX2_MULTI
+    /* For CPUs with neither of the above: 7.7 times the portable kernel's
+     * speed at 64 bytes, 9.2 at 1 KiB (Zen 3 built without SHA-NI). On Zen 3
+     * with SHA-NI it ties shani_x2 (within 5% at 64 bytes and 1 KiB). */
+    {.name = "avx2_x8",
+     .required_features = FD_AVX2_FEATURES,
+     .lanes = 8,
+     .drain_min_busy = 2,
+     .blocks.sha1 = fd_sha1_blocks_avx2_x8},
+#endif
     {.name = NULL},
 };
 
@@ -137,7 +147,9 @@ static const fd_multi_kernel sha1_multi_kernels[] = {
  * SHA-256 batches about equally fast (within 5% at 64 bytes and at 1 KiB),
  * and two streams need fewer messages to fill; for SHA-1, whose rounds are
  * cheaper in vector code, the sixteen lanes win (1.3x at 64 bytes, 1.6x at
- * 1 KiB). The AVX-512 kernel serves CPUs with AVX-512 and no SHA-NI. */
+ * 1 KiB). The AVX-512 kernel serves CPUs with AVX-512 and no SHA-NI. On
+ * Zen 3 (SHA-NI, no AVX-512) two SHA-NI streams hash SHA-256 batches 1.6
+ * times as fast as eight AVX2 lanes at 64 bytes, 2.1 times at 1 KiB. */
 static const fd_multi_kernel sha256_multi_kernels[] = {
 #ifdef FD_HAVE_SHANI_X2
     {.name = "shani_x2",
@@ -152,6 +164,15 @@ static const fd_multi_kernel sha256_multi_kernels[] = {
      .lanes = 16,
      .drain_min_busy = 16,
      .blocks.sha256 = fd_sha256_blocks_avx512_x16},
+#endif
+#ifdef FD_HAVE_AVX2_MULTI
+    /* For CPUs with neither of the above: 4.2 times the portable kernel's
+     * speed at 64 bytes, 4.6 at 1 KiB (Zen 3 built without SHA-NI). */
+    {.name = "avx2_x8",
+     .required_features = FD_AVX2_FEATURES,
+     .lanes = 8,
+     .drain_min_busy = 2,
+     .blocks.sha256 = fd_sha256_blocks_avx2_x8},
 #endif
     {.name = NULL},
 };

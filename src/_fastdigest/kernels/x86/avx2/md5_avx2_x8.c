@@ -12,39 +12,16 @@
  *   I  c ^ (b | ~d), with ~d as d ^ all-ones
  * The message words arrive as eight 64-byte blocks, one per lane; an 8x8
  * transpose of 32-bit words (unpack, unpack, permute of 128-bit halves)
- * turns each half block into eight vectors, X[k] of every lane in vector k. */
+ * turns each half block into eight vectors, X[k] of every lane in vector k
+ * (avx2_lanes.h). */
 #include "kernels/x86/avx2/avx2.h"
 
 #ifdef FD_HAVE_AVX2_MULTI
 
 #include <immintrin.h>
 
+#include "kernels/x86/avx2/avx2_lanes.h"
 #include "kernels/md5_steps.h"
-
-/* Rows r[0..7] (lane l's words 8h..8h+7 in r[l]) become columns: x[k] holds
- * word 8h+k of every lane, lane l in 32-bit element l. */
-FD_TARGET_AVX2
-static FD_ALWAYS_INLINE void transpose8(const __m256i r[8], __m256i x[8])
-{
-    __m256i t[8], u[8];
-
-    for (int i = 0; i < 4; i++) {
-        /* Lanes 2i and 2i+1 interleaved: words 0,1 | 4,5 and 2,3 | 6,7. */
-        t[2 * i] = _mm256_unpacklo_epi32(r[2 * i], r[2 * i + 1]);
-        t[2 * i + 1] = _mm256_unpackhi_epi32(r[2 * i], r[2 * i + 1]);
-    }
-    for (int i = 0; i < 2; i++) {
-        /* Lanes 4i..4i+3 of words 0|4, 1|5, 2|6, 3|7. */
-        u[4 * i] = _mm256_unpacklo_epi64(t[4 * i], t[4 * i + 2]);
-        u[4 * i + 1] = _mm256_unpackhi_epi64(t[4 * i], t[4 * i + 2]);
-        u[4 * i + 2] = _mm256_unpacklo_epi64(t[4 * i + 1], t[4 * i + 3]);
-        u[4 * i + 3] = _mm256_unpackhi_epi64(t[4 * i + 1], t[4 * i + 3]);
-    }
-    for (int k = 0; k < 4; k++) {
-        x[k] = _mm256_permute2x128_si256(u[k], u[k + 4], 0x20);
-        x[k + 4] = _mm256_permute2x128_si256(u[k], u[k + 4], 0x31);
-    }
-}
 
 FD_TARGET_AVX2
 static FD_ALWAYS_INLINE __m256i rotl(__m256i x, int s)
@@ -120,14 +97,8 @@ void fd_md5_blocks_avx2_x8(uint32_t (*chains)[4], const uint8_t *const *blocks, 
                     (const __m256i *)(const void *)(blocks[lane] + offset + 32 * half));
             transpose8(rows, x + 8 * half);
         }
-        /* Ask for each lane's block after next while this one is hashed:
-         * eight streams at once are more than the hardware prefetcher
-         * follows. */
-        if (nblocks > 2) {
-            for (int lane = 0; lane < 8; lane++)
-                _mm_prefetch((const char *)(blocks[lane] + offset + 2 * FD_MD5_BLOCK_LEN),
-                             _MM_HINT_T0);
-        }
+        if (nblocks > 2)
+            prefetch_block_after_next8(blocks, offset, FD_MD5_BLOCK_LEN);
 
         /* The 64 steps of RFC 1321, 3.4 (md5_steps.h). */
 #define MD5_STEP(f, a, b, c, d, k, t, s) a = step_##f(a, b, c, d, x[k], t, s);
