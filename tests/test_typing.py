@@ -78,9 +78,24 @@ USAGE = '''
     assert_type(fastdigest.file_digest(io.BytesIO(b'x'), 'sha256'), fastdigest.HASH)
     assert_type(fastdigest.file_digest(io.BytesIO(b'x'), fastdigest.sha256), fastdigest.HASH)
     assert_type(fastdigest.file_digest(io.BytesIO(b'x'), hashlib.sha256).hexdigest(), str)
+    assert_type(fastdigest.__version__, str)
+
+    # The rest of hashlib's namespace, typed as typeshed types hashlib's.
+    assert_type(fastdigest.sha3_256(b'x').hexdigest(), str)
+    assert_type(fastdigest.blake2b(b'x', digest_size=16, key=b'k', person=b'p').digest(), bytes)
+    assert_type(fastdigest.blake2s(b'x', salt=b's', last_node=True).digest_size, int)
+    assert_type(fastdigest.shake_128(b'x').hexdigest(16), str)
+    assert_type(fastdigest.scrypt(b'password', salt=b'salt', n=2, r=8, p=1), bytes)
+    assert_type(fastdigest.new('sha3_256', b'x', usedforsecurity=False).hexdigest(), str)
+    assert_type(fastdigest.new('blake2b', digest_size=16).digest(), bytes)
+    assert_type(fastdigest.file_digest(io.BytesIO(b'x'), 'sha3_256').hexdigest(), str)
+    # A name that is not literally one of the eight may give hashlib's object, which has no state().
+    fastdigest.new('SHA3-256').state()  # type: ignore[union-attr]
+    fastdigest.file_digest(io.BytesIO(b'x'), 'blake2b').state()  # type: ignore[union-attr]
 
     fastdigest.sha256('text')  # type: ignore[arg-type]
-    fastdigest.new('md5', 'text')  # type: ignore[arg-type]
+    fastdigest.new('md5', 'text')  # type: ignore[call-overload]
+    fastdigest.new('sha3_256', 'text')  # type: ignore[call-overload]
     fastdigest.md5().update('text')  # type: ignore[arg-type]
     fastdigest.sha256(b'x', True)  # type: ignore[call-arg]
     fastdigest.sha1().name = 'md5'  # type: ignore[misc]

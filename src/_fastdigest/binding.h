@@ -196,6 +196,12 @@ int fd_get_buffer(PyObject *obj, Py_buffer *view);
 int fd_algorithm_from_object(PyObject *module, PyObject *obj, const char *function,
                              const char *argument);
 
+/* The standard library's hashlib module, a new reference (NULL with an
+ * exception set): what the package's _stdlib_hashlib() returns, which stays
+ * right where fastdigest itself was put in sys.modules as 'hashlib'; without
+ * the package, an import of hashlib. The names fastdigest lacks go to it. */
+PyObject *fd_stdlib_hashlib(PyObject *module);
+
 /* A new object of the hash type, for one algorithm, with its state not yet
  * initialised: the caller fills it (init, a copy, or a restored state). */
 fd_hash_object *fd_hash_alloc(PyTypeObject *type, const fd_algorithm *algorithm);
