@@ -8,6 +8,7 @@ import os
 import pathlib
 import subprocess
 import sys
+import sysconfig
 import textwrap
 
 import pytest
@@ -16,8 +17,12 @@ import fastdigest
 
 # The directory that holds the fastdigest package being tested. mypy resolves `fastdigest` from its
 # working directory first, so running it there makes it read this package's __init__.pyi, and stubtest
-# import this package's extension, whether the tests run against an in-place build or an installed copy.
+# import this package's extension, for an in-place or editable build (whose import hook mypy cannot
+# follow). An installed copy mypy finds by itself, as a PEP 561 package in the interpreter's
+# site-packages; there it runs from an empty directory instead, since from site-packages itself every
+# installed module (typing_extensions, mypy_extensions) would shadow the library of that name.
 PACKAGE_PARENT = pathlib.Path(fastdigest.__file__).resolve().parent.parent
+INSTALLED = PACKAGE_PARENT in {pathlib.Path(sysconfig.get_path(kind)).resolve() for kind in ('purelib', 'platlib')}
 
 
 def require_mypy():
@@ -28,31 +33,33 @@ def require_mypy():
 
 
 @pytest.fixture(scope='module')
-def mypy_environment(tmp_path_factory):
-    """The environment for mypy subprocesses: a shared cache outside the source tree."""
+def run_mypy(tmp_path_factory):
+    """Runs `python ARGUMENTS` (mypy or stubtest) in the directory described above, with a shared cache
+    outside the source tree; returns the completed process."""
     environment = dict(os.environ)
     environment['MYPY_CACHE_DIR'] = str(tmp_path_factory.mktemp('mypy_cache'))
     # Nothing from the caller's MYPYPATH may shadow the package under test.
     environment.pop('MYPYPATH', None)
-    return environment
+    directory = tmp_path_factory.mktemp('mypy_cwd') if INSTALLED else PACKAGE_PARENT
+
+    def run(arguments):
+        return subprocess.run(
+            [sys.executable, *arguments],
+            cwd=str(directory),
+            env=environment,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            universal_newlines=True,
+            timeout=300,
+        )
+
+    return run
 
 
-def run_in_package_parent(arguments, environment):
-    return subprocess.run(
-        [sys.executable, *arguments],
-        cwd=str(PACKAGE_PARENT),
-        env=environment,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-        universal_newlines=True,
-        timeout=300,
-    )
-
-
-def test_stubs_match_runtime(mypy_environment):
+def test_stubs_match_runtime(run_mypy):
     require_mypy()
     # No allowlist: every difference between __init__.pyi and the module is an error.
-    result = run_in_package_parent(['-m', 'mypy.stubtest', 'fastdigest'], mypy_environment)
+    result = run_mypy(['-m', 'mypy.stubtest', 'fastdigest'])
     assert result.returncode == 0, result.stdout
 
 
@@ -105,12 +112,11 @@ USAGE = '''
 '''
 
 
-def test_stubs_type_user_code(mypy_environment, tmp_path):
+def test_stubs_type_user_code(run_mypy, tmp_path):
     require_mypy()
     usage = tmp_path / 'usage.py'
     usage.write_text(textwrap.dedent(USAGE))
-    result = run_in_package_parent(
-        ['-m', 'mypy', '--strict', '--warn-unused-ignores', '--no-error-summary', '--show-error-codes', str(usage)],
-        mypy_environment,
+    result = run_mypy(
+        ['-m', 'mypy', '--strict', '--warn-unused-ignores', '--no-error-summary', '--show-error-codes', str(usage)]
     )
     assert result.returncode == 0, result.stdout
