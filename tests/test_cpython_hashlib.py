@@ -20,11 +20,22 @@ import fastdigest
 
 try:
     import test.support as cpython_support
-    import test.test_hashlib as cpython_test_hashlib
 except ImportError as error:  # pragma: no cover - depends on how the interpreter was installed
     # Some installations leave out the test package (Debian's python3 without libpython3-testsuite, a
     # build trimmed of Lib/test): there is nothing to run.
     pytest.skip(f"this interpreter has no CPython test suite ({error})", allow_module_level=True)
+
+# No resource is enabled, as in a plain `python -m test` run: tests gated on the 'cpu' resource (3.12+:
+# 4 GiB updates of sha256 and sha3_256, 40 s a run here; tests/test_large.py covers fastdigest's) are
+# skipped, and so are the test-vector downloads (the 'urlfetch' resource, files on pythontest.net for
+# sha3/blake2/shake). requires_resource() decides when the module is imported, requires() when a test
+# runs: the setting is made for both.
+_resources = cpython_support.use_resources
+cpython_support.use_resources = []
+try:
+    import test.test_hashlib as cpython_test_hashlib
+finally:
+    cpython_support.use_resources = _resources
 
 # Test id -> why it fails with fastdigest as `hashlib` although it passes with hashlib.
 EXPECTED_DIFFERENCES = {
@@ -87,8 +98,6 @@ def run_suite():
 @pytest.fixture(scope='module')
 def results():
     with pytest.MonkeyPatch.context() as patch:
-        # No resource is enabled: the suite's test-vector downloads (the 'urlfetch' resource, for
-        # sha3/blake2/shake files on pythontest.net) are skipped rather than tried over the network.
         patch.setattr(cpython_support, 'use_resources', [])
         with_hashlib = run_suite()
         patch.setattr(cpython_test_hashlib, 'hashlib', fastdigest)
