@@ -11,13 +11,19 @@ Environment:
   FASTDIGEST_CFLAGS     extra compiler flags, split on white space (for
                         sanitizer builds and the opt-out macros such as
                         -DFD_NO_SHANI)
+  FASTDIGEST_LDFLAGS    extra linker flags, split on white space
+
+A change of any of these (or of CC, CFLAGS, LDFLAGS) rebuilds the extension
+on the next build, even where build/ holds objects of an earlier one.
 """
 
 import glob
+import json
 import os
 import sys
 
 from setuptools import Extension, setup
+from setuptools.command.build_ext import build_ext
 
 SOURCE_ROOT = os.path.join("src", "_fastdigest")
 SOURCES = sorted(glob.glob(os.path.join(SOURCE_ROOT, "**", "*.c"), recursive=True))
@@ -34,7 +40,56 @@ def compile_args():
     return args
 
 
+class build_ext_when_flags_change(build_ext):
+    """build_ext that also rebuilds an extension when its compile or link flags changed.
+
+    setuptools rebuilds an extension only when a source or header is newer than the built library,
+    so a second `pip install .` with other FASTDIGEST_CFLAGS (say -DFD_NO_SHANI) would reuse the
+    library in build/ and silently keep the old kernels. This writes the effective flags of each
+    extension, the compiler's own command lines (which carry CC, CFLAGS and LDFLAGS) and the
+    Extension's arguments, to a stamp file in build_temp beside the objects, and forces the
+    rebuild when they differ from the stamp (or there is none: an unknown past build).
+    """
+
+    # The attributes of distutils' compiler classes that hold their command lines: Unix compilers
+    # (gcc, clang) and MSVC.
+    COMPILER_COMMANDS = ("compiler_so", "linker_so", "compile_options", "ldflags_shared")
+
+    def build_flags(self, ext):
+        commands = {name: getattr(self.compiler, name, None) for name in self.COMPILER_COMMANDS}
+        return {
+            "compiler": {name: value for name, value in commands.items() if value is not None},
+            "extra_compile_args": ext.extra_compile_args,
+            "extra_link_args": ext.extra_link_args,
+            "define_macros": ext.define_macros,
+            "undef_macros": ext.undef_macros,
+            "include_dirs": ext.include_dirs,
+            "libraries": ext.libraries,
+            "debug": bool(self.debug),
+        }
+
+    def build_extension(self, ext):
+        stamp = os.path.join(self.build_temp, ext.name + ".flags.json")
+        flags = json.dumps(self.build_flags(ext), indent=1, sort_keys=True)
+        try:
+            with open(stamp, encoding="utf-8") as file:
+                previous_flags = file.read()
+        except FileNotFoundError:
+            previous_flags = None
+        forced = self.force
+        if previous_flags != flags:
+            self.force = True
+        try:
+            super().build_extension(ext)
+        finally:
+            self.force = forced
+        os.makedirs(self.build_temp, exist_ok=True)
+        with open(stamp, "w", encoding="utf-8") as file:
+            file.write(flags)
+
+
 setup(
+    cmdclass={"build_ext": build_ext_when_flags_change},
     ext_modules=[
         Extension(
             "fastdigest._fastdigest",

@@ -8,7 +8,22 @@
 
 import sys
 from collections.abc import Callable, Iterable
-from typing import Any, Protocol, TypeVar, final, overload, type_check_only
+
+# The rest of hashlib's namespace is the standard library's own objects at runtime, so it is typed by
+# typeshed's hashlib stubs. (scrypt exists only where hashlib has it.)
+from hashlib import (
+    _Hash as _StdlibHash,
+    blake2b as blake2b,
+    blake2s as blake2s,
+    scrypt as scrypt,
+    sha3_224 as sha3_224,
+    sha3_256 as sha3_256,
+    sha3_384 as sha3_384,
+    sha3_512 as sha3_512,
+    shake_128 as shake_128,
+    shake_256 as shake_256,
+)
+from typing import Any, Literal, Protocol, TypeVar, final, overload, type_check_only
 
 from typing_extensions import Self, TypeAlias
 
@@ -26,6 +41,8 @@ __all__ = [
     "algorithms_available",
     "algorithms_guaranteed",
     "batch_implementation",
+    "blake2b",
+    "blake2s",
     "digest",
     "digest_many",
     "file_digest",
@@ -39,17 +56,25 @@ __all__ = [
     "sha224",
     "sha256",
     "sha384",
+    "sha3_224",
+    "sha3_256",
+    "sha3_384",
+    "sha3_512",
     "sha512",
     "sha512_224",
     "sha512_256",
+    "shake_128",
+    "shake_256",
 ]
 
-# The names of the eight algorithms (what `new` accepts; hashlib's spelling).
+__version__: str
+
+# hashlib's sets, as frozensets: every algorithm new() accepts, fastdigest's eight and hashlib's others.
 algorithms_guaranteed: frozenset[str]
 algorithms_available: frozenset[str]
 
 # Algorithm name -> the kernel it runs on this CPU ("portable", "shani", ...),
-# chosen once at import.
+# chosen once at import. Its keys are the eight algorithms fastdigest implements.
 implementation: dict[str, str]
 
 # Algorithm name -> what digest_many() runs on this CPU: a multi-buffer kernel
@@ -81,9 +106,22 @@ class HASH:
     def __copy__(self) -> Self: ...
     def __deepcopy__(self, memo: dict[int, Any], /) -> Self: ...
 
+# hashlib's names of the eight algorithms. new() accepts them in any letter case, and their aliases
+# ('sha-256', OIDs) too; a name typed as a plain str may be one of them or any other.
+_FastdigestName: TypeAlias = Literal["md5", "sha1", "sha224", "sha256", "sha384", "sha512", "sha512_224", "sha512_256"]
+
+# fastdigest's hash object for the eight algorithms; any other name, with every keyword, goes to
+# hashlib.new, whose object (typed as typeshed types hashlib.new's) or exception it returns.
+@overload
 def new(
-    name: str, data: _ReadableBuffer = b"", *, usedforsecurity: bool = True, string: _ReadableBuffer | None = None
+    name: _FastdigestName,
+    data: _ReadableBuffer = b"",
+    *,
+    usedforsecurity: bool = True,
+    string: _ReadableBuffer | None = None,
 ) -> HASH: ...
+@overload
+def new(name: str, data: _ReadableBuffer = b"", **kwargs: Any) -> HASH | _StdlibHash: ...
 def md5(data: _ReadableBuffer = b"", *, usedforsecurity: bool = True, string: _ReadableBuffer | None = None) -> HASH: ...
 def sha1(data: _ReadableBuffer = b"", *, usedforsecurity: bool = True, string: _ReadableBuffer | None = None) -> HASH: ...
 def sha224(data: _ReadableBuffer = b"", *, usedforsecurity: bool = True, string: _ReadableBuffer | None = None) -> HASH: ...
@@ -136,7 +174,13 @@ class _HashObject(Protocol):
 _HashObjectT = TypeVar("_HashObjectT", bound=_HashObject)
 
 @overload
-def file_digest(fileobj: _BytesIOLike | _FileDigestFileObj, digest: str, /, *, _bufsize: int = 262144) -> HASH: ...
+def file_digest(
+    fileobj: _BytesIOLike | _FileDigestFileObj, digest: _FastdigestName, /, *, _bufsize: int = 262144
+) -> HASH: ...
+@overload
+def file_digest(
+    fileobj: _BytesIOLike | _FileDigestFileObj, digest: str, /, *, _bufsize: int = 262144
+) -> HASH | _StdlibHash: ...
 @overload
 def file_digest(
     fileobj: _BytesIOLike | _FileDigestFileObj, digest: Callable[[], _HashObjectT], /, *, _bufsize: int = 262144

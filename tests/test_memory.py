@@ -30,7 +30,7 @@ import fastdigest.hmac as fd_hmac
 
 rounds = int(sys.argv[1])
 page = os.sysconf('SC_PAGE_SIZE')
-names = sorted(fastdigest.algorithms_guaranteed)
+names = sorted(fastdigest.implementation)
 constructors = [getattr(fastdigest, name) for name in names]
 small = b'fastdigest memory test: a few blocks of data, ' * 4
 large = bytes(2 * fastdigest._GIL_MINSIZE)  # hashed with the GIL released, under the object's lock

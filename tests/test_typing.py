@@ -8,6 +8,7 @@ import os
 import pathlib
 import subprocess
 import sys
+import sysconfig
 import textwrap
 
 import pytest
@@ -16,8 +17,12 @@ import fastdigest
 
 # The directory that holds the fastdigest package being tested. mypy resolves `fastdigest` from its
 # working directory first, so running it there makes it read this package's __init__.pyi, and stubtest
-# import this package's extension, whether the tests run against an in-place build or an installed copy.
+# import this package's extension, for an in-place or editable build (whose import hook mypy cannot
+# follow). An installed copy mypy finds by itself, as a PEP 561 package in the interpreter's
+# site-packages; there it runs from an empty directory instead, since from site-packages itself every
+# installed module (typing_extensions, mypy_extensions) would shadow the library of that name.
 PACKAGE_PARENT = pathlib.Path(fastdigest.__file__).resolve().parent.parent
+INSTALLED = PACKAGE_PARENT in {pathlib.Path(sysconfig.get_path(kind)).resolve() for kind in ('purelib', 'platlib')}
 
 
 def require_mypy():
@@ -28,31 +33,33 @@ def require_mypy():
 
 
 @pytest.fixture(scope='module')
-def mypy_environment(tmp_path_factory):
-    """The environment for mypy subprocesses: a shared cache outside the source tree."""
+def run_mypy(tmp_path_factory):
+    """Runs `python ARGUMENTS` (mypy or stubtest) in the directory described above, with a shared cache
+    outside the source tree; returns the completed process."""
     environment = dict(os.environ)
     environment['MYPY_CACHE_DIR'] = str(tmp_path_factory.mktemp('mypy_cache'))
     # Nothing from the caller's MYPYPATH may shadow the package under test.
     environment.pop('MYPYPATH', None)
-    return environment
+    directory = tmp_path_factory.mktemp('mypy_cwd') if INSTALLED else PACKAGE_PARENT
+
+    def run(arguments):
+        return subprocess.run(
+            [sys.executable, *arguments],
+            cwd=str(directory),
+            env=environment,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            universal_newlines=True,
+            timeout=300,
+        )
+
+    return run
 
 
-def run_in_package_parent(arguments, environment):
-    return subprocess.run(
-        [sys.executable, *arguments],
-        cwd=str(PACKAGE_PARENT),
-        env=environment,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-        universal_newlines=True,
-        timeout=300,
-    )
-
-
-def test_stubs_match_runtime(mypy_environment):
+def test_stubs_match_runtime(run_mypy):
     require_mypy()
     # No allowlist: every difference between __init__.pyi and the module is an error.
-    result = run_in_package_parent(['-m', 'mypy.stubtest', 'fastdigest'], mypy_environment)
+    result = run_mypy(['-m', 'mypy.stubtest', 'fastdigest'])
     assert result.returncode == 0, result.stdout
 
 
@@ -78,9 +85,24 @@ USAGE = '''
     assert_type(fastdigest.file_digest(io.BytesIO(b'x'), 'sha256'), fastdigest.HASH)
     assert_type(fastdigest.file_digest(io.BytesIO(b'x'), fastdigest.sha256), fastdigest.HASH)
     assert_type(fastdigest.file_digest(io.BytesIO(b'x'), hashlib.sha256).hexdigest(), str)
+    assert_type(fastdigest.__version__, str)
+
+    # The rest of hashlib's namespace, typed as typeshed types hashlib's.
+    assert_type(fastdigest.sha3_256(b'x').hexdigest(), str)
+    assert_type(fastdigest.blake2b(b'x', digest_size=16, key=b'k', person=b'p').digest(), bytes)
+    assert_type(fastdigest.blake2s(b'x', salt=b's', last_node=True).digest_size, int)
+    assert_type(fastdigest.shake_128(b'x').hexdigest(16), str)
+    assert_type(fastdigest.scrypt(b'password', salt=b'salt', n=2, r=8, p=1), bytes)
+    assert_type(fastdigest.new('sha3_256', b'x', usedforsecurity=False).hexdigest(), str)
+    assert_type(fastdigest.new('blake2b', digest_size=16).digest(), bytes)
+    assert_type(fastdigest.file_digest(io.BytesIO(b'x'), 'sha3_256').hexdigest(), str)
+    # A name that is not literally one of the eight may give hashlib's object, which has no state().
+    fastdigest.new('SHA3-256').state()  # type: ignore[union-attr]
+    fastdigest.file_digest(io.BytesIO(b'x'), 'blake2b').state()  # type: ignore[union-attr]
 
     fastdigest.sha256('text')  # type: ignore[arg-type]
-    fastdigest.new('md5', 'text')  # type: ignore[arg-type]
+    fastdigest.new('md5', 'text')  # type: ignore[call-overload]
+    fastdigest.new('sha3_256', 'text')  # type: ignore[call-overload]
     fastdigest.md5().update('text')  # type: ignore[arg-type]
     fastdigest.sha256(b'x', True)  # type: ignore[call-arg]
     fastdigest.sha1().name = 'md5'  # type: ignore[misc]
@@ -90,12 +112,11 @@ USAGE = '''
 '''
 
 
-def test_stubs_type_user_code(mypy_environment, tmp_path):
+def test_stubs_type_user_code(run_mypy, tmp_path):
     require_mypy()
     usage = tmp_path / 'usage.py'
     usage.write_text(textwrap.dedent(USAGE))
-    result = run_in_package_parent(
-        ['-m', 'mypy', '--strict', '--warn-unused-ignores', '--no-error-summary', '--show-error-codes', str(usage)],
-        mypy_environment,
+    result = run_mypy(
+        ['-m', 'mypy', '--strict', '--warn-unused-ignores', '--no-error-summary', '--show-error-codes', str(usage)]
     )
     assert result.returncode == 0, result.stdout

@@ -241,6 +241,12 @@ int fd_algorithm_from_object(PyObject *module, PyObject *obj, const char *functi
  * the kernel its family runs: kernel_of_family[family]. */
 PyObject *fd_kernels_by_algorithm(const char *const kernel_of_family[FD_FAMILY_COUNT]);
 
+/* The standard library's hashlib module, a new reference (NULL with an
+ * exception set): what the package's _stdlib_hashlib() returns, which stays
+ * right where fastdigest itself was put in sys.modules as 'hashlib'; without
+ * the package, an import of hashlib. The names fastdigest lacks go to it. */
+PyObject *fd_stdlib_hashlib(PyObject *module);
+
 /* ---- hash.c -------------------------------------------------------------- */
 
 /* A new object of the hash type, for one algorithm, with its state not yet

@@ -255,3 +255,17 @@ int fd_algorithm_from_object(PyObject *module, PyObject *obj, const char *functi
                  function, argument, obj == Py_None ? "None" : Py_TYPE(obj)->tp_name);
     return -1;
 }
+
+PyObject *fd_stdlib_hashlib(PyObject *module)
+{
+    PyObject *loader = PyObject_GetAttrString(module, "_stdlib_hashlib");
+    if (loader == NULL) {
+        if (!PyErr_ExceptionMatches(PyExc_AttributeError))
+            return NULL;
+        PyErr_Clear();
+        return PyImport_ImportModule("hashlib");
+    }
+    PyObject *hashlib = PyObject_CallNoArgs(loader);
+    Py_DECREF(loader);
+    return hashlib;
+}

@@ -427,9 +427,9 @@ static PyObject *fastdigest_hmac_digest(PyObject *module, PyObject *const *args,
     return result;
 }
 
-static PyObject *call_hashlib_pbkdf2_hmac(PyObject *args, PyObject *kwargs)
+static PyObject *call_hashlib_pbkdf2_hmac(PyObject *module, PyObject *args, PyObject *kwargs)
 {
-    PyObject *hashlib = PyImport_ImportModule("hashlib");
+    PyObject *hashlib = fd_stdlib_hashlib(module);
     if (hashlib == NULL)
         return NULL;
     PyObject *pbkdf2_hmac = PyObject_GetAttrString(hashlib, "pbkdf2_hmac");
@@ -468,7 +468,7 @@ static PyObject *fastdigest_pbkdf2_hmac(PyObject *module, PyObject *args, PyObje
      * so that its checks run in its order. */
     int id = fast_algorithm(module, hash_name, "pbkdf2_hmac", "hash_name");
     if (id == FOREIGN_DIGESTMOD)
-        return call_hashlib_pbkdf2_hmac(args, kwargs);
+        return call_hashlib_pbkdf2_hmac(module, args, kwargs);
     if (id < 0)
         return NULL;
     if (PyObject_GetBuffer(password, &password_view, PyBUF_SIMPLE) < 0)

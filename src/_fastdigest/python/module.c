@@ -85,10 +85,43 @@ static PyObject *construct(PyObject *module, enum fd_algorithm_id id, PyObject *
 }
 
 PyDoc_STRVAR(new_doc,
-             "new($module, /, name, data=b'', *, usedforsecurity=True, string=None)\n--\n\n"
+             "new($module, /, name, data=b'', **kwargs)\n--\n\n"
              "Return a new hash object using the named algorithm; optionally initialized\n"
              "with data (which must be a bytes-like object). Names are those hashlib.new()\n"
-             "accepts for MD5, SHA-1 and SHA-2, in any case.");
+             "accepts for MD5, SHA-1 and SHA-2, in any case; for these the keywords are\n"
+             "usedforsecurity and string. Any other name, with all the arguments, is\n"
+             "handed to the standard library's hashlib.new().");
+
+/* The name argument of a new() call, positional or keyword; NULL if absent. */
+static PyObject *new_name_argument(PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames)
+{
+    if (nargs >= 1)
+        return args[0];
+    Py_ssize_t nkeywords = kwnames == NULL ? 0 : PyTuple_GET_SIZE(kwnames);
+    for (Py_ssize_t i = 0; i < nkeywords; i++) {
+        if (PyUnicode_CompareWithASCIIString(PyTuple_GET_ITEM(kwnames, i), "name") == 0)
+            return args[i];
+    }
+    return NULL;
+}
+
+/* A new() call for a name that is not one of the eight goes, untouched, to
+ * the standard library's hashlib.new: sha3_256, blake2b with its keywords,
+ * and the ValueError for a name that nothing knows all come from hashlib. */
+static PyObject *new_from_stdlib(PyObject *module, PyObject *const *args, Py_ssize_t nargs,
+                                 PyObject *kwnames)
+{
+    PyObject *hashlib = fd_stdlib_hashlib(module);
+    if (hashlib == NULL)
+        return NULL;
+    PyObject *stdlib_new = PyObject_GetAttrString(hashlib, "new");
+    Py_DECREF(hashlib);
+    if (stdlib_new == NULL)
+        return NULL;
+    PyObject *result = PyObject_Vectorcall(stdlib_new, args, (size_t)nargs, kwnames);
+    Py_DECREF(stdlib_new);
+    return result;
+}
 
 static PyObject *fastdigest_new(PyObject *module, PyObject *const *args, Py_ssize_t nargs,
                                 PyObject *kwnames)
@@ -97,6 +130,19 @@ static PyObject *fastdigest_new(PyObject *module, PyObject *const *args, Py_ssiz
     constructor_args parsed;
     Py_buffer view;
 
+    /* The name decides whose new() this is before any argument is parsed:
+     * the other algorithms take other keywords (blake2b's digest_size...). */
+    int id = -1;
+    PyObject *name = new_name_argument(args, nargs, kwnames);
+    if (name != NULL && PyUnicode_Check(name)) {
+        id = fd_lookup_algorithm(state, name);
+        if (id < 0) {
+            if (!PyErr_ExceptionMatches(PyExc_ValueError))
+                return NULL;
+            PyErr_Clear();
+            return new_from_stdlib(module, args, nargs, kwnames);
+        }
+    }
     if (parse_constructor_args("new", true, args, nargs, kwnames, &parsed) < 0)
         return NULL;
     if (!PyUnicode_Check(parsed.name)) {
@@ -105,14 +151,10 @@ static PyObject *fastdigest_new(PyObject *module, PyObject *const *args, Py_ssiz
                      parsed.name == Py_None ? "None" : Py_TYPE(parsed.name)->tp_name);
         return NULL;
     }
-    /* hashlib checks the data before it looks the name up. */
     if (parsed.data != NULL && fd_get_buffer(parsed.data, &view) < 0)
         return NULL;
-    PyObject *result = NULL;
-    int id = fd_lookup_algorithm(state, parsed.name);
-    if (id >= 0)
-        result = (PyObject *)fd_hash_new(state, (enum fd_algorithm_id)id,
-                                         parsed.data != NULL ? &view : NULL);
+    PyObject *result = (PyObject *)fd_hash_new(state, (enum fd_algorithm_id)id,
+                                               parsed.data != NULL ? &view : NULL);
     if (parsed.data != NULL)
         PyBuffer_Release(&view);
     return result;
