@@ -43,6 +43,7 @@ __all__ = [
     "batch_implementation",
     "blake2b",
     "blake2s",
+    "cpu_features",
     "digest",
     "digest_many",
     "file_digest",
@@ -80,6 +81,10 @@ implementation: dict[str, str]
 # Algorithm name -> what digest_many() runs on this CPU: a multi-buffer kernel
 # ("avx512_x16", "shani_x2", ...) or, where there is none, the single-stream one.
 batch_implementation: dict[str, str]
+
+# The CPU features the kernels may use: those this CPU and OS have, less the
+# ones FASTDIGEST_DISABLE names ("shani", "avx512", "avx2", "armsha2", ...).
+cpu_features: frozenset[str]
 
 # Inputs at least this long are hashed with the GIL released (as hashlib's
 # HASHLIB_GIL_MINSIZE).

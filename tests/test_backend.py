@@ -1,8 +1,9 @@
-"""Kernel selection: fastdigest.implementation, FASTDIGEST_BACKEND, and the CPU's features.
+"""Kernel selection: fastdigest.implementation, FASTDIGEST_BACKEND, FASTDIGEST_DISABLE and
+fastdigest.cpu_features.
 
-Every digest test in the suite runs on whatever kernels this process selected; CI runs the suite a
-second time with FASTDIGEST_BACKEND=portable, so both the best kernels and the portable C are
-tested against hashlib. These tests check the selection itself.
+Every digest test in the suite runs on whatever kernels this process selected; CI runs the suite
+again with FASTDIGEST_BACKEND=portable and with features hidden by FASTDIGEST_DISABLE, so each
+kernel this CPU has is tested against hashlib. These tests check the selection itself.
 """
 
 import json
@@ -11,14 +12,35 @@ import platform
 import subprocess
 import sys
 
+import pytest
+
 import fastdigest
 
 ALGORITHMS = ('md5', 'sha1', 'sha224', 'sha256', 'sha384', 'sha512', 'sha512_224', 'sha512_256')
 KERNEL_NAMES = {'portable', 'tuned', 'shani', 'avx2', 'avx512', 'armv8'}
 
 
+# FASTDIGEST_DISABLE's names, in dispatch/features.c's order, and the /proc/cpuinfo flags each stands for.
+FEATURE_FLAGS = {
+    'ssse3': {'ssse3'},
+    'sse41': {'sse4_1'},
+    'avx': {'avx'},
+    'avx2': {'avx2'},
+    'bmi1': {'bmi1'},
+    'bmi2': {'bmi2'},
+    'shani': {'sha_ni'},
+    'avx512': {'avx512f', 'avx512vl', 'avx512bw'},
+    'armsha1': {'sha1'},
+    'armsha2': {'sha2'},
+    'armsha512': {'sha512'},
+}
+X86_FEATURES = ('ssse3', 'sse41', 'avx', 'avx2', 'bmi1', 'bmi2', 'shani', 'avx512')
+ARM_FEATURES = ('armsha1', 'armsha2', 'armsha512')
+
+
 def import_in_child(backend):
-    """Imports fastdigest in a new interpreter with FASTDIGEST_BACKEND set (None: unset)."""
+    """Imports fastdigest in a new interpreter with FASTDIGEST_BACKEND set (None: unset), and this
+    process's FASTDIGEST_DISABLE."""
     environment = dict(os.environ)
     environment.pop('FASTDIGEST_BACKEND', None)
     if backend is not None:
@@ -30,15 +52,82 @@ def import_in_child(backend):
     return subprocess.run([sys.executable, '-c', code], env=environment, capture_output=True, text=True)
 
 
+# What a child reports: its kernels and features, and whether it hashes as hashlib does (one-shot,
+# streaming over several blocks, and digest_many, which runs the multi-buffer kernels).
+CHILD_CODE = r'''
+import hashlib, json, random, fastdigest
+rng = random.Random(14)
+messages = [rng.randbytes(rng.randrange(300)) for _ in range(40)]
+agrees = all(
+    fastdigest.digest_many(name, messages) == [hashlib.new(name, m).digest() for m in messages]
+    and fastdigest.new(name, messages[0] * 50).digest() == hashlib.new(name, messages[0] * 50).digest()
+    for name in sorted(fastdigest.implementation)
+)
+print(json.dumps({
+    'implementation': fastdigest.implementation,
+    'batch_implementation': fastdigest.batch_implementation,
+    'cpu_features': sorted(fastdigest.cpu_features),
+    'agrees_with_hashlib': agrees,
+}))
+'''
+
+
+def run_child(disable, backend=None):
+    """A new interpreter importing fastdigest with FASTDIGEST_DISABLE=disable (None: unset) and
+    FASTDIGEST_BACKEND=backend (None: unset), whatever this process has."""
+    environment = dict(os.environ)
+    environment.pop('FASTDIGEST_BACKEND', None)
+    environment.pop('FASTDIGEST_DISABLE', None)
+    if backend is not None:
+        environment['FASTDIGEST_BACKEND'] = backend
+    if disable is not None:
+        environment['FASTDIGEST_DISABLE'] = disable
+    return subprocess.run([sys.executable, '-c', CHILD_CODE], env=environment, capture_output=True, text=True)
+
+
+def child_state(disable, backend=None):
+    result = run_child(disable, backend)
+    assert result.returncode == 0, result.stderr
+    state = json.loads(result.stdout)
+    assert state['agrees_with_hashlib'], (disable, backend, state)
+    return state
+
+
+def kernels_of(state):
+    return set(state['implementation'].values()) | set(state['batch_implementation'].values())
+
+
+def disabled_names():
+    """The names in this process's FASTDIGEST_DISABLE."""
+    return {item.strip() for item in os.environ.get('FASTDIGEST_DISABLE', '').split(',')} - {''}
+
+
 def cpu_flags():
+    """The CPU's /proc/cpuinfo flags, less those this process's FASTDIGEST_DISABLE hides, so that
+    expectations follow the level the suite runs at."""
+    flags = set()
     try:
         with open('/proc/cpuinfo') as cpuinfo:
             for line in cpuinfo:
                 if line.startswith(('flags', 'Features')):
-                    return set(line.split(':', 1)[1].split())
+                    flags = set(line.split(':', 1)[1].split())
+                    break
     except OSError:
         pass
-    return set()
+    for name in disabled_names():
+        flags -= FEATURE_FLAGS.get(name, set())
+    return flags
+
+
+def cpu_name():
+    try:
+        with open('/proc/cpuinfo') as cpuinfo:
+            for line in cpuinfo:
+                if line.startswith('model name'):
+                    return line.split(':', 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or platform.machine()
 
 
 def test_implementation_names_every_algorithm():
@@ -86,3 +175,86 @@ def test_best_kernels_follow_the_cpu():
         expected_sha = expected_sha512 = 'portable'
     assert implementation['sha256'] == expected_sha
     assert implementation['sha512'] == expected_sha512
+
+
+# ---- FASTDIGEST_DISABLE and cpu_features ---------------------------------------------------------
+
+SHANI_KERNELS = {'shani', 'shani_x2'}
+AVX512_KERNELS = {'avx512', 'avx512_x16', 'avx512_x8'}
+AVX2_KERNELS = {'avx2', 'avx2_x8', 'avx2_x4'}
+FAST_KERNELS = SHANI_KERNELS | AVX512_KERNELS | AVX2_KERNELS | {'armv8'}
+
+
+def test_cpu_features_name_what_the_cpu_has():
+    assert isinstance(fastdigest.cpu_features, frozenset)
+    assert fastdigest.cpu_features <= set(FEATURE_FLAGS)
+    assert not fastdigest.cpu_features & disabled_names()
+    if os.path.exists('/proc/cpuinfo'):
+        flags = cpu_flags()
+        assert fastdigest.cpu_features == {name for name, needs in FEATURE_FLAGS.items() if needs <= flags}
+
+
+@pytest.mark.parametrize(
+    ('disable', 'needs', 'gone'),
+    [
+        # The levels CI runs the suite at, and what may no longer run at each.
+        ('shani', ('shani',), SHANI_KERNELS),
+        ('shani,avx512', ('shani', 'avx512'), SHANI_KERNELS | AVX512_KERNELS),
+        # A CPU without AVX2 has no AVX-512 either: the names are independent, so both go.
+        ('avx512,avx2', ('avx2',), AVX512_KERNELS | AVX2_KERNELS),
+        # The SHA-NI kernels need SSSE3 as well, and the AVX2/AVX-512 SHA-512 ones BMI2 (rorx).
+        ('ssse3', ('shani',), SHANI_KERNELS),
+        ('bmi2', ('bmi2', 'avx2'), {'avx2', 'avx512'}),
+        ('armsha2', ('armsha2',), {'armv8'}),
+        (','.join(FEATURE_FLAGS), (), FAST_KERNELS),
+    ],
+)
+def test_disabled_features_change_the_kernels(disable, needs, gone):
+    best = child_state(disable=None)
+    missing = [name for name in needs if name not in best['cpu_features']]
+    if missing:
+        pytest.skip(f'this CPU ({cpu_name()}, {platform.machine()}) lacks {", ".join(missing)}')
+    names = set(disable.split(','))
+    masked = child_state(disable=disable)
+    assert set(masked['cpu_features']) == set(best['cpu_features']) - names
+    if needs:
+        assert kernels_of(best) & gone, f'nothing to hide: the best kernels use none of {gone}'
+    assert not kernels_of(masked) & gone, masked
+    if disable == 'armsha2':
+        # SHA-1 has its own feature, armsha1.
+        assert masked['implementation']['sha1'] == best['implementation']['sha1']
+    if not needs:
+        assert set(masked['implementation'].values()) <= {'portable', 'tuned'}
+
+
+def test_names_of_the_other_architecture_change_nothing():
+    best = child_state(disable=None)
+    machine = platform.machine().lower()
+    other = ARM_FEATURES if machine in ('x86_64', 'amd64', 'i686', 'i386') else X86_FEATURES
+    assert child_state(disable=','.join(other)) == best
+
+
+@pytest.mark.parametrize('disable', ['', ',', ' ', ' shani , ,avx512,, ', '\tshani,\navx512'])
+def test_white_space_and_empty_items_are_ignored(disable):
+    want = child_state(disable='shani,avx512' if 'shani' in disable else None)
+    assert child_state(disable=disable) == want
+
+
+def test_disable_applies_under_the_portable_backend_too():
+    state = child_state(disable='shani', backend='portable')
+    assert set(state['implementation'].values()) == {'portable'}
+    assert 'shani' not in state['cpu_features']
+
+
+@pytest.mark.parametrize('name', ['sha-ni', 'SHANI', 'avx-512', 'neon'])
+def test_unknown_feature_name_is_an_import_error(name):
+    result = run_child(disable=f'shani,{name}')
+    assert result.returncode != 0
+    valid = ', '.join(FEATURE_FLAGS)
+    assert f"ImportError: FASTDIGEST_DISABLE: unknown feature '{name}'; the names are: {valid}" in result.stderr
+
+
+def test_a_long_unknown_name_is_cut_in_the_message():
+    result = run_child(disable='x' * 500)
+    assert result.returncode != 0
+    assert "unknown feature '" + 'x' * 40 + "...'; the names are: ssse3," in result.stderr

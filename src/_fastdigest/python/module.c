@@ -287,9 +287,42 @@ static int select_kernels(void)
                      "FASTDIGEST_BACKEND must be 'portable', 'best' or unset, not '%s'", backend);
         return -1;
     }
+    /* FASTDIGEST_DISABLE=shani,avx512 (the names are dispatch/features.c's)
+     * hides CPU features from the selection below, so that each kernel this
+     * CPU has can be reached without a rebuild. */
+    uint32_t disabled = 0;
+    char reason[320];
+    if (!fd_cpu_parse_disable(getenv("FASTDIGEST_DISABLE"), &disabled, reason, sizeof reason)) {
+        PyErr_Format(PyExc_ImportError, "FASTDIGEST_DISABLE: %s", reason);
+        return -1;
+    }
+    fd_cpu_disable(disabled);
     /* The portable C hashes batches one message at a time. */
     fd_select_kernels(portable_only);
     return 0;
+}
+
+/* fastdigest.cpu_features: the names of the features the CPU has and
+ * FASTDIGEST_DISABLE left (a name counts when all its bits are there). */
+static PyObject *make_cpu_features(void)
+{
+    const uint32_t features = fd_cpu_features();
+    PyObject *names = PyFrozenSet_New(NULL);
+    if (names == NULL)
+        return NULL;
+    for (const fd_cpu_feature_name *f = fd_cpu_feature_names; f->name != NULL; f++) {
+        if ((features & f->bits) != f->bits)
+            continue;
+        PyObject *name = PyUnicode_FromString(f->name);
+        /* PySet_Add fills a frozenset that no other code has seen yet. */
+        int failed = name == NULL || PySet_Add(names, name) < 0;
+        Py_XDECREF(name);
+        if (failed) {
+            Py_DECREF(names);
+            return NULL;
+        }
+    }
+    return names;
 }
 
 static int module_exec(PyObject *module)
@@ -320,6 +353,13 @@ static int module_exec(PyObject *module)
         return -1;
     int added = PyModule_AddObjectRef(module, "implementation", implementation);
     Py_DECREF(implementation);
+    if (added < 0)
+        return -1;
+    PyObject *cpu_features = make_cpu_features();
+    if (cpu_features == NULL)
+        return -1;
+    added = PyModule_AddObjectRef(module, "cpu_features", cpu_features);
+    Py_DECREF(cpu_features);
     if (added < 0)
         return -1;
     for (int id = 0; id < FD_ALGORITHM_COUNT; id++) {

@@ -18,9 +18,14 @@
  * GCC needs version 6 for the SHA-1/SHA-256 intrinsics and 8 for SHA-512;
  * Clang before 16 declares the intrinsics only when the flags already enable
  * the instructions (as Apple's defaults for arm64 do; checked with clang 14
- * and 16). Big-endian AArch64 is left to the portable C: the kernels' byte
- * reversal of the message words assumes little-endian lanes. Every kernel
- * takes and returns the chain in FIPS order. */
+ * and 16, and zig cc's aarch64-macos target defines __ARM_FEATURE_SHA2 and
+ * __ARM_FEATURE_SHA512 by default; Apple clang numbers its versions by Xcode,
+ * so either test may be the one that holds there). MSVC, which defines
+ * _M_ARM64 but not __aarch64__, builds none of them and runs the portable C:
+ * its NEON intrinsics have not been tried here (clang-cl defines __aarch64__
+ * and builds them). Big-endian AArch64 is left to the portable C: the
+ * kernels' byte reversal of the message words assumes little-endian lanes.
+ * Every kernel takes and returns the chain in FIPS order. */
 #ifndef FD_KERNELS_ARM_ARMV8_H
 #define FD_KERNELS_ARM_ARMV8_H
 
