@@ -48,6 +48,17 @@ bool fd_cpu_parse_disable(const char *list, uint32_t *mask, char *reason, size_t
  * import, from FASTDIGEST_DISABLE). */
 void fd_cpu_disable(uint32_t mask);
 
+/* The CPU's maker and model, where the best kernel differs by them. */
+enum fd_cpu_vendor { FD_CPU_VENDOR_OTHER, FD_CPU_VENDOR_INTEL, FD_CPU_VENDOR_AMD };
+
+typedef struct fd_cpu_model {
+    enum fd_cpu_vendor vendor;
+    unsigned family; /* CPUID's display family and model (x86; 0 elsewhere) */
+    unsigned model;
+} fd_cpu_model;
+
+fd_cpu_model fd_cpu_model_detected(void);
+
 /* ---- kernels (dispatch.c) ------------------------------------------------ */
 
 /* A single-stream kernel and its optional capabilities: a capability it
@@ -111,11 +122,18 @@ extern const fd_multi_kernel *const fd_multi_kernel_lists[FD_FAMILY_COUNT];
 extern fd_kernel fd_active_kernels[FD_FAMILY_COUNT];
 extern fd_multi_kernel fd_active_multi_kernels[FD_FAMILY_COUNT];
 
-/* Installs, for every family, the first single-stream and the first
- * multi-buffer kernel whose features fd_cpu_features() reports; with
- * portable_only, the portable C and no multi-buffer kernel. Not thread-safe:
- * call it before any other thread hashes (the extension calls it at
- * import). */
+/* The multi-buffer kernel of a family for a CPU with these features and
+ * this model: the first of the family's list whose features it has, unless
+ * the dispatcher's table of measured exceptions names another for that
+ * model; NULL for none. Pure: tests ask it about other CPUs. */
+const fd_multi_kernel *fd_choose_multi_kernel(enum fd_family family, uint32_t features,
+                                              fd_cpu_model model);
+
+/* Installs, for every family, the first single-stream kernel whose features
+ * fd_cpu_features() reports and fd_choose_multi_kernel's choice for them and
+ * the CPU's model; with portable_only, the portable C and no multi-buffer
+ * kernel. Not thread-safe: call it before any other thread hashes (the
+ * extension calls it at import). */
 void fd_select_kernels(bool portable_only);
 
 /* Install one kernel for one family (tests and benchmarks run every

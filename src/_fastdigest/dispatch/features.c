@@ -155,6 +155,34 @@ static uint32_t detect_x86(void)
     }
     return features;
 }
+
+/* The vendor string of leaf 0 (EBX, EDX, ECX) and the display family and
+ * model of leaf 1 (Intel SDM 2A, CPUID; AMD's APM volume 3 agrees): the
+ * extended model counts for families 6 and 15, the extended family for 15. */
+static fd_cpu_model detect_x86_model(void)
+{
+    uint32_t regs[4];
+    fd_cpu_model model = {FD_CPU_VENDOR_OTHER, 0, 0};
+
+    cpuid(0, 0, regs);
+    char vendor[13];
+    memcpy(vendor, &regs[CPUID_EBX], 4);
+    memcpy(vendor + 4, &regs[CPUID_EDX], 4);
+    memcpy(vendor + 8, &regs[CPUID_ECX], 4);
+    vendor[12] = '\0';
+    if (strcmp(vendor, "GenuineIntel") == 0)
+        model.vendor = FD_CPU_VENDOR_INTEL;
+    else if (strcmp(vendor, "AuthenticAMD") == 0 || strcmp(vendor, "HygonGenuine") == 0)
+        model.vendor = FD_CPU_VENDOR_AMD;
+    if (regs[CPUID_EAX] < 1)
+        return model;
+    cpuid(1, 0, regs);
+    uint32_t eax = regs[CPUID_EAX];
+    unsigned family = (eax >> 8) & 0xf, base_model = (eax >> 4) & 0xf;
+    model.family = family == 15 ? family + ((eax >> 20) & 0xff) : family;
+    model.model = family == 6 || family == 15 ? ((eax >> 12) & 0xf0) | base_model : base_model;
+    return model;
+}
 #endif /* FD_X86_CPUID */
 
 #if defined(FD_ARM_LINUX_HWCAP)
@@ -227,6 +255,15 @@ uint32_t fd_cpu_detected_features(void)
     return detect_arm();
 #else
     return 0;
+#endif
+}
+
+fd_cpu_model fd_cpu_model_detected(void)
+{
+#if defined(FD_X86_CPUID)
+    return detect_x86_model();
+#else
+    return (fd_cpu_model){FD_CPU_VENDOR_OTHER, 0, 0};
 #endif
 }
 
