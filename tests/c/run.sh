@@ -41,7 +41,7 @@ set -euo pipefail
 
 repo_root=$(cd "$(dirname "$0")/../.." && pwd)
 src_dir="$repo_root/src/_fastdigest"
-driver="$repo_root/tests/c/test_core.c"
+tests_dir="$repo_root/tests/c"
 build_dir=${BUILD_DIR:-${TMPDIR:-/tmp}/fastdigest-tests-c}
 python=${PYTHON:-python3}
 cflags=(-std=c11 -O2 -Wall -Wextra -Werror)
@@ -107,39 +107,31 @@ run_timed() {
     [ "$status" = 0 ] || failures+=("$label")
 }
 
-build() { # build OUTPUT COMPILER EXTRA_FLAGS...
-    local output=$1 compiler=$2
-    shift 2
+# build DRIVER OUTPUT COMPILER EXTRA_FLAGS...: tests/c/DRIVER.c (test_core,
+# or test_batch: the batch driver's and the multi-buffer kernels' own) with
+# the shared test harness (harness.c) and the core sources.
+build() {
+    local driver=$1 output=$2 compiler=$3
+    shift 3
     mapfile -t sources < <(core_sources)
     echo "== building $output with $compiler"
-    "$compiler" "${cflags[@]}" "$@" -I"$src_dir" -o "$output" "$driver" "${sources[@]}"
-}
-
-# build_batch OUTPUT COMPILER EXTRA_FLAGS...: the batch driver's and the
-# multi-buffer kernels' own test driver, tests/c/test_batch.c, with the same
-# core sources.
-build_batch() {
-    local output=$1 compiler=$2
-    shift 2
-    mapfile -t sources < <(core_sources)
-    echo "== building $output with $compiler"
-    "$compiler" "${cflags[@]}" "$@" -I"$src_dir" -o "$output" "$repo_root/tests/c/test_batch.c" \
-        "${sources[@]}"
+    "$compiler" "${cflags[@]}" "$@" -I"$src_dir" -o "$output" "$tests_dir/$driver.c" \
+        "$tests_dir/harness.c" "${sources[@]}"
 }
 
 run_native() {
-    build "$build_dir/test_core" "${CC:-gcc}"
+    build test_core "$build_dir/test_core" "${CC:-gcc}"
     run_timed native "$build_dir/test_core" "$vectors"
-    build_batch "$build_dir/test_batch" "${CC:-gcc}"
+    build test_batch "$build_dir/test_batch" "${CC:-gcc}"
     run_timed "native batch" "$build_dir/test_batch"
 }
 
 run_sanitize() {
-    build "$build_dir/test_core-asan" "${CC:-gcc}" -g -fsanitize=address,undefined \
+    build test_core "$build_dir/test_core-asan" "${CC:-gcc}" -g -fsanitize=address,undefined \
         -fno-sanitize-recover=all -fno-omit-frame-pointer
     ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1} \
         run_timed sanitize "$build_dir/test_core-asan" "$vectors"
-    build_batch "$build_dir/test_batch-asan" "${CC:-gcc}" -g -fsanitize=address,undefined \
+    build test_batch "$build_dir/test_batch-asan" "${CC:-gcc}" -g -fsanitize=address,undefined \
         -fno-sanitize-recover=all -fno-omit-frame-pointer
     ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1} \
         run_timed "sanitize batch" "$build_dir/test_batch-asan"
@@ -147,7 +139,7 @@ run_sanitize() {
 
 run_aarch64() {
     ensure_cross aarch64-linux-gnu qemu-aarch64 libc6-dev-arm64-cross gcc-aarch64-linux-gnu
-    build "$build_dir/test_core-aarch64" aarch64-linux-gnu-gcc
+    build test_core "$build_dir/test_core-aarch64" aarch64-linux-gnu-gcc
     local cpu
     for cpu in max cortex-a72; do
         run_timed "aarch64 -cpu $cpu" qemu-aarch64 -L /usr/aarch64-linux-gnu -cpu "$cpu" \
@@ -157,7 +149,7 @@ run_aarch64() {
 
 run_aarch64_sanitize() {
     ensure_cross aarch64-linux-gnu qemu-aarch64 libc6-dev-arm64-cross gcc-aarch64-linux-gnu
-    build "$build_dir/test_core-aarch64-asan" aarch64-linux-gnu-gcc -g \
+    build test_core "$build_dir/test_core-aarch64-asan" aarch64-linux-gnu-gcc -g \
         -fsanitize=address,undefined -fno-sanitize-recover=all
     ASAN_OPTIONS=detect_leaks=0 run_timed "aarch64-sanitize -cpu max" \
         qemu-aarch64 -L /usr/aarch64-linux-gnu -cpu max \
@@ -166,7 +158,7 @@ run_aarch64_sanitize() {
 
 run_s390x() {
     ensure_cross s390x-linux-gnu qemu-s390x libc6-dev-s390x-cross gcc-s390x-linux-gnu
-    build "$build_dir/test_core-s390x" s390x-linux-gnu-gcc
+    build test_core "$build_dir/test_core-s390x" s390x-linux-gnu-gcc
     run_timed s390x qemu-s390x -L /usr/s390x-linux-gnu \
         "$build_dir/test_core-s390x" "$vectors" --monte="$qemu_monte"
 }

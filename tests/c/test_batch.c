@@ -30,7 +30,6 @@
  * exits 1 on any failure. */
 #define _POSIX_C_SOURCE 200112L /* clock_gettime, CLOCK_THREAD_CPUTIME_ID */
 
-#include <stdarg.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -41,184 +40,7 @@
 #include "core/algorithms.h"
 #include "core/batch.h"
 #include "dispatch/dispatch.h"
-
-static const char *const family_names[FD_FAMILY_COUNT] = {
-    [FD_FAMILY_MD5] = "md5",
-    [FD_FAMILY_SHA1] = "sha1",
-    [FD_FAMILY_SHA256] = "sha256",
-    [FD_FAMILY_SHA512] = "sha512",
-};
-
-/* ---- reporting ---------------------------------------------------------- */
-
-static unsigned long total_passed, total_failed;
-
-typedef struct group_tally {
-    unsigned long passed, failed;
-} group_tally;
-
-static void check(group_tally *tally, bool ok, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-
-static void check(group_tally *tally, bool ok, const char *fmt, ...)
-{
-    if (ok) {
-        tally->passed++;
-        total_passed++;
-        return;
-    }
-    tally->failed++;
-    total_failed++;
-    if (tally->failed <= 5) { /* the first few of a group say enough */
-        va_list args;
-        va_start(args, fmt);
-        printf("FAIL: ");
-        vprintf(fmt, args);
-        printf("\n");
-        va_end(args);
-    }
-}
-
-static void report(const char *family, const char *kernel, const char *group,
-                   const group_tally *tally)
-{
-    printf("[%s/%s] %-22s %s: %lu passed, %lu failed\n", family, kernel, group,
-           tally->failed == 0 ? "ok" : "FAILED", tally->passed, tally->failed);
-}
-
-static void *checked_malloc(size_t len)
-{
-    void *p = malloc(len != 0 ? len : 1);
-    if (p == NULL) {
-        fprintf(stderr, "test_batch: out of memory\n");
-        exit(2);
-    }
-    return p;
-}
-
-/* ---- random numbers (xorshift64*, reproducible by seed) ---------------- */
-
-typedef struct test_rng {
-    uint64_t state;
-} test_rng;
-
-static uint64_t test_seed = 0x66645f6261746368u; /* "fd_batch" */
-
-static uint64_t rng_next(test_rng *rng)
-{
-    rng->state ^= rng->state >> 12;
-    rng->state ^= rng->state << 25;
-    rng->state ^= rng->state >> 27;
-    return rng->state * 0x2545f4914f6cdd1du;
-}
-
-static size_t rng_below(test_rng *rng, size_t bound)
-{
-    return (size_t)(rng_next(rng) % bound);
-}
-
-static void rng_fill(test_rng *rng, uint8_t *out, size_t len)
-{
-    for (size_t i = 0; i < len; i++)
-        out[i] = (uint8_t)(rng_next(rng) >> 56);
-}
-
-static test_rng rng_for(unsigned group, unsigned index)
-{
-    test_rng rng = {test_seed ^ ((uint64_t)group << 48) ^ ((uint64_t)index << 32) ^ 1};
-    for (int i = 0; i < 4; i++)
-        rng_next(&rng);
-    return rng;
-}
-
-/* ---- the families ------------------------------------------------------- */
-
-static const fd_kernel *portable_kernel(enum fd_family family)
-{
-    const fd_kernel *kernel = fd_kernel_lists[family];
-    while (kernel[1].name != NULL)
-        kernel++;
-    return kernel;
-}
-
-static size_t block_len_of(enum fd_family family)
-{
-    return family == FD_FAMILY_SHA512 ? FD_SHA512_BLOCK_LEN : FD_SHA256_BLOCK_LEN;
-}
-
-static size_t chain_len_of(enum fd_family family)
-{
-    switch (family) {
-    case FD_FAMILY_MD5:
-        return 4 * sizeof(uint32_t);
-    case FD_FAMILY_SHA1:
-        return 5 * sizeof(uint32_t);
-    case FD_FAMILY_SHA256:
-        return 8 * sizeof(uint32_t);
-    default:
-        return 8 * sizeof(uint64_t);
-    }
-}
-
-/* Chains of all lanes in the layout the kernels take. */
-typedef union lane_chains {
-    uint32_t md5[FD_BATCH_MAX_LANES][4];
-    uint32_t sha1[FD_BATCH_MAX_LANES][5];
-    uint32_t sha256[FD_BATCH_MAX_LANES][8];
-    uint64_t sha512[FD_BATCH_MAX_LANES][8];
-} lane_chains;
-
-static void *lane_chain(enum fd_family family, lane_chains *chains, unsigned lane)
-{
-    switch (family) {
-    case FD_FAMILY_MD5:
-        return chains->md5[lane];
-    case FD_FAMILY_SHA1:
-        return chains->sha1[lane];
-    case FD_FAMILY_SHA256:
-        return chains->sha256[lane];
-    default:
-        return chains->sha512[lane];
-    }
-}
-
-static void call_single(enum fd_family family, const fd_kernel *kernel, lane_chains *chains,
-                        unsigned lane, const uint8_t *blocks, size_t nblocks)
-{
-    switch (family) {
-    case FD_FAMILY_MD5:
-        kernel->blocks.md5(chains->md5[lane], blocks, nblocks);
-        break;
-    case FD_FAMILY_SHA1:
-        kernel->blocks.sha1(chains->sha1[lane], blocks, nblocks);
-        break;
-    case FD_FAMILY_SHA256:
-        kernel->blocks.sha256(chains->sha256[lane], blocks, nblocks);
-        break;
-    default:
-        kernel->blocks.sha512(chains->sha512[lane], blocks, nblocks);
-        break;
-    }
-}
-
-static void call_multi(enum fd_family family, const fd_multi_kernel *kernel,
-                       lane_chains *chains, const uint8_t *const *blocks, size_t nblocks)
-{
-    switch (family) {
-    case FD_FAMILY_MD5:
-        kernel->blocks.md5(chains->md5, blocks, nblocks);
-        break;
-    case FD_FAMILY_SHA1:
-        kernel->blocks.sha1(chains->sha1, blocks, nblocks);
-        break;
-    case FD_FAMILY_SHA256:
-        kernel->blocks.sha256(chains->sha256, blocks, nblocks);
-        break;
-    default:
-        kernel->blocks.sha512(chains->sha512, blocks, nblocks);
-        break;
-    }
-}
+#include "harness.h"
 
 /* ---- tests -------------------------------------------------------------- */
 
@@ -230,17 +52,17 @@ static void call_multi(enum fd_family family, const fd_multi_kernel *kernel,
 static void test_kernel_direct(enum fd_family family, const fd_multi_kernel *kernel,
                                group_tally *tally)
 {
-    const size_t block_len = block_len_of(family);
+    const size_t block_len = family_block_len(family), chain_len = family_chain_len(family);
     test_rng rng = rng_for(1, (unsigned)family);
 
     for (int i = 0; i < KERNEL_CASES; i++) {
         size_t nblocks = 1 + rng_below(&rng, KERNEL_MAX_BLOCKS);
         uint8_t *buffers[FD_BATCH_MAX_LANES];
         const uint8_t *blocks[FD_BATCH_MAX_LANES];
-        lane_chains start, expected, actual;
+        test_chains expected, actual;
 
-        rng_fill(&rng, (uint8_t *)&start, sizeof start);
-        expected = actual = start;
+        rng_fill(&rng, (uint8_t *)&expected, sizeof expected);
+        actual = expected;
         for (unsigned lane = 0; lane < kernel->lanes; lane++) {
             /* Exactly the bytes the kernel may read, at a random offset:
              * AddressSanitizer sees a read past the last block. */
@@ -248,13 +70,13 @@ static void test_kernel_direct(enum fd_family family, const fd_multi_kernel *ker
             buffers[lane] = checked_malloc(offset + nblocks * block_len);
             blocks[lane] = buffers[lane] + offset;
             rng_fill(&rng, buffers[lane] + offset, nblocks * block_len);
-            call_single(family, portable_kernel(family), &expected, lane, blocks[lane], nblocks);
+            call_kernel(family, portable_kernel(family), &expected, lane, blocks[lane], nblocks);
         }
-        call_multi(family, kernel, &actual, blocks, nblocks);
+        call_multi_kernel(family, kernel, &actual, blocks, nblocks);
         for (unsigned lane = 0; lane < kernel->lanes; lane++) {
             check(tally,
-                  memcmp(lane_chain(family, &expected, lane), lane_chain(family, &actual, lane),
-                         chain_len_of(family)) == 0,
+                  memcmp(chain_of(family, &expected, lane), chain_of(family, &actual, lane),
+                         chain_len) == 0,
                   "%s %s: case %d, lane %u of %u (%zu blocks) differs from portable",
                   family_names[family], kernel->name, i, lane, kernel->lanes, nblocks);
             free(buffers[lane]);
@@ -362,47 +184,37 @@ static void test_batches(enum fd_family family, unsigned lanes, group_tally *tal
 
 static void run_tests(void)
 {
-    const uint32_t features = fd_cpu_features();
-
     fd_select_kernels(false);
-    const fd_kernel *selected_single[FD_FAMILY_COUNT];
-    for (int f = 0; f < FD_FAMILY_COUNT; f++) {
-        const fd_kernel *kernel = fd_kernel_lists[f];
-        while (strcmp(kernel->name, fd_active_kernels[f].name) != 0 && kernel[1].name != NULL)
-            kernel++;
-        selected_single[f] = kernel;
-    }
+    fd_kernel selected_single[FD_FAMILY_COUNT];
+    memcpy(selected_single, fd_active_kernels, sizeof selected_single);
 
     for (int f = 0; f < FD_FAMILY_COUNT; f++) {
         enum fd_family family = (enum fd_family)f;
-        fd_use_kernel(family, selected_single[f]);
+        fd_use_kernel(family, &selected_single[f]);
 
         for (const fd_multi_kernel *kernel = fd_multi_kernel_lists[f]; kernel->name != NULL;
              kernel++) {
-            if ((kernel->required_features & ~features) != 0) {
-                printf("[%s/%s] skipped: this CPU lacks its instructions\n", family_names[f],
-                       kernel->name);
+            if (!cpu_runs_or_say_skipped(family, kernel->name, kernel->required_features))
                 continue;
-            }
             group_tally direct = {0, 0}, batches = {0, 0};
             test_kernel_direct(family, kernel, &direct);
-            report(family_names[f], kernel->name, "kernel vs portable", &direct);
+            report_group(family_names[f], kernel->name, "kernel vs portable", "", &direct);
             fd_use_multi_kernel(family, kernel);
             test_batches(family, kernel->lanes, &batches);
-            report(family_names[f], kernel->name, "fd_hash_many", &batches);
+            report_group(family_names[f], kernel->name, "fd_hash_many", "", &batches);
         }
 
         /* The single-stream path under every single-stream kernel. */
         fd_use_multi_kernel(family, NULL);
         for (const fd_kernel *kernel = fd_kernel_lists[f]; kernel->name != NULL; kernel++) {
-            if ((kernel->required_features & ~features) != 0)
+            if (!cpu_runs(kernel->required_features))
                 continue;
             group_tally batches = {0, 0};
             fd_use_kernel(family, kernel);
             test_batches(family, FD_BATCH_MAX_LANES, &batches);
-            report(family_names[f], kernel->name, "fd_hash_many, 1 lane", &batches);
+            report_group(family_names[f], kernel->name, "fd_hash_many, 1 lane", "", &batches);
         }
-        fd_use_kernel(family, selected_single[f]);
+        fd_use_kernel(family, &selected_single[f]);
     }
 }
 
@@ -437,8 +249,6 @@ static void run_bench(int rounds)
 {
     static const enum fd_algorithm_id ids[] = {FD_MD5, FD_SHA1, FD_SHA256, FD_SHA512};
     static const size_t sizes[] = {64, 1024};
-    const uint32_t features = fd_cpu_features();
-
     fd_select_kernels(false);
     printf("fd_hash_many over %d messages, thread CPU time; ratio = single-stream time / "
            "multi-buffer time (medians of %d interleaved rounds)\n",
@@ -461,7 +271,7 @@ static void run_bench(int rounds)
             const enum fd_family family = fd_algorithms[id].family;
             for (const fd_multi_kernel *kernel = fd_multi_kernel_lists[family];
                  kernel->name != NULL; kernel++) {
-                if ((kernel->required_features & ~features) != 0)
+                if (!cpu_runs(kernel->required_features))
                     continue;
                 double single[BENCH_MAX_ROUNDS], multi[BENCH_MAX_ROUNDS];
                 for (int r = 0; r < rounds; r++) {
@@ -494,14 +304,12 @@ int main(int argc, char **argv)
 {
     bool bench = false;
     int rounds = 11;
-    const char *env_seed = getenv("FD_TEST_SEED");
 
-    if (env_seed != NULL)
-        test_seed = strtoull(env_seed, NULL, 0);
+    harness_start("test_batch", 0x66645f6261746368u); /* "fd_batch" */
     for (int i = 1; i < argc; i++) {
-        if (strncmp(argv[i], "--seed=", 7) == 0)
-            test_seed = strtoull(argv[i] + 7, NULL, 0);
-        else if (strcmp(argv[i], "--bench") == 0)
+        if (take_seed_option(argv[i]))
+            continue;
+        if (strcmp(argv[i], "--bench") == 0)
             bench = true;
         else if (strncmp(argv[i], "--rounds=", 9) == 0)
             rounds = atoi(argv[i] + 9);
@@ -519,9 +327,7 @@ int main(int argc, char **argv)
         return 0;
     }
 
-    printf("random seed: %#llx (override with --seed=N or FD_TEST_SEED=N)\n",
-           (unsigned long long)test_seed);
+    print_seed();
     run_tests();
-    printf("C batch: %lu passed, %lu failed\n", total_passed, total_failed);
-    return total_failed == 0 ? 0 : 1;
+    return finish_run("C batch");
 }

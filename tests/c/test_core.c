@@ -31,7 +31,6 @@
  *
  * Prints a line per kernel and test group, then "C core: N passed, N failed";
  * exits 1 on any failure, including a missing vector file. */
-#include <stdarg.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -40,10 +39,10 @@
 #include <time.h>
 
 #include "core/algorithms.h"
-#include "dispatch/dispatch.h"
-#include "kernels/portable/portable.h"
 #include "core/hmac.h"
 #include "core/state_format.h"
+#include "dispatch/dispatch.h"
+#include "harness.h"
 
 /* ------------------------------------------------------------------------ */
 /* The algorithms under test                                                */
@@ -88,164 +87,6 @@ static const test_algorithm test_algorithms[] = {
 };
 #define TEST_ALGORITHM_COUNT (sizeof test_algorithms / sizeof test_algorithms[0])
 
-static const char *const family_names[FD_FAMILY_COUNT] = {
-    [FD_FAMILY_MD5] = "md5",
-    [FD_FAMILY_SHA1] = "sha1",
-    [FD_FAMILY_SHA256] = "sha256",
-    [FD_FAMILY_SHA512] = "sha512",
-};
-
-/* The portable kernels, referenced directly rather than found in the lists,
- * so the reference stays the portable C whatever the lists hold. */
-static const fd_kernel portable_kernels[FD_FAMILY_COUNT] = {
-    [FD_FAMILY_MD5] = {.name = "portable", .blocks.md5 = fd_md5_blocks_portable},
-    [FD_FAMILY_SHA1] = {.name = "portable", .blocks.sha1 = fd_sha1_blocks_portable},
-    [FD_FAMILY_SHA256] = {.name = "portable", .blocks.sha256 = fd_sha256_blocks_portable},
-    [FD_FAMILY_SHA512] = {.name = "portable", .blocks.sha512 = fd_sha512_blocks_portable},
-};
-
-static const struct {
-    uint32_t bit;
-    const char *name;
-} feature_names[] = {
-    {FD_CPU_SSSE3, "ssse3"},       {FD_CPU_SSE41, "sse4.1"},     {FD_CPU_AVX, "avx"},
-    {FD_CPU_AVX2, "avx2"},         {FD_CPU_BMI1, "bmi1"},        {FD_CPU_BMI2, "bmi2"},
-    {FD_CPU_SHANI, "sha_ni"},      {FD_CPU_ARM_SHA1, "arm-sha1"}, {FD_CPU_ARM_SHA2, "arm-sha2"},
-    {FD_CPU_ARM_SHA512, "arm-sha512"}, {FD_CPU_AVX512F, "avx512f"}, {FD_CPU_AVX512VL, "avx512vl"},
-    {FD_CPU_AVX512BW, "avx512bw"},
-};
-
-static void print_features(uint32_t features)
-{
-    bool any = false;
-    for (size_t i = 0; i < sizeof feature_names / sizeof feature_names[0]; i++) {
-        if (features & feature_names[i].bit) {
-            printf("%s%s", any ? " " : "", feature_names[i].name);
-            any = true;
-        }
-    }
-    if (!any)
-        printf("(none)");
-}
-
-/* ------------------------------------------------------------------------ */
-/* Tallies                                                                  */
-
-/* One test group for one kernel: its counts and how many failures it has
- * described so far (the first few are printed in full, the rest counted). */
-typedef struct group_tally {
-    unsigned passed;
-    unsigned failed;
-} group_tally;
-
-enum { FAILURES_DESCRIBED_PER_GROUP = 5 };
-
-static unsigned long total_passed, total_failed;
-
-static void check(group_tally *tally, bool ok, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-
-static void check(group_tally *tally, bool ok, const char *fmt, ...)
-{
-    if (ok) {
-        tally->passed++;
-        return;
-    }
-    tally->failed++;
-    if (tally->failed <= FAILURES_DESCRIBED_PER_GROUP) {
-        va_list args;
-        va_start(args, fmt);
-        printf("    FAIL: ");
-        vprintf(fmt, args);
-        printf("\n");
-        va_end(args);
-    }
-}
-
-static void report_group(const char *family, const char *kernel, const char *group,
-                         const char *detail, const group_tally *tally)
-{
-    char label[64];
-    snprintf(label, sizeof label, "[%s/%s]", family, kernel);
-    printf("%-18s %-12s %6u passed, %u failed%s%s\n", label, group, tally->passed,
-           tally->failed, detail[0] ? "  " : "", detail);
-    if (tally->failed > FAILURES_DESCRIBED_PER_GROUP)
-        printf("    (%u more failures not shown)\n",
-               tally->failed - FAILURES_DESCRIBED_PER_GROUP);
-    total_passed += tally->passed;
-    total_failed += tally->failed;
-    fflush(stdout);
-}
-
-/* A failure outside any kernel's groups (bad arguments, unreadable files). */
-static void fail_setup(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-
-static void fail_setup(const char *fmt, ...)
-{
-    va_list args;
-    va_start(args, fmt);
-    printf("FAIL: ");
-    vprintf(fmt, args);
-    printf("\n");
-    va_end(args);
-    total_failed++;
-}
-
-/* ------------------------------------------------------------------------ */
-/* Helpers                                                                  */
-
-static void *checked_malloc(size_t len)
-{
-    void *p = malloc(len ? len : 1);
-    if (p == NULL) {
-        fprintf(stderr, "test_core: out of memory (%zu bytes)\n", len);
-        exit(2);
-    }
-    return p;
-}
-
-static int hex_value(char c)
-{
-    if (c >= '0' && c <= '9')
-        return c - '0';
-    if (c >= 'a' && c <= 'f')
-        return c - 'a' + 10;
-    if (c >= 'A' && c <= 'F')
-        return c - 'A' + 10;
-    return -1;
-}
-
-/* Decodes hex into out (room for strlen(hex) / 2 bytes); returns the byte
- * count, or -1 if hex is not an even number of hex digits. */
-static long decode_hex(const char *hex, uint8_t *out)
-{
-    size_t len = strlen(hex);
-    if (len % 2 != 0)
-        return -1;
-    for (size_t i = 0; i < len; i += 2) {
-        int high = hex_value(hex[i]), low = hex_value(hex[i + 1]);
-        if (high < 0 || low < 0)
-            return -1;
-        out[i / 2] = (uint8_t)(high << 4 | low);
-    }
-    return (long)(len / 2);
-}
-
-/* Formats len bytes as hex into a static buffer (for failure messages). */
-static const char *hex_string(const uint8_t *bytes, size_t len)
-{
-    static char text[2 * FD_MAX_DIGEST_LEN + 1];
-    static const char digits[] = "0123456789abcdef";
-    if (len > FD_MAX_DIGEST_LEN)
-        len = FD_MAX_DIGEST_LEN;
-    for (size_t i = 0; i < len; i++) {
-        text[2 * i] = digits[bytes[i] >> 4];
-        text[2 * i + 1] = digits[bytes[i] & 15];
-    }
-    text[2 * len] = '\0';
-    return text;
-}
-
 /* Hashes data fed as the given pieces, one update call each. */
 static void hash_in_pieces(const fd_algorithm *algorithm, const uint8_t *data,
                            const size_t *piece_lens, size_t piece_count, uint8_t *out)
@@ -257,48 +98,6 @@ static void hash_in_pieces(const fd_algorithm *algorithm, const uint8_t *data,
         data += piece_lens[i];
     }
     algorithm->final(&state, out);
-}
-
-/* ------------------------------------------------------------------------ */
-/* The random number generator                                              */
-
-/* SplitMix64 (Steele, Lea and Flood, "Fast splittable pseudorandom number
- * generators", OOPSLA 2014): one 64-bit add and a mixing function, good
- * enough to draw test inputs and the same on every platform. */
-typedef struct test_rng {
-    uint64_t state;
-} test_rng;
-
-static uint64_t rng_next(test_rng *rng)
-{
-    uint64_t z = (rng->state += 0x9e3779b97f4a7c15u);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9u;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebu;
-    return z ^ (z >> 31);
-}
-
-/* A value in 0..bound-1 (bound > 0); the slight bias does not matter here. */
-static size_t rng_below(test_rng *rng, size_t bound)
-{
-    return (size_t)(rng_next(rng) % bound);
-}
-
-static void rng_fill(test_rng *rng, uint8_t *out, size_t len)
-{
-    for (size_t i = 0; i < len; i++)
-        out[i] = (uint8_t)(rng_next(rng) >> 56);
-}
-
-static uint64_t test_seed = 0x66645f636f726531u; /* "fd_core1" */
-
-/* Each test group draws from its own stream, derived from the seed and the
- * group's identity, so a failure reproduces with the same seed whatever
- * other kernels the build or the CPU has. */
-static test_rng rng_for(unsigned group, unsigned algorithm_index)
-{
-    test_rng rng = {test_seed ^ ((uint64_t)group << 40) ^ ((uint64_t)algorithm_index << 32)};
-    rng_next(&rng);
-    return rng;
 }
 
 /* ------------------------------------------------------------------------ */
@@ -543,72 +342,13 @@ enum {
     RANDOM_MAX_PIECES = 12,
 };
 
-/* A chaining value of any family, viewed through the width its kernel takes. */
-typedef union chain_words {
-    uint32_t words32[8];
-    uint64_t words64[8];
-} chain_words;
-
-static size_t chain_size(enum fd_family family)
-{
-    switch (family) {
-    case FD_FAMILY_MD5:
-        return 4 * sizeof(uint32_t);
-    case FD_FAMILY_SHA1:
-        return 5 * sizeof(uint32_t);
-    case FD_FAMILY_SHA256:
-        return 8 * sizeof(uint32_t);
-    default:
-        return 8 * sizeof(uint64_t);
-    }
-}
-
-static size_t family_block_len(enum fd_family family)
-{
-    return family == FD_FAMILY_SHA512 ? FD_SHA512_BLOCK_LEN : FD_SHA256_BLOCK_LEN;
-}
-
-static bool same_kernel(enum fd_family family, const fd_kernel *a, const fd_kernel *b)
-{
-    switch (family) {
-    case FD_FAMILY_MD5:
-        return a->blocks.md5 == b->blocks.md5;
-    case FD_FAMILY_SHA1:
-        return a->blocks.sha1 == b->blocks.sha1;
-    case FD_FAMILY_SHA256:
-        return a->blocks.sha256 == b->blocks.sha256;
-    default:
-        return a->blocks.sha512 == b->blocks.sha512;
-    }
-}
-
-static void call_kernel(enum fd_family family, const fd_kernel *kernel, chain_words *chain,
-                        const uint8_t *blocks, size_t nblocks)
-{
-    switch (family) {
-    case FD_FAMILY_MD5:
-        kernel->blocks.md5(chain->words32, blocks, nblocks);
-        break;
-    case FD_FAMILY_SHA1:
-        kernel->blocks.sha1(chain->words32, blocks, nblocks);
-        break;
-    case FD_FAMILY_SHA256:
-        kernel->blocks.sha256(chain->words32, blocks, nblocks);
-        break;
-    default:
-        kernel->blocks.sha512(chain->words64, blocks, nblocks);
-        break;
-    }
-}
-
 /* The kernel called directly: random chaining values (not just the IVs),
  * 1..40 blocks, at a random offset into an allocation of exactly the bytes
  * it may read, so AddressSanitizer sees any read past the last block. */
 static void run_random_kernel_test(enum fd_family family, const fd_kernel *kernel,
                                    group_tally *tally)
 {
-    const fd_kernel *portable = &portable_kernels[family];
-    const size_t block_len = family_block_len(family);
+    const size_t block_len = family_block_len(family), chain_len = family_chain_len(family);
     test_rng rng = rng_for(2, (unsigned)family);
 
     for (int i = 0; i < RANDOM_KERNEL_CASES; i++) {
@@ -616,14 +356,15 @@ static void run_random_kernel_test(enum fd_family family, const fd_kernel *kerne
         size_t offset = rng_below(&rng, RANDOM_MAX_OFFSET);
         uint8_t *buffer = checked_malloc(offset + nblocks * block_len);
         uint8_t *blocks = buffer + offset;
-        chain_words start, expected, actual;
-        rng_fill(&rng, (uint8_t *)&start, sizeof start);
+        test_chains expected, actual;
+        rng_fill(&rng, chain_of(family, &expected, 0), chain_len);
+        memcpy(chain_of(family, &actual, 0), chain_of(family, &expected, 0), chain_len);
         rng_fill(&rng, blocks, nblocks * block_len);
 
-        expected = actual = start;
-        call_kernel(family, portable, &expected, blocks, nblocks);
-        call_kernel(family, kernel, &actual, blocks, nblocks);
-        check(tally, memcmp(&expected, &actual, chain_size(family)) == 0,
+        call_kernel(family, portable_kernel(family), &expected, 0, blocks, nblocks);
+        call_kernel(family, kernel, &actual, 0, blocks, nblocks);
+        check(tally,
+              memcmp(chain_of(family, &expected, 0), chain_of(family, &actual, 0), chain_len) == 0,
               "%s kernel %s: case %d (%zu blocks at offset %zu) differs from portable",
               family_names[family], kernel->name, i, nblocks, offset);
         free(buffer);
@@ -656,9 +397,9 @@ static void run_random_hash_test(const test_algorithm *test, unsigned algorithm_
         pieces[piece_count++] = len - placed;
 
         uint8_t expected[FD_MAX_DIGEST_LEN], actual[FD_MAX_DIGEST_LEN];
-        fd_use_kernel(fd_algorithms[test->id].family, &portable_kernels[fd_algorithms[test->id].family]);
+        fd_use_kernel(algorithm->family, portable_kernel(algorithm->family));
         fd_hash(test->id, message, len, expected);
-        fd_use_kernel(fd_algorithms[test->id].family, kernel);
+        fd_use_kernel(algorithm->family, kernel);
         hash_in_pieces(algorithm, message, pieces, piece_count, actual);
         check(tally, memcmp(expected, actual, algorithm->digest_len) == 0,
               "%s with %s: case %d (%zu bytes at offset %zu in %zu updates) differs from "
@@ -748,7 +489,7 @@ static void run_hmac_test(const test_algorithm *test, unsigned algorithm_index,
               "PBKDF2-HMAC-%s with %s: published vector %zu (%u iterations) differs",
               algorithm->name, kernel->name, v, vector->iterations);
     }
-    if (same_kernel(family, kernel, &portable_kernels[family]))
+    if (same_kernel(family, kernel, portable_kernel(family)))
         return;
 
     test_rng rng = rng_for(4, algorithm_index);
@@ -766,7 +507,7 @@ static void run_hmac_test(const test_algorithm *test, unsigned algorithm_index,
                                  : rng_below(&rng, sizeof message + 1);
         rng_fill(&rng, key, key_len);
         rng_fill(&rng, message, message_len);
-        fd_use_kernel(family, &portable_kernels[family]);
+        fd_use_kernel(family, portable_kernel(family));
         fd_hmac(test->id, key, key_len, message, message_len, expected);
         fd_use_kernel(family, kernel);
         fd_hmac(test->id, key, key_len, message, message_len, actual);
@@ -781,7 +522,7 @@ static void run_hmac_test(const test_algorithm *test, unsigned algorithm_index,
         size_t out_len = 1 + rng_below(&rng, sizeof expected);
         rng_fill(&rng, key, password_len);
         rng_fill(&rng, salt, salt_len);
-        fd_use_kernel(family, &portable_kernels[family]);
+        fd_use_kernel(family, portable_kernel(family));
         fd_pbkdf2_hmac(test->id, key, password_len, salt, salt_len, iterations, expected, out_len);
         fd_use_kernel(family, kernel);
         fd_pbkdf2_hmac(test->id, key, password_len, salt, salt_len, iterations, actual, out_len);
@@ -1032,7 +773,7 @@ static size_t export_after(const fd_algorithm *algorithm, const fd_kernel *kerne
  * up to three blocks: the fields, the same blob whatever kernel hashed and
  * however the message was split (so stale buffer bytes never leak), import
  * and continuation against the one-shot digest; every refusal; corruption. */
-static void run_state_format_test(uint32_t cpu_features)
+static void run_state_format_test(void)
 {
     group_tally tally = {0, 0};
 
@@ -1051,7 +792,7 @@ static void run_state_format_test(uint32_t cpu_features)
 
         for (size_t len = 0; len <= message_max; len++) {
             uint8_t blob[FD_STATE_MAX_LEN], other[FD_STATE_MAX_LEN];
-            size_t blob_len = export_after(algorithm, &portable_kernels[algorithm->family],
+            size_t blob_len = export_after(algorithm, portable_kernel(algorithm->family),
                                            message, len, 0, blob);
             size_t tail_len = len % block_len;
             bool fields_ok = blob_len == FD_STATE_HEADER_LEN + (size_t)iv_len + tail_len &&
@@ -1072,7 +813,7 @@ static void run_state_format_test(uint32_t cpu_features)
              * blob. */
             for (const fd_kernel *kernel = fd_kernel_lists[algorithm->family]; kernel->name != NULL;
                  kernel++) {
-                if ((kernel->required_features & ~cpu_features) != 0)
+                if (!cpu_runs(kernel->required_features))
                     continue;
                 for (size_t piece = 0; piece <= 1; piece++) {
                     size_t other_len = export_after(algorithm, kernel, message, len, piece, other);
@@ -1171,7 +912,7 @@ static void run_kernel(enum fd_family family, const fd_kernel *kernel, bool run_
         run_split_test(test, a, &tallies[GROUP_SPLITS]);
         run_million_a_test(test, &tallies[GROUP_MILLION_A]);
         group_ran[GROUP_SPLITS] = group_ran[GROUP_MILLION_A] = true;
-        if (!same_kernel(family, kernel, &portable_kernels[family])) {
+        if (!same_kernel(family, kernel, portable_kernel(family))) {
             run_random_hash_test(test, a, kernel, &tallies[GROUP_RANDOM]);
             group_ran[GROUP_RANDOM] = true;
         }
@@ -1193,26 +934,13 @@ static void run_kernel(enum fd_family family, const fd_kernel *kernel, bool run_
            (double)(clock() - started) / CLOCKS_PER_SEC);
 }
 
-static bool parse_seed(const char *text)
-{
-    char *end;
-    unsigned long long value = strtoull(text, &end, 0);
-    if (*text == '\0' || *end != '\0')
-        return false;
-    test_seed = (uint64_t)value;
-    return true;
-}
-
 int main(int argc, char **argv)
 {
-    const char *env_seed = getenv("FD_TEST_SEED");
-    if (env_seed != NULL && !parse_seed(env_seed))
-        fail_setup("FD_TEST_SEED=%s is not a number", env_seed);
+    harness_start("test_core", 0x66645f636f726531u); /* "fd_core1" */
     for (int i = 1; i < argc; i++) {
-        if (strncmp(argv[i], "--seed=", 7) == 0) {
-            if (!parse_seed(argv[i] + 7))
-                fail_setup("%s: not a number", argv[i]);
-        } else if (strcmp(argv[i], "--monte=all") == 0) {
+        if (take_seed_option(argv[i]))
+            continue;
+        if (strcmp(argv[i], "--monte=all") == 0) {
             monte_for_selected_only = false;
         } else if (strcmp(argv[i], "--monte=selected") == 0) {
             monte_for_selected_only = true;
@@ -1230,11 +958,10 @@ int main(int argc, char **argv)
         vectors_dir = "(missing)";
     }
 
-    uint32_t features = fd_cpu_features();
     printf("CPU features: ");
-    print_features(features);
-    printf("\nvectors: %s\nrandom seed: %#llx (override with --seed=N or FD_TEST_SEED=N)\n",
-           vectors_dir, (unsigned long long)test_seed);
+    print_features(fd_cpu_features());
+    printf("\nvectors: %s\n", vectors_dir);
+    print_seed();
 
     /* Which kernel each family would hash with: with --monte=selected, the
      * one that runs the Monte tests. */
@@ -1250,21 +977,15 @@ int main(int argc, char **argv)
     for (int f = 0; f < FD_FAMILY_COUNT; f++) {
         enum fd_family family = (enum fd_family)f;
         for (const fd_kernel *kernel = fd_kernel_lists[f]; kernel->name != NULL; kernel++) {
-            uint32_t missing = kernel->required_features & ~features;
-            if (missing != 0) {
-                printf("[%s/%s] skipped: this CPU lacks ", family_names[f], kernel->name);
-                print_features(missing);
-                printf("\n");
+            if (!cpu_runs_or_say_skipped(family, kernel->name, kernel->required_features))
                 continue;
-            }
             bool run_monte =
                 !monte_for_selected_only || same_kernel(family, kernel, &selected[f]);
             run_kernel(family, kernel, run_monte);
         }
     }
     fd_select_kernels(false);
-    run_state_format_test(features);
+    run_state_format_test();
 
-    printf("C core: %lu passed, %lu failed\n", total_passed, total_failed);
-    return total_failed == 0 ? 0 : 1;
+    return finish_run("C core");
 }

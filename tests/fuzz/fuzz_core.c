@@ -40,20 +40,18 @@
  * crash and saves the input. */
 #include <stdbool.h>
 #include <stdint.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "../c/harness.h"
 #include "core/algorithms.h"
 #include "core/batch.h"
-#include "dispatch/dispatch.h"
 #include "core/hmac.h"
+#include "dispatch/dispatch.h"
 
 #define MAX_SPLITS 16
 /* The batch holds every update and the whole message. */
 #define MAX_UPDATES_IN_BATCH 4096 /* more: the last update takes the rest */
-
-static uint32_t cpu_features;
 
 int LLVMFuzzerInitialize(int *argc, char ***argv);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -62,22 +60,9 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
     (void)argc;
     (void)argv;
-    cpu_features = fd_cpu_features();
+    harness_start("fuzz_core", 0);
     fd_select_kernels(false);
     return 0;
-}
-
-static const fd_kernel *portable_kernel(enum fd_family family)
-{
-    const fd_kernel *kernel = fd_kernel_lists[family];
-    while (kernel[1].name != NULL)
-        kernel++;
-    return kernel;
-}
-
-static bool cpu_runs(uint32_t required_features)
-{
-    return (required_features & ~cpu_features) == 0;
 }
 
 static size_t update_size(uint8_t code)
@@ -128,15 +113,13 @@ static void make_plan(const uint8_t *sizes, size_t size_count, uint8_t copy_code
     plan.copy_after = copy_code % (plan.count + 1);
 }
 
-static void fail(const char *what, enum fd_algorithm_id id, const char *kernel,
-                 const char *multi_kernel, size_t message_len, size_t detail)
+static _Noreturn void fail(const char *what, enum fd_algorithm_id id, const char *kernel,
+                           const char *multi_kernel, size_t message_len, size_t detail)
 {
-    fprintf(stderr,
-            "fuzz_core MISMATCH: %s, algorithm %s, kernel %s, multi-buffer kernel %s, "
-            "message %zu bytes in %zu updates (copy after %zu), detail %zu\n",
-            what, fd_algorithms[id].name, kernel, multi_kernel, message_len, plan.count,
-            plan.copy_after, detail);
-    abort();
+    fail_fatal("%s, algorithm %s, kernel %s, multi-buffer kernel %s, message %zu bytes in %zu "
+               "updates (copy after %zu), detail %zu",
+               what, fd_algorithms[id].name, kernel, multi_kernel, message_len, plan.count,
+               plan.copy_after, detail);
 }
 
 /* len bytes of message from offset; NULL when empty (no arithmetic on a
@@ -153,9 +136,7 @@ static uint8_t *copy_update(const uint8_t *message, size_t i)
 {
     if (plan.lengths[i] == 0)
         return NULL;
-    uint8_t *copy = malloc(plan.lengths[i]);
-    if (copy == NULL)
-        abort();
+    uint8_t *copy = checked_malloc(plan.lengths[i]);
     memcpy(copy, message + plan.offsets[i], plan.lengths[i]);
     return copy;
 }
@@ -209,9 +190,7 @@ static void check_batch(enum fd_algorithm_id id, const char *kernel, const uint8
         update_copies[i] = i < plan.count ? copy_update(message, i) : NULL;
         messages[i].data = i < plan.count ? update_copies[i] : message;
         messages[i].len = i < plan.count ? plan.lengths[i] : message_len;
-        messages[i].digest = malloc(digest_len);
-        if (messages[i].digest == NULL)
-            abort();
+        messages[i].digest = checked_malloc(digest_len);
     }
 
     fd_hash_many(id, messages, count);

@@ -64,13 +64,15 @@ if ! "$clang" -fsanitize=fuzzer,address,undefined -o "$build_dir/probe" "$probe"
 fi
 
 # Every .c file of the C core: all of src/_fastdigest but the Python binding
-# (python/, the only code that includes Python.h).
+# (python/, the only code that includes Python.h); and the test harness the
+# C drivers share (tests/c/harness.c), which every fuzz target links.
+harness="$repo_root/tests/c/harness.c"
 mapfile -t sources < <(find "$src_dir" -name '*.c' -not -path "$src_dir/python/*" | LC_ALL=C sort)
 
 echo "== building $build_dir/fuzz_core with $("$clang" --version | head -n 1)"
 "$clang" -std=c11 -g -O1 -Wall -Wextra -Werror -fno-omit-frame-pointer \
     -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
-    -I"$src_dir" -o "$build_dir/fuzz_core" "$fuzz_dir/fuzz_core.c" "${sources[@]}"
+    -I"$src_dir" -o "$build_dir/fuzz_core" "$fuzz_dir/fuzz_core.c" "$harness" "${sources[@]}"
 
 seeds=$(find "$fuzz_dir/corpus" -type f | wc -l)
 if [ "$seeds" = 0 ]; then
