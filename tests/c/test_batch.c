@@ -182,8 +182,62 @@ static void test_batches(enum fd_family family, unsigned lanes, group_tally *tal
     }
 }
 
+/* Whether the family's multi-buffer list has a kernel of this name. */
+static bool listed(enum fd_family family, const char *name)
+{
+    for (const fd_multi_kernel *kernel = fd_multi_kernel_lists[family]; kernel->name != NULL;
+         kernel++) {
+        if (strcmp(kernel->name, name) == 0)
+            return true;
+    }
+    return false;
+}
+
+static bool chose(const fd_multi_kernel *kernel, const char *name)
+{
+    return kernel != NULL && strcmp(kernel->name, name) == 0;
+}
+
+/* fd_choose_multi_kernel for CPUs other than this one: the list's first
+ * kernel whose features are there, but for the measured exceptions. */
+static void test_choice(void)
+{
+    const uint32_t all = UINT32_MAX, no_avx512 = ~(uint32_t)(FD_CPU_AVX512F | FD_CPU_AVX512VL |
+                                                             FD_CPU_AVX512BW);
+    const fd_cpu_model emerald_rapids = {FD_CPU_VENDOR_INTEL, 6, 207};
+    const fd_cpu_model zen4 = {FD_CPU_VENDOR_AMD, 25, 17};
+    group_tally tally = {0, 0};
+
+    for (int f = 0; f < FD_FAMILY_COUNT; f++) {
+        enum fd_family family = (enum fd_family)f;
+        const fd_multi_kernel *first = fd_multi_kernel_lists[f]->name != NULL
+                                           ? fd_multi_kernel_lists[f]
+                                           : NULL;
+        check(&tally, fd_choose_multi_kernel(family, 0, zen4) == NULL,
+              "%s: a CPU without features gets no multi-buffer kernel", family_names[f]);
+        check(&tally, fd_choose_multi_kernel(family, all, zen4) == first,
+              "%s: Zen 4 gets the list's first kernel", family_names[f]);
+        if (family != FD_FAMILY_SHA256)
+            check(&tally, fd_choose_multi_kernel(family, all, emerald_rapids) == first,
+                  "%s: no exception for Intel 6/207 outside SHA-256", family_names[f]);
+    }
+    if (listed(FD_FAMILY_SHA256, "avx512_x16") && listed(FD_FAMILY_SHA256, "shani_x2")) {
+        check(&tally, chose(fd_choose_multi_kernel(FD_FAMILY_SHA256, all, zen4), "shani_x2"),
+              "sha256: Zen 4 keeps shani_x2");
+        check(&tally,
+              chose(fd_choose_multi_kernel(FD_FAMILY_SHA256, all, emerald_rapids), "avx512_x16"),
+              "sha256: Intel 6/207 gets avx512_x16");
+        check(&tally,
+              chose(fd_choose_multi_kernel(FD_FAMILY_SHA256, no_avx512, emerald_rapids),
+                    "shani_x2"),
+              "sha256: the exception needs its kernel's features");
+    }
+    report_group("all", "dispatch", "multi-buffer choice", "", &tally);
+}
+
 static void run_tests(void)
 {
+    test_choice();
     fd_select_kernels(false);
     fd_kernel selected_single[FD_FAMILY_COUNT];
     memcpy(selected_single, fd_active_kernels, sizeof selected_single);
