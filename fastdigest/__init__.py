@@ -19,11 +19,13 @@ from fastdigest._fastdigest import (
     digest,
     digest_many,
     from_state,
+    get_gil_minsize,
     hexdigest,
     implementation,
     md5,
     new,
     pbkdf2_hmac,
+    set_gil_minsize,
     sha1,
     sha224,
     sha256,
@@ -45,11 +47,13 @@ __all__ = [
     "digest_many",
     "file_digest",
     "from_state",
+    "get_gil_minsize",
     "hexdigest",
     "implementation",
     "md5",
     "new",
     "pbkdf2_hmac",
+    "set_gil_minsize",
     "sha1",
     "sha224",
     "sha256",
@@ -155,7 +159,7 @@ def file_digest(fileobj, digest, /, *, _bufsize=2**18):
     """
     # The semantics of hashlib.file_digest (Python 3.11+). Reads go through
     # readinto() into one reused buffer; both the read of a real file and
-    # every update of at least _GIL_MINSIZE bytes run without the GIL.
+    # every update of at least get_gil_minsize() bytes run without the GIL.
     if isinstance(digest, str):
         digestobj = new(digest)
     else:

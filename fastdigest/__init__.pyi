@@ -23,7 +23,7 @@ from hashlib import (
     shake_128 as shake_128,
     shake_256 as shake_256,
 )
-from typing import Any, Literal, Protocol, TypeVar, final, overload, type_check_only
+from typing import Any, Literal, Protocol, SupportsIndex, TypeVar, final, overload, type_check_only
 
 from typing_extensions import Self, TypeAlias
 
@@ -48,11 +48,13 @@ __all__ = [
     "digest_many",
     "file_digest",
     "from_state",
+    "get_gil_minsize",
     "hexdigest",
     "implementation",
     "md5",
     "new",
     "pbkdf2_hmac",
+    "set_gil_minsize",
     "sha1",
     "sha224",
     "sha256",
@@ -86,9 +88,14 @@ batch_implementation: dict[str, str]
 # ones FASTDIGEST_DISABLE names ("shani", "avx512", "avx2", "armsha2", ...).
 cpu_features: frozenset[str]
 
-# Inputs at least this long are hashed with the GIL released (as hashlib's
-# HASHLIB_GIL_MINSIZE).
+# The default GIL threshold, 2048 (hashlib's HASHLIB_GIL_MINSIZE): inputs at least
+# this long are hashed with the GIL released unless the threshold was changed.
 _GIL_MINSIZE: int
+
+# The threshold in force, for the whole process; set_gil_minsize returns the previous one.
+# FASTDIGEST_GIL_MINSIZE sets it at import.
+def get_gil_minsize() -> int: ...
+def set_gil_minsize(minsize: SupportsIndex, /) -> int: ...
 
 @final
 class HASH:

@@ -56,7 +56,7 @@ static bool worth_releasing_gil(const fd_message *messages, Py_ssize_t count, si
     size_t work = 0;
     for (Py_ssize_t i = 0; i < count; i++) {
         work += messages[i].len + block_len;
-        if (work >= FD_GIL_MINSIZE)
+        if (work >= fd_gil_minsize())
             return true;
     }
     return false;

@@ -19,8 +19,49 @@
 
 /* Inputs of at least this many bytes are hashed with the GIL released, as in
  * CPython's hashlib: below it, releasing and retaking the GIL costs more than
- * it lets other threads gain. */
+ * it lets other threads gain. This is the default; fd_gil_minsize() is the
+ * threshold in force. */
 #define FD_GIL_MINSIZE 2048
+
+/* The threshold in force, one per process (all interpreters share it, as they
+ * share the kernel choice): FD_GIL_MINSIZE, FASTDIGEST_GIL_MINSIZE read at
+ * the first import, or what set_gil_minsize() set last. Every call that may
+ * release the GIL reads it, and set_gil_minsize() may write it at the same
+ * time from another thread (with or without a GIL), so both are atomic.
+ * Relaxed order is enough: the value guards no other memory, and a call that
+ * reads the old value during a change makes a choice that affects only its
+ * speed, never its result. */
+#ifdef __STDC_NO_ATOMICS__
+/* MSVC's C mode has no <stdatomic.h> (short of /experimental:c11atomics).
+ * There a volatile access of an aligned word is one load or store, which is
+ * how CPython's Include/cpython/pyatomic_msc.h implements its relaxed loads
+ * and stores. */
+extern volatile size_t fd_gil_minsize_setting; /* defined in module.c */
+
+static inline size_t fd_gil_minsize(void)
+{
+    return fd_gil_minsize_setting;
+}
+
+static inline void fd_set_gil_minsize(size_t minsize)
+{
+    fd_gil_minsize_setting = minsize;
+}
+#else
+#include <stdatomic.h>
+
+extern _Atomic(size_t) fd_gil_minsize_setting; /* defined in module.c */
+
+static inline size_t fd_gil_minsize(void)
+{
+    return atomic_load_explicit(&fd_gil_minsize_setting, memory_order_relaxed);
+}
+
+static inline void fd_set_gil_minsize(size_t minsize)
+{
+    atomic_store_explicit(&fd_gil_minsize_setting, minsize, memory_order_relaxed);
+}
+#endif
 
 #if PY_VERSION_HEX >= 0x030D0000
 #define FD_HAVE_PYMUTEX 1
@@ -131,7 +172,7 @@ static inline bool fd_object_lock_enable(fd_object_lock *lock)
 }
 
 /* Feeds a whole view to absorb(context, ...) under the lock. Views of
- * FD_GIL_MINSIZE bytes and more are absorbed with the GIL released, after
+ * fd_gil_minsize() bytes and more are absorbed with the GIL released, after
  * switching the object to its own lock; the view pins the exporter's memory
  * meanwhile (resizing a bytearray being hashed raises BufferError). Inlined,
  * so that absorb is a direct call. */
@@ -141,7 +182,7 @@ static inline void fd_absorb_locked(fd_object_lock *lock, fd_absorb_fn *absorb, 
     const uint8_t *data = view->buf;
     size_t len = (size_t)view->len;
 
-    if (view->len >= FD_GIL_MINSIZE && fd_object_lock_enable(lock)) {
+    if (len >= fd_gil_minsize() && fd_object_lock_enable(lock)) {
         Py_BEGIN_ALLOW_THREADS
 #ifdef FD_HAVE_PYMUTEX
         PyMutex_Lock(&lock->mutex);

@@ -235,7 +235,7 @@ fd_hash_object *fd_hash_new(fd_module_state *state, enum fd_algorithm_id id, con
     self->algorithm->init(&self->state);
     if (view != NULL && view->len != 0) {
         /* No other thread can see the new object yet: no lock needed. */
-        if (view->len >= FD_GIL_MINSIZE) {
+        if ((size_t)view->len >= fd_gil_minsize()) {
             Py_BEGIN_ALLOW_THREADS
             self->algorithm->update(&self->state, view->buf, (size_t)view->len);
             Py_END_ALLOW_THREADS

@@ -355,7 +355,7 @@ static PyObject *fastdigest_hmac_new(PyObject *module, PyObject *const *args, Py
     if (self != NULL) {
         /* Nobody else sees the new object yet: no lock needed. */
         size_t work = (size_t)key_view.len + (has_msg ? (size_t)msg_view.len : 0);
-        PyThreadState *released = work >= FD_GIL_MINSIZE ? PyEval_SaveThread() : NULL;
+        PyThreadState *released = work >= fd_gil_minsize() ? PyEval_SaveThread() : NULL;
         fd_hmac_init(&self->hmac, (enum fd_algorithm_id)id, key_view.buf,
                      (size_t)key_view.len);
         if (has_msg)
@@ -411,7 +411,7 @@ static PyObject *fastdigest_hmac_digest(PyObject *module, PyObject *const *args,
     PyObject *result = PyBytes_FromStringAndSize(NULL, (Py_ssize_t)fd_algorithms[id].digest_len);
     if (result != NULL) {
         uint8_t *out = (uint8_t *)PyBytes_AS_STRING(result);
-        if ((size_t)key_view.len + (size_t)msg_view.len >= FD_GIL_MINSIZE) {
+        if ((size_t)key_view.len + (size_t)msg_view.len >= fd_gil_minsize()) {
             Py_BEGIN_ALLOW_THREADS
             fd_hmac((enum fd_algorithm_id)id, key_view.buf, (size_t)key_view.len, msg_view.buf,
                     (size_t)msg_view.len, out);

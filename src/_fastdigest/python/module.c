@@ -11,6 +11,80 @@
 
 #include "dispatch/dispatch.h"
 
+/* ---- the GIL threshold ------------------------------------------------- */
+
+#ifdef __STDC_NO_ATOMICS__
+volatile size_t fd_gil_minsize_setting = FD_GIL_MINSIZE;
+#else
+_Atomic(size_t) fd_gil_minsize_setting = FD_GIL_MINSIZE;
+#endif
+
+PyDoc_STRVAR(set_gil_minsize_doc,
+             "set_gil_minsize($module, minsize, /)\n--\n\n"
+             "Set the size in bytes from which fastdigest hashes with the GIL released\n"
+             "(on free-threaded builds: with the thread detached), for the whole process.\n"
+             "Returns the previous threshold. The default, 2048, is hashlib's. Releasing\n"
+             "and retaking the GIL costs a few tenths of a microsecond per call, more when\n"
+             "other threads are waiting for it: a smaller threshold pays that on every\n"
+             "input it releases for, in exchange for letting other threads run meanwhile.\n"
+             "0 releases for every input; a value larger than any buffer never releases.");
+
+static PyObject *fastdigest_set_gil_minsize(PyObject *Py_UNUSED(module), PyObject *arg)
+{
+    /* Anything with __index__; TypeError for anything else. An int too large
+     * for Py_ssize_t is clipped to PY_SSIZE_T_MAX, which means the same as
+     * itself: no buffer is that long. */
+    Py_ssize_t minsize = PyNumber_AsSsize_t(arg, NULL);
+    if (minsize == -1 && PyErr_Occurred())
+        return NULL;
+    if (minsize < 0) {
+        PyErr_SetString(PyExc_ValueError, "set_gil_minsize() argument must be 0 or more");
+        return NULL;
+    }
+    /* A read, then a write: two threads setting at once may both be told the
+     * same previous value, and the threshold ends as one that a caller set. */
+    size_t previous = fd_gil_minsize();
+    fd_set_gil_minsize((size_t)minsize);
+    return PyLong_FromSize_t(previous);
+}
+
+PyDoc_STRVAR(get_gil_minsize_doc,
+             "get_gil_minsize($module, /)\n--\n\n"
+             "Return the size in bytes from which fastdigest hashes with the GIL released:\n"
+             "2048 (_GIL_MINSIZE) unless FASTDIGEST_GIL_MINSIZE or set_gil_minsize()\n"
+             "changed it.");
+
+static PyObject *fastdigest_get_gil_minsize(PyObject *Py_UNUSED(module),
+                                            PyObject *Py_UNUSED(ignored))
+{
+    return PyLong_FromSize_t(fd_gil_minsize());
+}
+
+/* FASTDIGEST_GIL_MINSIZE=N sets the threshold at the first import in the
+ * process: decimal digits only, saturating at PY_SSIZE_T_MAX. Unset or empty
+ * keeps the default; anything else is a mistake worth an error at import, as
+ * a wrong FASTDIGEST_BACKEND is. */
+static int read_gil_minsize_environment(void)
+{
+    const char *text = getenv("FASTDIGEST_GIL_MINSIZE");
+    if (text == NULL || text[0] == '\0')
+        return 0;
+    const size_t max = (size_t)PY_SSIZE_T_MAX;
+    size_t minsize = 0;
+    const char *c = text;
+    for (; *c >= '0' && *c <= '9'; c++) {
+        size_t digit = (size_t)(*c - '0');
+        minsize = minsize > (max - digit) / 10 ? max : minsize * 10 + digit;
+    }
+    if (c == text || *c != '\0') {
+        PyErr_Format(PyExc_ImportError,
+                     "FASTDIGEST_GIL_MINSIZE must be a whole number of bytes, not '%s'", text);
+        return -1;
+    }
+    fd_set_gil_minsize(minsize);
+    return 0;
+}
+
 /* ---- constructors ------------------------------------------------------ */
 
 /* The arguments every constructor takes after new()'s name, as hashlib 3.14
@@ -178,7 +252,7 @@ static int hash_oneshot(PyObject *module, const char *function, PyObject *const 
         return -1;
     int id = fd_algorithm_from_object(module, args[0], function, "1");
     if (id >= 0) {
-        if (view.len >= FD_GIL_MINSIZE) {
+        if ((size_t)view.len >= fd_gil_minsize()) {
             Py_BEGIN_ALLOW_THREADS
             fd_hash((enum fd_algorithm_id)id, view.buf, (size_t)view.len, out);
             Py_END_ALLOW_THREADS
@@ -264,6 +338,8 @@ static PyMethodDef module_methods[] = {
     FD_CONSTRUCTOR_DEF(sha512_256),
     {"digest", (PyCFunction)(void (*)(void))fastdigest_digest, METH_FASTCALL, digest_doc},
     {"hexdigest", (PyCFunction)(void (*)(void))fastdigest_hexdigest, METH_FASTCALL, hexdigest_doc},
+    {"set_gil_minsize", fastdigest_set_gil_minsize, METH_O, set_gil_minsize_doc},
+    {"get_gil_minsize", fastdigest_get_gil_minsize, METH_NOARGS, get_gil_minsize_doc},
     {NULL, NULL, 0, NULL},
 };
 #undef FD_CONSTRUCTOR_DEF
@@ -329,11 +405,12 @@ static int module_exec(PyObject *module)
 {
     fd_module_state *state = fd_get_module_state(module);
 
-    /* The kernel pointers are process-wide: choose them only once, before any
-     * object of any interpreter can hash with them. */
+    /* The kernel pointers and the GIL threshold are process-wide: set them
+     * only once, before any object of any interpreter can hash with them (a
+     * later import must not undo a set_gil_minsize()). */
     static bool kernels_selected = false;
     if (!kernels_selected) {
-        if (select_kernels() < 0)
+        if (select_kernels() < 0 || read_gil_minsize_environment() < 0)
             return -1;
         kernels_selected = true;
     }
