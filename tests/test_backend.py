@@ -162,6 +162,14 @@ def test_best_kernels_follow_the_cpu():
     machine = platform.machine().lower()
     if machine in ('x86_64', 'amd64'):
         expected_sha = 'shani' if {'sha_ni', 'ssse3', 'sse4_1'} <= flags else 'portable'
+        if expected_sha == 'shani':
+            expected_sha1 = 'shani'
+        elif {'avx2', 'bmi1', 'bmi2'} <= flags:
+            expected_sha1 = 'avx2'
+        elif 'ssse3' in flags:
+            expected_sha1 = 'ssse3'
+        else:
+            expected_sha1 = 'portable'
         if {'avx512f', 'avx512vl', 'avx512bw', 'bmi1', 'bmi2'} <= flags:
             expected_sha512 = 'avx512'
         elif {'avx2', 'bmi1', 'bmi2'} <= flags:
@@ -170,9 +178,11 @@ def test_best_kernels_follow_the_cpu():
             expected_sha512 = 'portable'
     elif machine in ('aarch64', 'arm64'):
         expected_sha = 'armv8' if 'sha2' in flags else 'portable'
+        expected_sha1 = 'armv8' if 'sha1' in flags else 'portable'
         expected_sha512 = 'armv8' if 'sha512' in flags else 'portable'
     else:
-        expected_sha = expected_sha512 = 'portable'
+        expected_sha = expected_sha1 = expected_sha512 = 'portable'
+    assert implementation['sha1'] == expected_sha1
     assert implementation['sha256'] == expected_sha
     assert implementation['sha512'] == expected_sha512
 

@@ -17,6 +17,7 @@
 #include "kernels/x86/avx2/avx2.h"
 #include "kernels/x86/avx512/avx512.h"
 #include "kernels/x86/shani/shani.h"
+#include "kernels/x86/ssse3/ssse3.h"
 
 /* ---- single-stream kernels --------------------------------------------- */
 
@@ -41,6 +42,18 @@ static const fd_kernel sha1_kernels[] = {
      .pbkdf2.sha1 = fd_sha1_pbkdf2_shani,
      .hmac_finish.sha1 = fd_sha1_hmac_finish_shani,
      .hmac_key.sha1 = fd_sha1_hmac_key_shani_x2},
+#endif
+#ifdef FD_HAVE_AVX2
+    {.name = "avx2",
+     .required_features = FD_AVX2_FEATURES,
+     .blocks.sha1 = fd_sha1_blocks_avx2,
+     .pbkdf2.sha1 = fd_sha1_pbkdf2_avx2},
+#endif
+#ifdef FD_HAVE_SSSE3
+    {.name = "ssse3",
+     .required_features = FD_SSSE3_FEATURES,
+     .blocks.sha1 = fd_sha1_blocks_ssse3,
+     .pbkdf2.sha1 = fd_sha1_pbkdf2_ssse3},
 #endif
     {.name = "portable", .blocks.sha1 = fd_sha1_blocks_portable},
     {.name = NULL},

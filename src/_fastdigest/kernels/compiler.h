@@ -33,4 +33,15 @@
 #define FD_VALUE_BARRIER(v) ((void)0)
 #endif
 
+/* After a store of a value a kernel means to read back as a memory operand
+ * (a W+K word the scalar rounds add): without it GCC keeps the vector and
+ * feeds the rounds through (v)pextrd, two operations a word where a memory
+ * operand costs none. The empty asm claims to change the stored bytes, and
+ * nothing else; it emits no instruction. */
+#if defined(__GNUC__) || defined(__clang__)
+#define FD_STORED(p) __asm__("" : "+m"(*(p)))
+#else
+#define FD_STORED(p) ((void)(p))
+#endif
+
 #endif /* FD_KERNELS_COMPILER_H */

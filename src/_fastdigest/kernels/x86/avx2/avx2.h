@@ -13,6 +13,8 @@
 #define FD_TARGET_AVX2 FD_X86_TARGET("avx2,bmi,bmi2")
 #define FD_AVX2_FEATURES (FD_CPU_AVX2 | FD_CPU_BMI1 | FD_CPU_BMI2)
 
+fd_sha1_blocks_fn fd_sha1_blocks_avx2;     /* sha1_avx2.c */
+fd_sha1_pbkdf2_fn fd_sha1_pbkdf2_avx2;     /* sha1_avx2.c */
 fd_sha512_blocks_fn fd_sha512_blocks_avx2; /* sha512_avx2.c */
 
 #ifndef FD_NO_MULTI_BUFFER
