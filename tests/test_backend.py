@@ -17,7 +17,7 @@ import pytest
 import fastdigest
 
 ALGORITHMS = ('md5', 'sha1', 'sha224', 'sha256', 'sha384', 'sha512', 'sha512_224', 'sha512_256')
-KERNEL_NAMES = {'portable', 'tuned', 'shani', 'avx2', 'avx512', 'armv8'}
+KERNEL_NAMES = {'portable', 'tuned', 'ssse3', 'shani', 'avx2', 'avx512', 'armv8'}
 
 
 # FASTDIGEST_DISABLE's names, in dispatch/features.c's order, and the /proc/cpuinfo flags each stands for.
@@ -161,7 +161,12 @@ def test_best_kernels_follow_the_cpu():
     flags = cpu_flags()
     machine = platform.machine().lower()
     if machine in ('x86_64', 'amd64'):
-        expected_sha = 'shani' if {'sha_ni', 'ssse3', 'sse4_1'} <= flags else 'portable'
+        if {'sha_ni', 'ssse3', 'sse4_1'} <= flags:
+            expected_sha = 'shani'
+        elif {'avx2', 'bmi1', 'bmi2'} <= flags:
+            expected_sha = 'avx2'
+        else:
+            expected_sha = 'portable'
         if expected_sha == 'shani':
             expected_sha1 = 'shani'
         elif {'avx2', 'bmi1', 'bmi2'} <= flags:

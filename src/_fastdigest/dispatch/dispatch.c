@@ -75,6 +75,11 @@ static const fd_kernel sha256_kernels[] = {
      .hmac_finish.sha256 = fd_sha256_hmac_finish_shani,
      .hmac_key.sha256 = fd_sha256_hmac_key_shani_x2},
 #endif
+#ifdef FD_HAVE_AVX2
+    {.name = "avx2",
+     .required_features = FD_AVX2_FEATURES,
+     .blocks.sha256 = fd_sha256_blocks_avx2},
+#endif
     {.name = "portable", .blocks.sha256 = fd_sha256_blocks_portable},
     {.name = NULL},
 };

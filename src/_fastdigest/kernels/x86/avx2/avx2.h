@@ -15,6 +15,7 @@
 
 fd_sha1_blocks_fn fd_sha1_blocks_avx2;     /* sha1_avx2.c */
 fd_sha1_pbkdf2_fn fd_sha1_pbkdf2_avx2;     /* sha1_avx2.c */
+fd_sha256_blocks_fn fd_sha256_blocks_avx2; /* sha256_avx2.c */
 fd_sha512_blocks_fn fd_sha512_blocks_avx2; /* sha512_avx2.c */
 
 #ifndef FD_NO_MULTI_BUFFER
