@@ -28,7 +28,7 @@ from test_backend import cpu_flags
 
 BLOCK_SIZES = {name: hashlib.new(name).block_size for name in ALGORITHMS}
 MULTI_BUFFER_KERNELS = {'shani_x2', 'avx2_x4', 'avx2_x8', 'avx512_x8', 'avx512_x16'}
-SINGLE_STREAM_KERNELS = {'portable', 'tuned', 'shani', 'avx2', 'avx512', 'armv8'}
+SINGLE_STREAM_KERNELS = {'portable', 'tuned', 'ssse3', 'shani', 'avx2', 'avx512', 'armv8'}
 
 
 def expected(name, messages):
