@@ -112,7 +112,7 @@ esac
 
 stage "the wheel in a fresh venv: the suite, from a copy of tests/"
 "$PYTHON" -m venv "$WORK/wheel-venv"
-"$WORK/wheel-venv/bin/python" -m pip install -q "$wheel[test]"
+"$WORK/wheel-venv/bin/python" -m pip install -q "$wheel[test-core,test-arrow]"
 # pyproject.toml beside them: the pytest configuration, and test_cli reads the console script's
 # declaration from it. No fastdigest/ is copied.
 mkdir "$WORK/suite"

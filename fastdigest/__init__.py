@@ -13,10 +13,13 @@ from fastdigest import _fastdigest
 from fastdigest._version import __version__
 from fastdigest._fastdigest import (
     HASH,
+    DigestArray,
+    DigestStream,
     _GIL_MINSIZE,
     batch_implementation,
     cpu_features,
     digest,
+    digest_array,
     digest_many,
     from_state,
     get_gil_minsize,
@@ -37,6 +40,8 @@ from fastdigest._fastdigest import (
 
 __all__ = [
     "HASH",
+    "DigestArray",
+    "DigestStream",
     "algorithms_available",
     "algorithms_guaranteed",
     "batch_implementation",
@@ -44,6 +49,7 @@ __all__ = [
     "blake2s",
     "cpu_features",
     "digest",
+    "digest_array",
     "digest_many",
     "file_digest",
     "from_state",

@@ -38,6 +38,8 @@ _ReadableBuffer: TypeAlias = _Buffer
 
 __all__ = [
     "HASH",
+    "DigestArray",
+    "DigestStream",
     "algorithms_available",
     "algorithms_guaranteed",
     "batch_implementation",
@@ -45,6 +47,7 @@ __all__ = [
     "blake2s",
     "cpu_features",
     "digest",
+    "digest_array",
     "digest_many",
     "file_digest",
     "from_state",
@@ -207,3 +210,36 @@ def hexdigest(name: _Algorithm, data: _ReadableBuffer, /) -> str: ...
 
 # Many one-shots in one call, in order: [digest(name, m) for m in messages].
 def digest_many(name: _Algorithm, messages: Iterable[_ReadableBuffer], /) -> list[bytes]: ...
+
+# The Arrow PyCapsule interface: __arrow_c_array__ returns (ArrowSchema capsule,
+# ArrowArray capsule), __arrow_c_stream__ an ArrowArrayStream capsule.
+@type_check_only
+class _ArrowArrayExportable(Protocol):
+    def __arrow_c_array__(self, requested_schema: object | None = None) -> tuple[object, object]: ...
+
+@type_check_only
+class _ArrowStreamExportable(Protocol):
+    def __arrow_c_stream__(self, requested_schema: object | None = None) -> object: ...
+
+@final
+class DigestArray:
+    """The digests of an Arrow array's rows, made by digest_array()."""
+
+    def __arrow_c_array__(self, requested_schema: object | None = None) -> tuple[object, object]: ...
+    def __len__(self) -> int: ...
+
+@final
+class DigestStream:
+    """The digests of an Arrow stream's rows, made by digest_array()."""
+
+    def __arrow_c_stream__(self, requested_schema: object | None = None) -> object: ...
+    def __len__(self) -> int: ...
+
+# The digest of every row of an Arrow column (binary, large_binary, binary_view,
+# utf8, large_utf8, utf8_view), as fixed_size_binary(digest_size) or, with
+# hex=True, utf8 hex; nulls kept. Array input gives a DigestArray, stream input
+# (chunked arrays, polars Series, DuckDB relations, pandas) a DigestStream.
+@overload
+def digest_array(name: _Algorithm, array: _ArrowArrayExportable, /, *, hex: bool = False) -> DigestArray: ...
+@overload
+def digest_array(name: _Algorithm, array: _ArrowStreamExportable, /, *, hex: bool = False) -> DigestStream: ...

@@ -1,22 +1,27 @@
 #!/usr/bin/env bash
-# Builds the C core's libFuzzer target (tests/fuzz/fuzz_core.c) with
-# clang -fsanitize=fuzzer,address,undefined and runs it.
+# Builds the libFuzzer targets with clang -fsanitize=fuzzer,address,undefined
+# and runs them, one after the other:
+#   fuzz_core   the C core (tests/fuzz/fuzz_core.c): every kernel, stream,
+#               batch, HMAC and PBKDF2 against the portable kernel
+#   fuzz_arrow  the Arrow importer (tests/fuzz/fuzz_arrow.c): raw ArrowArray
+#               structs through the checks, the hashing and the export
 #
-#   tests/fuzz/run.sh [SECONDS]     (default 60)
+#   tests/fuzz/run.sh [SECONDS [TARGET...]]   (default 60 s each, both targets)
 #
-# First every input of the committed seed corpus (tests/fuzz/corpus/: the
-# padding and block boundaries, multi-block messages, odd split patterns) is
-# run once, then the fuzzer mutates from it for SECONDS seconds. New inputs go
-# to a scratch corpus under BUILD_DIR, never into the committed one; a
-# mismatch or sanitizer report stops the run, saves the input as
-# BUILD_DIR/crash-* and fails the script. Reproduce one with
-# BUILD_DIR/fuzz_core CRASH_FILE.
+# First every input of a target's committed seed corpus (tests/fuzz/corpus/
+# for fuzz_core: the padding and block boundaries, multi-block messages, odd
+# split patterns; tests/fuzz/corpus_arrow/ for fuzz_arrow: each layout, bare
+# and in a struct, consistent and broken) is run once, then the fuzzer
+# mutates from it for SECONDS seconds. New inputs go to a scratch corpus
+# under BUILD_DIR, never into the committed one; a mismatch or sanitizer
+# report stops the run, saves the input as BUILD_DIR/crash-* and fails the
+# script. Reproduce one with BUILD_DIR/TARGET CRASH_FILE.
 #
 # Debian 12's clang (clang 14) and libclang-rt-14-dev (libFuzzer and the
 # sanitizer runtimes, only recommended by clang) are installed with apt-get
 # when missing (root, or sudo): a missing tool fails, it never skips. Environment:
 #   CLANG       the compiler (default clang, else clang-14)
-#   BUILD_DIR   where the binary and the scratch corpus go (default
+#   BUILD_DIR   where the binaries and the scratch corpora go (default
 #               ${TMPDIR:-/tmp}/fastdigest-fuzz)
 set -euo pipefail
 
@@ -25,6 +30,9 @@ src_dir="$repo_root/src/_fastdigest"
 fuzz_dir="$repo_root/tests/fuzz"
 build_dir=${BUILD_DIR:-${TMPDIR:-/tmp}/fastdigest-fuzz}
 seconds=${1:-60}
+shift || true
+targets=("$@")
+[ ${#targets[@]} -gt 0 ] || targets=(fuzz_core fuzz_arrow)
 
 case $seconds in
 '' | *[!0-9]*)
@@ -32,6 +40,15 @@ case $seconds in
     exit 2
     ;;
 esac
+for target in "${targets[@]}"; do
+    case $target in
+    fuzz_core | fuzz_arrow) ;;
+    *)
+        echo "fuzz/run.sh: unknown target '$target' (fuzz_core, fuzz_arrow)" >&2
+        exit 2
+        ;;
+    esac
+done
 
 # shellcheck source=../apt.sh
 source "$repo_root/tests/apt.sh"
@@ -49,7 +66,7 @@ find_clang() {
 }
 
 clang=$(find_clang)
-mkdir -p "$build_dir/corpus"
+mkdir -p "$build_dir"
 
 # libFuzzer and the sanitizer runtimes are in libclang-rt-N-dev, which clang
 # only recommends: a link of an empty target tells whether it is there.
@@ -65,36 +82,55 @@ fi
 
 # Every .c file of the C core: all of src/_fastdigest but the Python binding
 # (python/, the only code that includes Python.h); and the test harness the
-# C drivers share (tests/c/harness.c), which every fuzz target links.
+# C drivers share (tests/c/harness.c), which fuzz_core links.
 harness="$repo_root/tests/c/harness.c"
 mapfile -t sources < <(find "$src_dir" -name '*.c' -not -path "$src_dir/python/*" | LC_ALL=C sort)
 
-echo "== building $build_dir/fuzz_core with $("$clang" --version | head -n 1)"
-"$clang" -std=c11 -g -O1 -Wall -Wextra -Werror -fno-omit-frame-pointer \
-    -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
-    -I"$src_dir" -o "$build_dir/fuzz_core" "$fuzz_dir/fuzz_core.c" "$harness" "${sources[@]}"
+corpus_of() {
+    case $1 in
+    fuzz_core) echo "$fuzz_dir/corpus" ;;
+    fuzz_arrow) echo "$fuzz_dir/corpus_arrow" ;;
+    esac
+}
 
-seeds=$(find "$fuzz_dir/corpus" -type f | wc -l)
-if [ "$seeds" = 0 ]; then
-    echo "fuzz/run.sh: the seed corpus $fuzz_dir/corpus is empty" >&2
-    exit 1
-fi
-
-# detect_leaks stays on: the target frees what it allocates. -max_len 8192
-# allows messages of many blocks of both sizes after the header.
+# detect_leaks stays on: the targets free what they allocate.
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=0}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1}
-cd "$build_dir"
 
-echo "== the $seeds seed inputs, once each"
-start=$SECONDS
-./fuzz_core -runs=0 "$fuzz_dir/corpus"
-echo "== seeds: $((SECONDS - start)) s wall"
+for target in "${targets[@]}"; do
+    extra_sources=()
+    [ "$target" = fuzz_core ] && extra_sources=("$harness")
+    echo "== building $build_dir/$target with $("$clang" --version | head -n 1)"
+    "$clang" -std=c11 -g -O1 -Wall -Wextra -Werror -fno-omit-frame-pointer \
+        -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
+        -I"$src_dir" -o "$build_dir/$target" "$fuzz_dir/$target.c" "${extra_sources[@]}" "${sources[@]}"
 
-echo "== fuzzing for $seconds s"
-start=$SECONDS
-./fuzz_core -max_total_time="$seconds" -max_len=8192 -timeout=30 -rss_limit_mb=2048 \
-    -print_final_stats=1 \
-    "$build_dir/corpus" "$fuzz_dir/corpus"
-echo "== fuzzing: $((SECONDS - start)) s wall, scratch corpus $(find "$build_dir/corpus" -type f | wc -l) inputs"
-echo "== fuzz_core passed"
+    seed_dir=$(corpus_of "$target")
+    seeds=$(find "$seed_dir" -type f | wc -l)
+    if [ "$seeds" = 0 ]; then
+        echo "fuzz/run.sh: the seed corpus $seed_dir is empty" >&2
+        exit 1
+    fi
+    scratch="$build_dir/corpus-$target"
+    [ "$target" = fuzz_core ] && scratch="$build_dir/corpus" # where it always was
+    mkdir -p "$scratch"
+
+    (
+        cd "$build_dir"
+        echo "== $target: the $seeds seed inputs, once each"
+        start=$SECONDS
+        "./$target" -runs=0 "$seed_dir"
+        echo "== seeds: $((SECONDS - start)) s wall"
+
+        # fuzz_core: -max_len 8192 allows messages of many blocks of both
+        # sizes after the header. fuzz_arrow: its pool is cycled, so short
+        # inputs already make thousands of rows.
+        echo "== $target: fuzzing for $seconds s"
+        start=$SECONDS
+        "./$target" -max_total_time="$seconds" -max_len=8192 -timeout=30 -rss_limit_mb=2048 \
+            -print_final_stats=1 \
+            "$scratch" "$seed_dir"
+        echo "== fuzzing: $((SECONDS - start)) s wall, scratch corpus $(find "$scratch" -type f | wc -l) inputs"
+    )
+    echo "== $target passed"
+done

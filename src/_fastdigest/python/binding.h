@@ -70,6 +70,8 @@ static inline void fd_set_gil_minsize(size_t minsize)
 typedef struct {
     PyTypeObject *hash_type;
     PyTypeObject *hmac_type;
+    PyTypeObject *digest_array_type; /* digest_array's results (arrow.c) */
+    PyTypeObject *digest_stream_type;
     PyObject *algorithm_ids; /* dict: lowercase name or alias -> int algorithm id */
     /* hashlib's name of each algorithm, interned, by id: a name written as a
      * literal in the caller's code is this very object (the compiler interns
@@ -319,5 +321,6 @@ int fd_hash_module_exec(PyObject *module, fd_module_state *state);
 int fd_hmac_module_exec(PyObject *module, fd_module_state *state);
 int fd_resume_module_exec(PyObject *module, fd_module_state *state);
 int fd_batch_module_exec(PyObject *module, fd_module_state *state);
+int fd_arrow_module_exec(PyObject *module, fd_module_state *state);
 
 #endif /* FD_PYTHON_BINDING_H */

@@ -447,7 +447,8 @@ static int module_exec(PyObject *module)
         if (state->names[id] == NULL)
             return -1;
     }
-    if (fd_hmac_module_exec(module, state) < 0 || fd_resume_module_exec(module, state) < 0)
+    if (fd_hmac_module_exec(module, state) < 0 || fd_resume_module_exec(module, state) < 0 ||
+        fd_arrow_module_exec(module, state) < 0)
         return -1;
     return fd_batch_module_exec(module, state);
 }
@@ -457,6 +458,8 @@ static int module_traverse(PyObject *module, visitproc visit, void *arg)
     fd_module_state *state = fd_get_module_state(module);
     Py_VISIT(state->hash_type);
     Py_VISIT(state->hmac_type);
+    Py_VISIT(state->digest_array_type);
+    Py_VISIT(state->digest_stream_type);
     Py_VISIT(state->algorithm_ids);
     for (int id = 0; id < FD_ALGORITHM_COUNT; id++) {
         Py_VISIT(state->constructors[id]);
@@ -470,6 +473,8 @@ static int module_clear(PyObject *module)
     fd_module_state *state = fd_get_module_state(module);
     Py_CLEAR(state->hash_type);
     Py_CLEAR(state->hmac_type);
+    Py_CLEAR(state->digest_array_type);
+    Py_CLEAR(state->digest_stream_type);
     Py_CLEAR(state->algorithm_ids);
     for (int id = 0; id < FD_ALGORITHM_COUNT; id++) {
         Py_CLEAR(state->constructors[id]);

@@ -1,0 +1,565 @@
+"""digest_array(name, column, hex=...): every row of an Arrow column equal to hashlib's, from real producers.
+
+The producers are the test extra's pyarrow, polars, duckdb and pandas (each through its own PyCapsule
+export: pyarrow arrays as __arrow_c_array__, chunked arrays, polars Series, DuckDB relations and pandas
+objects as __arrow_c_stream__), covering the six hashed types (polars exports string and binary views,
+pandas large_utf8), slices, chunks, nulls, empty and long rows, all eight algorithms, binary and hex. The
+results are imported back by each library. Malformed C structs (decreasing offsets, views out of bounds,
+null buffers, consumed capsules) are built here with ctypes and must raise, never crash; the C checks
+themselves are fuzzed by tests/fuzz/fuzz_arrow.c.
+"""
+
+import ctypes
+import gc
+import hashlib
+import random
+import re
+import threading
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import fastdigest
+from conftest import ALGORITHMS
+
+pa = pytest.importorskip('pyarrow', reason='pyarrow (test extra) is not installed or has no wheel here')
+
+TYPES = {
+    'binary': pa.binary(),
+    'large_binary': pa.large_binary(),
+    'binary_view': pa.binary_view(),
+    'utf8': pa.string(),
+    'large_utf8': pa.large_string(),
+    'utf8_view': pa.string_view(),
+}
+FORMATS = {'binary': 'z', 'large_binary': 'Z', 'binary_view': 'vz', 'utf8': 'u', 'large_utf8': 'U',
+           'utf8_view': 'vu'}  # fmt: skip
+
+
+def is_text(arrow_type):
+    return pa.types.is_string(arrow_type) or pa.types.is_large_string(arrow_type) or pa.types.is_string_view(
+        arrow_type
+    )
+
+
+def expected(name, values, hex=False):
+    """hashlib's digest of each value (str as UTF-8), None for None."""
+    out = []
+    for value in values:
+        if value is None:
+            out.append(None)
+            continue
+        h = hashlib.new(name, value.encode() if isinstance(value, str) else value)
+        out.append(h.hexdigest() if hex else h.digest())
+    return out
+
+
+def sample_values(rng, count, text, null_share=0.2, max_len=80):
+    """Random values: empty ones, long ones, non-ASCII text, nulls."""
+    values = []
+    for _ in range(count):
+        roll = rng.random()
+        if roll < null_share:
+            values.append(None)
+            continue
+        n = 0 if roll < null_share + 0.05 else rng.randrange(2000, 5000) if roll > 0.97 else rng.randrange(max_len)
+        if text:
+            values.append(''.join(rng.choice('aé€\U0001f600z0 ') for _ in range(n)))
+        else:
+            values.append(rng.randbytes(n))
+    return values
+
+
+def check(name, column, values, hex=False):
+    """digest_array over column (an array-like) equals hashlib row by row, with the result's type."""
+    result = fastdigest.digest_array(name, column, hex=hex)
+    assert len(result) == len(values)
+    imported = pa.array(result) if hasattr(result, '__arrow_c_array__') else pa.chunked_array(result)
+    digest_size = hashlib.new(name).digest_size
+    assert imported.type == (pa.string() if hex else pa.binary(digest_size))
+    assert imported.to_pylist() == expected(name, values, hex)
+    assert imported.null_count == sum(v is None for v in values)
+    return result, imported
+
+
+@pytest.mark.parametrize('type_name', TYPES)
+@pytest.mark.parametrize('hex', [False, True], ids=['binary', 'hex'])
+def test_every_type_and_algorithm(type_name, hex, algorithm):
+    arrow_type = TYPES[type_name]
+    values = sample_values(random.Random(type_name + algorithm), 300, is_text(arrow_type))
+    result, _ = check(algorithm, pa.array(values, arrow_type), values, hex)
+    assert isinstance(result, fastdigest.DigestArray)
+
+
+@pytest.mark.parametrize('type_name', TYPES)
+def test_slices(type_name):
+    # Offsets that are not multiples of 8 shift the validity bitmap; slices of slices stack offsets.
+    arrow_type = TYPES[type_name]
+    values = sample_values(random.Random(1), 200, is_text(arrow_type), null_share=0.3)
+    array = pa.array(values, arrow_type)
+    for offset, length in [(1, 50), (7, 100), (8, 8), (13, 0), (199, 1), (0, 200), (63, 137)]:
+        check('sha256', array.slice(offset, length), values[offset : offset + length], hex=offset % 2 == 1)
+    check('md5', array.slice(5).slice(3, 20), values[8:28])
+
+
+@pytest.mark.parametrize('type_name', TYPES)
+def test_chunked_array(type_name):
+    arrow_type = TYPES[type_name]
+    rng = random.Random(2)
+    chunks = [sample_values(rng, n, is_text(arrow_type)) for n in (10, 0, 4097, 1, 300)]
+    chunked = pa.chunked_array([pa.array(c, arrow_type) for c in chunks], arrow_type)
+    values = [v for c in chunks for v in c]
+    for hex in (False, True):
+        result, imported = check('sha1', chunked, values, hex)
+        assert isinstance(result, fastdigest.DigestStream)
+        # One result array per input array, in order.
+        assert [len(c) for c in imported.chunks] == [len(c) for c in chunks]
+
+
+def test_rows_across_hashing_chunks(algorithm):
+    # More rows than one call of the batch driver takes (4096), with nulls on both sides of the seams.
+    values = sample_values(random.Random(3), 9000, False, max_len=140)
+    check(algorithm, pa.array(values, pa.binary()), values, hex=True)
+
+
+@pytest.mark.parametrize('type_name', TYPES)
+def test_empty_and_all_null(type_name):
+    arrow_type = TYPES[type_name]
+    check('sha512', pa.array([], arrow_type), [])
+    check('sha512', pa.array([], arrow_type), [], hex=True)
+    check('sha224', pa.array([None] * 70, arrow_type), [None] * 70)
+    check('sha224', pa.array([None] * 70, arrow_type), [None] * 70, hex=True)
+    check('md5', pa.chunked_array([], arrow_type), [])
+    empty = b'' if not is_text(arrow_type) else ''
+    check('md5', pa.array([empty] * 5, arrow_type), [empty] * 5, hex=True)
+
+
+def test_null_slots_are_zero():
+    # What lies under a null row is not specified by Arrow; here it is zero bytes (hex: '0' characters).
+    result = pa.array(fastdigest.digest_array('md5', pa.array([b'a', None])))
+    assert result.buffers()[1].to_pybytes()[16:] == bytes(16)
+    result = pa.array(fastdigest.digest_array('md5', pa.array([b'a', None]), hex=True))
+    assert result.buffers()[2].to_pybytes()[32:] == b'0' * 32
+
+
+def test_long_and_empty_rows(algorithm):
+    values = [b'', b'x' * 1_000_000, b'', bytes(range(256)) * 40, b'y']
+    check(algorithm, pa.array(values, pa.large_binary()), values)
+    check(algorithm, pa.array(values, pa.binary_view()), values, hex=True)
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    values=st.lists(st.none() | st.binary(max_size=150), max_size=60),
+    type_name=st.sampled_from(list(TYPES)),
+    name=st.sampled_from(ALGORITHMS),
+    hex=st.booleans(),
+    cut=st.tuples(st.integers(0, 60), st.integers(0, 60)),
+)
+def test_hypothesis(values, type_name, name, hex, cut):
+    arrow_type = TYPES[type_name]
+    if is_text(arrow_type):
+        values = [None if v is None else v.decode('latin-1') for v in values]
+    start = min(cut[0], len(values))
+    stop = max(start, min(cut[1], len(values)))
+    check(name, pa.array(values, arrow_type).slice(start, stop - start), values[start:stop], hex)
+
+
+def test_constructor_as_name():
+    values = [b'abc', None]
+    check('sha256', pa.array(values), values)
+    assert pa.array(fastdigest.digest_array(fastdigest.sha256, pa.array(values))).to_pylist() == expected(
+        'sha256', values
+    )
+    assert pa.array(fastdigest.digest_array('SHA256', pa.array(values))).to_pylist() == expected('sha256', values)
+
+
+# ---- producers ------------------------------------------------------------------------------------
+
+
+def test_record_batch_and_table():
+    # A struct of one field (a one-column record batch or table) means that column, struct nulls included.
+    values = ['a', None, 'bc', '']
+    batch = pa.record_batch({'email': values})
+    result = fastdigest.digest_array('sha256', batch, hex=True)
+    assert isinstance(result, fastdigest.DigestArray)
+    assert pa.array(result).to_pylist() == expected('sha256', values, True)
+    table = pa.table({'email': values}).slice(1)
+    assert pa.chunked_array(fastdigest.digest_array('sha256', table)).to_pylist() == expected('sha256', values[1:])
+    struct = pa.StructArray.from_arrays([pa.array(values)], names=['s'], mask=pa.array([False, False, True, False]))
+    assert pa.array(fastdigest.digest_array('md5', struct.slice(1))).to_pylist() == [None, None, expected('md5', [''])[0]]
+
+
+def test_polars():
+    pl = pytest.importorskip('polars', reason='polars (test extra) is not installed or has no wheel here')
+    rng = random.Random(4)
+    strings = sample_values(rng, 5000, True)
+    blobs = sample_values(rng, 5000, False)
+    for values in (strings, blobs):
+        series = pl.Series('col', values)  # exported as utf8_view / binary_view
+        for hex in (False, True):
+            result = fastdigest.digest_array('sha256', series, hex=hex)
+            assert isinstance(result, fastdigest.DigestStream)
+            back = pl.Series(result)
+            assert back.name == 'col'
+            assert back.to_list() == expected('sha256', values, hex)
+        sliced = series.slice(17, 3000)
+        assert pl.Series(fastdigest.digest_array('md5', sliced)).to_list() == expected('md5', values[17:3017])
+    frame = pl.DataFrame({'s': strings})
+    assert pl.Series(fastdigest.digest_array('sha1', frame, hex=True)).to_list() == expected('sha1', strings, True)
+    # Chunked Series: one result array per chunk.
+    chunked = pl.concat([pl.Series('c', strings[:10]), pl.Series('c', strings[10:])], rechunk=False)
+    assert pl.Series(fastdigest.digest_array('sha512', chunked)).to_list() == expected('sha512', strings)
+
+
+def test_duckdb():
+    duckdb = pytest.importorskip('duckdb', reason='duckdb (test extra) is not installed or has no wheel here')
+    con = duckdb.connect()
+    relation = con.sql(
+        "SELECT CASE WHEN i % 7 = 0 THEN NULL ELSE repeat('ab', (i % 40)::INTEGER) || i::VARCHAR END AS s "
+        'FROM range(5000) t(i)'
+    )
+    values = [row[0] for row in relation.fetchall()]
+    result = fastdigest.digest_array('sha256', relation, hex=True)
+    assert isinstance(result, fastdigest.DigestStream)
+    assert [row[0] for row in con.sql('SELECT * FROM result').fetchall()] == expected('sha256', values, True)
+    # DuckDB's own sha256() agrees.
+    ours = con.sql('SELECT * FROM result').fetchall()
+    theirs = con.sql('SELECT sha256(s) FROM relation').fetchall()
+    assert ours == theirs
+    binary = fastdigest.digest_array('md5', con.sql("SELECT 'x'::BLOB AS b UNION ALL SELECT NULL"))
+    assert sorted(duckdb.from_arrow(binary).fetchall(), key=repr) == sorted(
+        [(hashlib.md5(b'x').digest(),), (None,)], key=repr
+    )
+
+
+def test_pandas():
+    pd = pytest.importorskip('pandas', reason='pandas (test extra) is not installed or has no wheel here')
+    if not hasattr(pd.Series, '__arrow_c_stream__'):
+        pytest.skip('this pandas has no Arrow PyCapsule export (pandas >= 3.0 has it)')
+    values = ['a', None, 'é' * 30, '']
+    series = pd.Series(values, dtype='str')
+    result = fastdigest.digest_array('sha256', series, hex=True)
+    assert pa.chunked_array(result).to_pylist() == expected('sha256', values, True)
+    frame = pd.DataFrame({'email': values})
+    assert pa.chunked_array(fastdigest.digest_array('sha256', frame)).to_pylist() == expected('sha256', values)
+    blobs = pd.Series([b'x', None, b''], dtype=object)
+    assert pa.chunked_array(fastdigest.digest_array('md5', blobs)).to_pylist() == expected('md5', [b'x', None, b''])
+    if hasattr(pd.Series, 'from_arrow'):
+        back = pd.Series.from_arrow(result)
+        assert [None if pd.isna(v) else v for v in back] == expected('sha256', values, True)
+
+
+def test_round_trip_into_each_library():
+    values = ['a', None, 'bcd']
+    array_result = fastdigest.digest_array('sha256', pa.array(values), hex=True)
+    stream_result = fastdigest.digest_array('sha256', pa.chunked_array([values[:1], values[1:]]), hex=True)
+    want = expected('sha256', values, True)
+    assert pa.array(array_result).to_pylist() == want
+    assert pa.chunked_array(stream_result).to_pylist() == want
+    pl = pytest.importorskip('polars', reason='polars (test extra) is not installed or has no wheel here')
+    assert pl.Series(array_result).to_list() == want
+    assert pl.Series(stream_result).to_list() == want
+    duckdb = pytest.importorskip('duckdb', reason='duckdb (test extra) is not installed or has no wheel here')
+    assert [r[0] for r in duckdb.from_arrow(array_result).fetchall()] == want
+    assert [r[0] for r in duckdb.from_arrow(stream_result).fetchall()] == want
+
+
+# ---- the result object ------------------------------------------------------------------------------
+
+
+def test_exports_share_one_buffer():
+    # Every import reads the result's own buffers: no copy, and the same address each time.
+    result = fastdigest.digest_array('sha256', pa.array([b'x'] * 1000))
+    first, second = pa.array(result), pa.array(result)
+    assert first.buffers()[1].address == second.buffers()[1].address
+    assert first.buffers()[1].size == 32 * 1000
+    del result
+    gc.collect()
+    # The imported arrays keep the buffers alive after the result object is gone.
+    assert first.to_pylist() == second.to_pylist() == [hashlib.sha256(b'x').digest()] * 1000
+
+
+def test_stream_exported_twice():
+    result = fastdigest.digest_array('md5', pa.chunked_array([[b'a'], [b'b', None]]))
+    one, two = pa.chunked_array(result), pa.chunked_array(result)
+    assert one.to_pylist() == two.to_pylist() == expected('md5', [b'a', b'b', None])
+    assert one.num_chunks == 2
+
+
+def test_unconsumed_capsules_are_released():
+    # Capsules dropped without an import release their structs (ASan and valgrind runs see a leak otherwise).
+    result = fastdigest.digest_array('sha1', pa.array([b'a']))
+    for _ in range(100):
+        schema, array = result.__arrow_c_array__()
+        del schema, array
+    stream = fastdigest.digest_array('sha1', pa.chunked_array([[b'a']]))
+    for _ in range(100):
+        stream.__arrow_c_stream__(requested_schema=None)
+
+
+def test_result_repr_len_and_types():
+    result = fastdigest.digest_array('sha512_256', pa.array([b'a', None]), hex=True)
+    assert repr(result) == '<fastdigest.DigestArray sha512_256 hex, 2 rows, 1 nulls>'
+    assert len(result) == 2
+    with pytest.raises(TypeError):
+        fastdigest.DigestArray()
+    with pytest.raises(TypeError):
+        fastdigest.DigestStream()
+    assert not hasattr(result, '__arrow_c_stream__')
+    assert not hasattr(fastdigest.digest_array('md5', pa.chunked_array([[b'a']])), '__arrow_c_array__')
+
+
+def test_threads_share_one_column():
+    values = sample_values(random.Random(5), 20000, False)
+    array = pa.array(values, pa.binary())
+    want = expected('sha256', values)
+    results = []
+
+    def work():
+        for _ in range(3):
+            results.append(pa.array(fastdigest.digest_array('sha256', array)).to_pylist() == want)
+
+    threads = [threading.Thread(target=work) for _ in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert results == [True] * 12
+
+
+# ---- errors -----------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    'array, fmt',
+    [
+        (pa.array([1, 2]), 'l'),
+        (pa.array([1.5]), 'g'),
+        (pa.array([b'ab'], pa.binary(2)), 'w:2'),
+        (pa.array([[b'a']]), '+l'),
+        (pa.array([True]), 'b'),
+    ],
+)
+def test_other_types_raise_type_error_naming_the_format(array, fmt):
+    with pytest.raises(TypeError, match=re.escape("Arrow format '%s'" % fmt)):
+        fastdigest.digest_array('sha256', array)
+
+
+def test_dictionary_and_wide_tables_raise_type_error():
+    with pytest.raises(TypeError, match='dictionary-encoded'):
+        fastdigest.digest_array('sha256', pa.array(['a', 'b', 'a']).dictionary_encode())
+    with pytest.raises(TypeError, match='struct of 2 fields'):
+        fastdigest.digest_array('sha256', pa.table({'a': ['x'], 'b': ['y']}))
+
+
+def test_bad_arguments():
+    with pytest.raises(ValueError, match='unsupported hash type sha3_256'):
+        fastdigest.digest_array('sha3_256', pa.array([b'a']))
+    with pytest.raises(TypeError, match='str or a fastdigest constructor'):
+        fastdigest.digest_array(hashlib.sha256, pa.array([b'a']))
+    with pytest.raises(TypeError, match='Arrow PyCapsule interface'):
+        fastdigest.digest_array('sha256', [b'a', b'b'])
+    with pytest.raises(TypeError, match='unexpected keyword'):
+        fastdigest.digest_array('sha256', pa.array([b'a']), hexadecimal=True)
+    with pytest.raises(TypeError):
+        fastdigest.digest_array('sha256')
+    with pytest.raises(TypeError):
+        fastdigest.digest_array('sha256', pa.array([b'a']), True)
+
+
+class Exporter:
+    """Hands out given capsules through the PyCapsule interface."""
+
+    def __init__(self, array=None, stream=None):
+        if array is not None:
+            self.__arrow_c_array__ = lambda requested_schema=None: array()
+        if stream is not None:
+            self.__arrow_c_stream__ = lambda requested_schema=None: stream()
+
+
+def test_consumed_capsules_raise_value_error():
+    pair = pa.array([b'a']).__arrow_c_array__()
+    assert pa.array(fastdigest.digest_array('md5', Exporter(array=lambda: pair))).to_pylist() == expected(
+        'md5', [b'a']
+    )
+    with pytest.raises(ValueError, match='already consumed'):
+        fastdigest.digest_array('md5', Exporter(array=lambda: pair))
+    stream = pa.chunked_array([[b'a']]).__arrow_c_stream__()
+    fastdigest.digest_array('md5', Exporter(stream=lambda: stream))
+    with pytest.raises(ValueError, match='already consumed'):
+        fastdigest.digest_array('md5', Exporter(stream=lambda: stream))
+
+
+def test_malformed_exports():
+    schema, array = pa.array([b'a']).__arrow_c_array__()
+    with pytest.raises(ValueError, match="named 'arrow_array'"):
+        fastdigest.digest_array('md5', Exporter(array=lambda: (schema, schema)))
+    with pytest.raises(TypeError, match='tuple of two capsules'):
+        fastdigest.digest_array('md5', Exporter(array=lambda: schema))
+    with pytest.raises(TypeError, match='PyCapsule'):
+        fastdigest.digest_array('md5', Exporter(array=lambda: (schema, 'not a capsule')))
+    with pytest.raises(ZeroDivisionError):
+        fastdigest.digest_array('md5', Exporter(array=lambda: 1 / 0))
+    # None of the failed calls consumed the capsules.
+    assert pa.array(fastdigest.digest_array('md5', Exporter(array=lambda: (schema, array)))).to_pylist() == [
+        hashlib.md5(b'a').digest()
+    ]
+
+
+def test_stream_errors_are_raised():
+    def batches():
+        yield pa.record_batch({'s': ['a']})
+        raise ValueError('the producer broke')
+
+    reader = pa.RecordBatchReader.from_batches(pa.schema({'s': pa.string()}), batches())
+    with pytest.raises((ValueError, OSError), match='the producer broke'):
+        fastdigest.digest_array('sha256', reader)
+
+
+# Raw C Data Interface structs, malformed in ways a producer may get wrong, built with ctypes.
+
+
+class ArrowSchema(ctypes.Structure):
+    pass
+
+
+ArrowSchema._fields_ = [
+    ('format', ctypes.c_char_p),
+    ('name', ctypes.c_char_p),
+    ('metadata', ctypes.c_char_p),
+    ('flags', ctypes.c_int64),
+    ('n_children', ctypes.c_int64),
+    ('children', ctypes.POINTER(ctypes.POINTER(ArrowSchema))),
+    ('dictionary', ctypes.POINTER(ArrowSchema)),
+    ('release', ctypes.CFUNCTYPE(None, ctypes.POINTER(ArrowSchema))),
+    ('private_data', ctypes.c_void_p),
+]
+
+
+class ArrowArray(ctypes.Structure):
+    pass
+
+
+ArrowArray._fields_ = [
+    ('length', ctypes.c_int64),
+    ('null_count', ctypes.c_int64),
+    ('offset', ctypes.c_int64),
+    ('n_buffers', ctypes.c_int64),
+    ('n_children', ctypes.c_int64),
+    ('buffers', ctypes.POINTER(ctypes.c_void_p)),
+    ('children', ctypes.POINTER(ctypes.POINTER(ArrowArray))),
+    ('dictionary', ctypes.POINTER(ArrowArray)),
+    ('release', ctypes.CFUNCTYPE(None, ctypes.POINTER(ArrowArray))),
+    ('private_data', ctypes.c_void_p),
+]
+
+RELEASED = []
+
+
+@ctypes.CFUNCTYPE(None, ctypes.POINTER(ArrowSchema))
+def release_schema(schema):
+    RELEASED.append('schema')
+    schema.contents.release = ctypes.cast(None, type(schema.contents.release))
+
+
+@ctypes.CFUNCTYPE(None, ctypes.POINTER(ArrowArray))
+def release_array(array):
+    RELEASED.append('array')
+    array.contents.release = ctypes.cast(None, type(array.contents.release))
+
+
+PyCapsule_New = ctypes.pythonapi.PyCapsule_New
+PyCapsule_New.restype = ctypes.py_object
+PyCapsule_New.argtypes = [ctypes.c_void_p, ctypes.c_char_p, ctypes.c_void_p]
+
+
+class RawColumn:
+    """One column as raw structs: format, length, offset and buffers (bytes objects or None)."""
+
+    def __init__(self, fmt, length, buffers, offset=0, null_count=0):
+        self.keep = [b if b is None else ctypes.create_string_buffer(b, len(b)) for b in buffers]
+        self.pointers = (ctypes.c_void_p * len(buffers))(
+            *[None if b is None else ctypes.addressof(b) for b in self.keep]
+        )
+        self.schema = ArrowSchema(format=fmt.encode(), flags=2, release=release_schema)
+        self.array = ArrowArray(
+            length=length, null_count=null_count, offset=offset, n_buffers=len(buffers), buffers=self.pointers,
+            release=release_array,
+        )  # fmt: skip
+
+    def __arrow_c_array__(self, requested_schema=None):
+        return (
+            PyCapsule_New(ctypes.addressof(self.schema), b'arrow_schema', None),
+            PyCapsule_New(ctypes.addressof(self.array), b'arrow_array', None),
+        )
+
+
+def int32s(*values):
+    return b''.join(v.to_bytes(4, 'little', signed=True) for v in values)
+
+
+def int64s(*values):
+    return b''.join(v.to_bytes(8, 'little', signed=True) for v in values)
+
+
+def view(length, data=b'', buffer_index=0, offset=0):
+    if length <= 12:
+        return int32s(length) + data.ljust(12, b'\0')
+    return int32s(length) + data[:4].ljust(4, b'\0') + int32s(buffer_index, offset)
+
+
+@pytest.fixture(autouse=False)
+def little_endian():
+    import sys
+
+    if sys.byteorder != 'little':
+        pytest.skip('the raw structs here are written little-endian')
+
+
+def test_raw_struct_valid(little_endian):
+    RELEASED.clear()
+    raw = RawColumn('z', 3, [None, int32s(0, 1, 1, 4), b'abcd'])
+    assert pa.array(fastdigest.digest_array('md5', raw)).to_pylist() == expected('md5', [b'a', b'', b'bcd'])
+    assert sorted(RELEASED) == ['array', 'schema']  # both moved out and released after hashing
+    sliced = RawColumn('U', 2, [None, int64s(0, 1, 1, 4), b'abcd'], offset=1)
+    assert pa.array(fastdigest.digest_array('md5', sliced)).to_pylist() == expected('md5', [b'', b'bcd'])
+    views = RawColumn('vz', 2, [None, view(3, b'abc') + view(20, b'x' * 20, 0, 5), b'.' * 5 + b'x' * 20, int64s(25)])
+    assert pa.array(fastdigest.digest_array('md5', views)).to_pylist() == expected('md5', [b'abc', b'x' * 20])
+    all_empty_no_data = RawColumn('u', 2, [None, int32s(3, 3, 3), None])
+    assert pa.array(fastdigest.digest_array('md5', all_empty_no_data)).to_pylist() == expected('md5', [b'', b''])
+
+
+@pytest.mark.parametrize(
+    'fmt, length, buffers, offset, message',
+    [
+        ('z', 2, [None, int32s(0, 3, 1), b'abc'], 0, 'row 1 ends at 1, before its start 3'),
+        ('z', 2, [None, int32s(-1, 3, 1), b'abc'], 0, 'offset of row 0 is negative'),
+        ('z', 1, [None, int32s(0, 3), None], 0, 'data buffer is null under 3 bytes'),
+        ('z', 1, [None, None, b'abc'], 0, 'offsets buffer is null under 1 rows'),
+        ('z', 1, [None, int32s(0, 3)], 0, 'has 3 buffers, not 2'),
+        ('z', -1, [None, int32s(0), b''], 0, 'length is negative'),
+        ('z', 1, [None, int32s(0, 1), b'a'], -1, 'offset is negative'),
+        ('z', 2**62, [None, int32s(0, 1), b'a'], 2**62, 'out of range'),
+        ('vz', 1, [None, view(20, b'x' * 20, 1, 0), b'x' * 20, int64s(20)], 0, 'data buffer 1 of 1'),
+        ('vz', 1, [None, view(20, b'x' * 20, 0, 1), b'x' * 20, int64s(20)], 0, 'outside data buffer 0'),
+        ('vz', 1, [None, view(20, b'x' * 20, 0, -5), b'x' * 20, int64s(20)], 0, 'outside data buffer 0'),
+        ('vz', 1, [None, int32s(-3) + bytes(12), int64s()], 0, 'negative view length'),
+        ('vz', 1, [None, view(1, b'a'), b'x', int64s(-1)], 0, 'negative size'),
+        ('vz', 1, [None, view(13, b'x' * 13), None, int64s(13)], 0, 'data buffer 0 of 13 bytes is null'),
+        ('vz', 1, [None, view(1, b'a')], 0, 'at least 3 buffers'),
+    ],
+)
+def test_raw_struct_inconsistent_raises_value_error(little_endian, fmt, length, buffers, offset, message):
+    RELEASED.clear()
+    raw = RawColumn(fmt, length, buffers, offset=offset)
+    with pytest.raises(ValueError, match=message):
+        fastdigest.digest_array('sha256', raw)
+    assert sorted(RELEASED) == ['array', 'schema']
+
+
+def test_raw_struct_null_view_is_not_read(little_endian):
+    # A null row's view may hold anything: it is never read.
+    raw = RawColumn('vz', 2, [bytes([0b10]), int32s(99, 7, 7, 7) + view(1, b'a'), int64s()], null_count=1)
+    assert pa.array(fastdigest.digest_array('sha1', raw)).to_pylist() == [None, hashlib.sha1(b'a').digest()]

@@ -1,0 +1,106 @@
+"""digest_array on Spark: a column hashed with mapInArrow in a local PySpark session (local[2]), every row
+checked against Spark's own sha2(col, 256).
+
+This is the README's Spark recipe, run as written: Spark hands each partition to the Python worker as
+Arrow record batches, digest_array hashes the batch's column in place, and the digests go back to Spark
+as an Arrow column (hex utf8, or binary cast from fixed_size_binary), never a Python object per row.
+PySpark needs Java 17 or later (`java` on PATH or JAVA_HOME).
+"""
+
+import os
+import shutil
+import sys
+
+import pytest
+
+pytest.importorskip('pyarrow', reason='pyarrow (test extra) is not installed or has no wheel for this Python')
+pytest.importorskip('pyspark', reason='pyspark (test extra) is not installed or has no wheel for this Python')
+
+if not (shutil.which('java') or os.environ.get('JAVA_HOME')):
+    pytest.skip('PySpark needs Java 17+ (no java on PATH and no JAVA_HOME)', allow_module_level=True)
+if os.environ.get('FASTDIGEST_BACKEND') == 'portable':
+    pytest.skip('the portable-backend pass of the suite: Spark runs the same digest_array as the default pass, '
+                'whose kernels tests/test_arrow.py checks under both backends', allow_module_level=True)  # fmt: skip
+if 'libasan' in os.environ.get('LD_PRELOAD', ''):
+    pytest.skip('a JVM under the preloaded sanitizer runtime is out of scope here (the sanitizer job runs '
+                'tests/test_arrow.py for the same code)', allow_module_level=True)  # fmt: skip
+
+import pyarrow as pa  # noqa: E402
+from pyspark import cloudpickle  # noqa: E402
+from pyspark.sql import SparkSession  # noqa: E402
+from pyspark.sql import functions as F  # noqa: E402
+
+import fastdigest  # noqa: E402
+
+ROWS = 20_000
+
+# Spark's Python workers cannot import this test module: its functions travel by value, as a script's do.
+cloudpickle.register_pickle_by_value(sys.modules[__name__])
+
+
+def sha256_batches(batches):
+    """The README's recipe: each Arrow batch's 'email' column to hex SHA-256, as a new column."""
+    for batch in batches:
+        digests = fastdigest.digest_array('sha256', batch.column('email'), hex=True)
+        yield batch.append_column('email_sha256', pa.array(digests))
+
+
+def md5_binary_batches(batches):
+    # Spark's BinaryType is Arrow binary: the fixed_size_binary digests are cast (offsets added, the digest
+    # bytes shared).
+    for batch in batches:
+        digests = pa.array(fastdigest.digest_array('md5', batch.column('email'))).cast(pa.binary())
+        yield batch.append_column('email_md5', digests)
+
+
+# PySpark warns that it does not fully support pandas 3; mapInArrow does not use pandas.
+pytestmark = pytest.mark.filterwarnings('ignore:PySpark does not yet fully support pandas:FutureWarning')
+
+
+@pytest.fixture(scope='module')
+def spark():
+    os.environ.setdefault('PYSPARK_PYTHON', sys.executable)
+    os.environ.setdefault('PYSPARK_DRIVER_PYTHON', sys.executable)
+    session = (
+        SparkSession.builder.master('local[2]')
+        .appName('fastdigest-test')
+        .config('spark.ui.enabled', 'false')
+        .config('spark.sql.shuffle.partitions', '2')
+        .config('spark.sql.execution.arrow.maxRecordsPerBatch', '3000')
+        .getOrCreate()
+    )
+    yield session
+    session.stop()
+
+
+@pytest.fixture(scope='module')
+def emails(spark):
+    # Nulls, empty strings, long strings and non-ASCII, in 4 partitions of several Arrow batches each.
+    return spark.range(0, ROWS, numPartitions=4).select(
+        'id',
+        F.expr(
+            "CASE WHEN id % 13 = 0 THEN NULL WHEN id % 101 = 0 THEN '' "
+            "ELSE concat('user', id, '@example.com', repeat('é', CAST(id % 90 AS INT))) END"
+        ).alias('email'),
+    )
+
+
+def count_disagreements(frame, ours, theirs):
+    """(rows, rows where ours and Spark's differ, null digests), in one Spark job. Null-safe: a null
+    email's digest is null on both sides."""
+    row = frame.agg(
+        F.count(F.lit(1)),
+        F.sum(F.when(F.col(ours).eqNullSafe(theirs), 0).otherwise(1)),
+        F.sum(F.when(F.col(ours).isNull(), 1).otherwise(0)),
+    ).first()
+    return tuple(row)
+
+
+def test_map_in_arrow_against_spark_sha2(emails):
+    hashed = emails.mapInArrow(sha256_batches, 'id long, email string, email_sha256 string')
+    assert count_disagreements(hashed, 'email_sha256', F.sha2('email', 256)) == (ROWS, 0, len(range(0, ROWS, 13)))
+
+
+def test_map_in_arrow_binary_digests(emails):
+    hashed = emails.mapInArrow(md5_binary_batches, 'id long, email string, email_md5 binary')
+    assert count_disagreements(hashed, 'email_md5', F.unhex(F.md5('email'))) == (ROWS, 0, len(range(0, ROWS, 13)))
