@@ -29,6 +29,7 @@ import pyarrow as pa  # noqa: E402
 from pyspark import cloudpickle  # noqa: E402
 from pyspark.sql import SparkSession  # noqa: E402
 from pyspark.sql import functions as F  # noqa: E402
+from pyspark.sql.types import StringType, StructField, StructType  # noqa: E402
 
 import fastdigest  # noqa: E402
 
@@ -97,7 +98,8 @@ def count_disagreements(frame, ours, theirs):
 
 
 def test_map_in_arrow_against_spark_sha2(emails):
-    hashed = emails.mapInArrow(sha256_batches, 'id long, email string, email_sha256 string')
+    schema = StructType(emails.schema.fields + [StructField('email_sha256', StringType())])
+    hashed = emails.mapInArrow(sha256_batches, schema)
     assert count_disagreements(hashed, 'email_sha256', F.sha2('email', 256)) == (ROWS, 0, len(range(0, ROWS, 13)))
 
 
