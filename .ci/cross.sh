@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The C core on the operating systems CI cannot run natively: cross-compiled
-# with zig's clang (PyPI's ziglang, in a throwaway venv) for macOS, Windows
+# with zig's clang (PyPI's ziglang, in a venv kept under FASTDIGEST_CI_ROOT) for macOS, Windows
 # and musl Linux, compile-checked in MSVC mode, and the C test drivers run on
 # Windows x86-64 under Debian's wine64.
 #
@@ -45,6 +45,8 @@
 # Environment:
 #   ZIGLANG_VERSION  the ziglang release (default 0.17.1)
 #   ZIG_PYTHON       an interpreter that already has ziglang: skips the venv
+#   FASTDIGEST_CI_ROOT  where the ziglang venv and zig's cache are kept
+#                    between runs (default /opt/fastdigest-ci)
 #   FD_VECTORS_DIR   .../cryptography_vectors/hashes, to skip the lookup
 #   FD_TEST_SEED     seed of the drivers' random tests
 #   FD_CROSS_JOBS    parallel compiles (default: the number of CPUs)
@@ -55,6 +57,8 @@ repo_root=$(cd "$(dirname "$0")/.." && pwd)
 src_dir="$repo_root/src/_fastdigest"
 build_dir=${BUILD_DIR:-${TMPDIR:-/tmp}/fastdigest-cross}
 ziglang_version=${ZIGLANG_VERSION:-0.17.1}
+ci_root=${FASTDIGEST_CI_ROOT:-/opt/fastdigest-ci}
+zig_cache=$ci_root/zig-cache-$ziglang_version
 jobs_max=${FD_CROSS_JOBS:-$(nproc)}
 cflags=(-std=c11 -O2 -Wall -Wextra -Werror)
 targets=(aarch64-macos x86_64-macos x86_64-windows-gnu aarch64-windows-gnu aarch64-linux-musl)
@@ -154,8 +158,8 @@ check_detection() { # check_detection TARGET OBJECT_DIR
     esac
 }
 
-link_driver() { # link_driver TARGET OBJECT_DIR DRIVER.c OUTPUT
-    zig_cc -target "$1" "${cflags[@]}" -I"$src_dir" -o "$4" "$3" "$2"/*.o
+link_driver() { # link_driver TARGET OBJECT_DIR DRIVER.c OUTPUT: with the drivers' harness
+    zig_cc -target "$1" "${cflags[@]}" -I"$src_dir" -o "$4" "$3" "$repo_root/tests/c/harness.c" "$2"/*.o
 }
 
 cross_target() { # cross_target TARGET
@@ -315,12 +319,21 @@ setup_ziglang() {
     if [ -n "${ZIG_PYTHON:-}" ]; then
         zig_python=$ZIG_PYTHON
     else
-        zig_venv=$(mktemp -d "${TMPDIR:-/tmp}/fastdigest-ziglang.XXXXXX") || return 1
-        trap 'rm -rf "$zig_venv"' EXIT
-        python3 -m venv "$zig_venv" || return 1
-        "$zig_venv/bin/pip" install -q "ziglang==$ziglang_version" || return 1
+        # A fixed place outside the checkout, kept between runs like the
+        # free-threaded Python (.ci/pythons.sh): zig's cache records the
+        # paths of the zig it compiled with (MinGW's runtime, ~5 minutes to
+        # build), and a cache made by a zig that has since been deleted
+        # fails the next build instead of being rebuilt.
+        local zig_venv=$ci_root/ziglang-$ziglang_version
+        if ! "$zig_venv/bin/python" -m ziglang version >/dev/null 2>&1; then
+            rm -rf "$zig_venv" "$zig_cache"
+            python3 -m venv "$zig_venv" || return 1
+            "$zig_venv/bin/pip" install -q "ziglang==$ziglang_version" || return 1
+        fi
         zig_python="$zig_venv/bin/python"
     fi
+    mkdir -p "$zig_cache"
+    export ZIG_GLOBAL_CACHE_DIR=$zig_cache
     local version
     version=$("$zig_python" -m ziglang version) || return 1
     echo "zig $version"
