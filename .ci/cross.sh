@@ -179,7 +179,7 @@ cross_target() { # cross_target TARGET
 }
 
 # Declarations, with the signatures of Microsoft's C runtime, of what the
-# core uses from <string.h>, <stdio.h> and <inttypes.h>; the rest of the C
+# core uses from <string.h>, <stdio.h>, <stdlib.h>, <errno.h> and <inttypes.h>; the rest of the C
 # library headers it includes are compiler-provided (stddef, stdint, stdbool,
 # stdarg) and come with clang.
 write_crt_stubs() {
@@ -192,6 +192,19 @@ void *memmove(void *dest, const void *src, size_t count);
 void *memset(void *dest, int c, size_t count);
 int memcmp(const void *a, const void *b, size_t count);
 size_t strlen(const char *s);
+int strcmp(const char *a, const char *b);
+char *strcpy(char *dest, const char *src);
+EOF
+    cat >"$dir/stdlib.h" <<'EOF'
+#include <stddef.h>
+void *malloc(size_t size);
+void *calloc(size_t count, size_t size);
+void *realloc(void *p, size_t size);
+void free(void *p);
+void abort(void);
+EOF
+    cat >"$dir/errno.h" <<'EOF'
+#define ENOMEM 12
 EOF
     cat >"$dir/stdio.h" <<'EOF'
 #include <stdarg.h>
