@@ -6,12 +6,6 @@
  * aligned buffers, but a buffer sliced out of an IPC message or a file need
  * not be, and a misaligned int32_t * would be undefined behaviour. Arrow's
  * C interface data is in the machine's own byte order. */
-/* madvise and posix_memalign, which glibc declares under -std=c11 only when
- * asked (see alloc_buffer). */
-#if defined(__linux__) && !defined(_DEFAULT_SOURCE)
-#define _DEFAULT_SOURCE 1
-#endif
-
 #include "core/arrow.h"
 
 #include <errno.h>
@@ -22,18 +16,9 @@
 #include <string.h>
 
 #include "core/batch.h"
+#include "kernels/compiler.h"
 #include "kernels/endian.h"
 
-#ifdef __linux__
-#include <sys/mman.h>
-#endif
-
-#if defined(__GNUC__) || defined(__clang__)
-#define FD_PRINTF_LIKE(format_index, first_arg) \
-    __attribute__((format(printf, format_index, first_arg)))
-#else
-#define FD_PRINTF_LIKE(format_index, first_arg)
-#endif
 
 /* The reference count of a digest column. Arrays exported from one column
  * may be released by different threads at once (a consumer's worker
@@ -336,37 +321,6 @@ bool fd_arrow_check_array(const struct ArrowArray *array, const fd_arrow_input_t
                                           : check_offsets(values, column, error);
 }
 
-/* ---- buffers ------------------------------------------------------------------ */
-
-/* -DFD_NO_HUGE_PAGES leaves the advice out. */
-#if defined(__linux__) && defined(MADV_HUGEPAGE) && !defined(FD_NO_HUGE_PAGES)
-#define FD_HUGE_PAGE (2u << 20)
-#endif
-
-/* A result buffer, freed with free(); NULL when memory runs out. A result is
- * written once, front to back, into memory nobody touched before, so its
- * cost includes a page fault per page: at 4 KiB pages and 10,000,000 hex
- * SHA-256 digests that is 160,000 faults, as long as the hashing itself.
- * Linux backs a large buffer with transparent huge pages when asked
- * (madvise; the default setting of most distributions), 512 times fewer
- * faults: 640 MB written took ~400 ms in 4 KiB pages and ~60 ms in huge
- * ones here (KVM guest; memory the guest had never touched took longer
- * either way). */
-static void *alloc_buffer(size_t size)
-{
-#ifdef FD_HUGE_PAGE
-    if (size >= 4 * (size_t)FD_HUGE_PAGE) {
-        void *buffer;
-        if (posix_memalign(&buffer, FD_HUGE_PAGE, size) != 0)
-            return NULL;
-        /* Advice only: without huge pages the buffer works as well. */
-        (void)madvise(buffer, size & ~((size_t)FD_HUGE_PAGE - 1), MADV_HUGEPAGE);
-        return buffer;
-    }
-#endif
-    return malloc(size);
-}
-
 /* ---- hashing --------------------------------------------------------------------- */
 
 struct fd_digest_column {
@@ -523,7 +477,7 @@ static void free_digest_column(fd_digest_column *digests)
 /* The offsets of a hex column: row i at i * row_width. */
 static void *make_offsets(size_t length, size_t row_width, bool large)
 {
-    void *offsets = alloc_buffer((length + 1) * (large ? 8 : 4));
+    void *offsets = malloc((length + 1) * (large ? 8 : 4));
     if (offsets == NULL)
         return NULL;
     for (size_t i = 0; i <= length; i++) {
@@ -557,7 +511,7 @@ fd_digest_column *fd_digest_column_hash(enum fd_algorithm_id id, bool hex,
 
     /* Never a null pointer, even for no rows: consumers may not expect one
      * where the format has a buffer. */
-    digests->values = alloc_buffer(length * digests->row_width + 1);
+    digests->values = malloc(length * digests->row_width + 1);
     if (digests->values == NULL || !build_validity(digests, column))
         goto fail;
     if (hex) {
