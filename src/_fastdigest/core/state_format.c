@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "kernels/compiler.h"
 #include "kernels/endian.h"
 
 static const uint8_t state_magic[4] = {'F', 'D', 'S', 'T'};
@@ -102,9 +103,7 @@ size_t fd_state_export(enum fd_algorithm_id id, const fd_hash_state *state,
     return (size_t)(cursor - out) + tail_len;
 }
 
-#if defined(__GNUC__) || defined(__clang__)
-__attribute__((format(printf, 4, 5)))
-#endif
+FD_PRINTF_LIKE(4, 5)
 static enum fd_state_error refuse(enum fd_state_error error, char *reason, size_t reason_len,
                                   const char *fmt, ...)
 {
