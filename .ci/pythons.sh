@@ -97,7 +97,7 @@ test_one() {
     start=$SECONDS
     "$venv/bin/python" -m pip install -q "${install_args[@]}" "$wheel[$extras]"
     "$venv/bin/python" -m pip list --format=freeze 2>/dev/null |
-        grep -iE '^(pytest|hypothesis|mypy|cryptography.vectors|fastdigest)==' | tr '\n' ' '
+        grep -iE '^(pytest|hypothesis|mypy|cryptography.vectors|fastdigest|pyarrow|polars|duckdb|pandas)==' | tr '\n' ' '
     echo
     note "$version" "install wheel + test deps" $((SECONDS - start))
 

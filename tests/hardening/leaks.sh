@@ -59,8 +59,9 @@ rm -rf "$package_dir" "$build_dir/temp" "$build_dir"/memcheck*.xml
 mkdir -p "$package_dir/fastdigest"
 
 echo "== building the extension (-O2 -g) into $package_dir"
-cp "$repo_root"/fastdigest/*.py "$repo_root"/fastdigest/*.pyi "$repo_root"/fastdigest/py.typed \
-    "$package_dir/fastdigest/"
+# Every Python file of the package and its subpackages (fastdigest/cli/).
+(cd "$repo_root" && find fastdigest \( -name '*.py' -o -name '*.pyi' -o -name py.typed \) \
+    -exec cp --parents {} "$package_dir/" \;)
 start=$SECONDS
 (
     cd "$repo_root"

@@ -87,8 +87,10 @@ runtime() {
 preload="$(runtime libasan.so) $(runtime libubsan.so)"
 
 echo "== building the sanitized extension into $package_dir with $cc"
-cp "$repo_root"/fastdigest/*.py "$repo_root"/fastdigest/*.pyi "$repo_root"/fastdigest/py.typed \
-    "$package_dir/fastdigest/"
+# Every Python file of the package and its subpackages (fastdigest/cli/), not the
+# checkout's built extension.
+(cd "$repo_root" && find fastdigest \( -name '*.py' -o -name '*.pyi' -o -name py.typed \) \
+    -exec cp --parents {} "$package_dir/" \;)
 start=$SECONDS
 (
     cd "$repo_root"
