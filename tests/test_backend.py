@@ -161,20 +161,16 @@ def test_best_kernels_follow_the_cpu():
     flags = cpu_flags()
     machine = platform.machine().lower()
     if machine in ('x86_64', 'amd64'):
+        # SHA-1 and SHA-256 alike: SHA-NI, else the AVX2 schedule with BMI rounds, else SSSE3.
         if {'sha_ni', 'ssse3', 'sse4_1'} <= flags:
             expected_sha = 'shani'
         elif {'avx2', 'bmi1', 'bmi2'} <= flags:
             expected_sha = 'avx2'
+        elif 'ssse3' in flags:
+            expected_sha = 'ssse3'
         else:
             expected_sha = 'portable'
-        if expected_sha == 'shani':
-            expected_sha1 = 'shani'
-        elif {'avx2', 'bmi1', 'bmi2'} <= flags:
-            expected_sha1 = 'avx2'
-        elif 'ssse3' in flags:
-            expected_sha1 = 'ssse3'
-        else:
-            expected_sha1 = 'portable'
+        expected_sha1 = expected_sha
         if {'avx512f', 'avx512vl', 'avx512bw', 'bmi1', 'bmi2'} <= flags:
             expected_sha512 = 'avx512'
         elif {'avx2', 'bmi1', 'bmi2'} <= flags:

@@ -80,6 +80,9 @@ static const fd_kernel sha256_kernels[] = {
      .required_features = FD_AVX2_FEATURES,
      .blocks.sha256 = fd_sha256_blocks_avx2},
 #endif
+#ifdef FD_HAVE_SSSE3
+    {.name = "ssse3", .required_features = FD_SSSE3_FEATURES, .blocks.sha256 = fd_sha256_blocks_ssse3},
+#endif
     {.name = "portable", .blocks.sha256 = fd_sha256_blocks_portable},
     {.name = NULL},
 };

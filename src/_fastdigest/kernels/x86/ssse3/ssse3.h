@@ -15,6 +15,7 @@
 
 fd_sha1_blocks_fn fd_sha1_blocks_ssse3; /* sha1_ssse3.c */
 fd_sha1_pbkdf2_fn fd_sha1_pbkdf2_ssse3; /* sha1_ssse3.c */
+fd_sha256_blocks_fn fd_sha256_blocks_ssse3; /* sha256_ssse3.c */
 
 #endif
 
