@@ -3,7 +3,8 @@
     python benchmarks/bench_threads.py [--algorithm sha256] [--rounds 7] [--threads 1,2,4]
 
 Two workloads, at 64 B, 4 KiB and 1 MiB messages:
-  own     every thread makes its own objects: constructor with the message, then digest(), in a loop
+  own     every thread makes its own objects from its own copy of the message: constructor with the
+          message, then digest(), in a loop
           (the pattern of hashing many independent messages);
   shared  every thread updates one object shared by all of them (its lock orders the updates).
 
@@ -82,9 +83,14 @@ def run_threads(thread_count, make_worker):
 
 def own_objects(constructor, message, calls):
     def make_worker():
+        # The thread's own copy of the message, as a thread hashing its own data has: on a
+        # free-threaded build every call changes the reference count of the message, and one object
+        # shared by all threads would make the threads contend for its cache line.
+        own_message = bytes(bytearray(message))
+
         def worker():
             for _ in itertools.repeat(None, calls):
-                constructor(message).digest()
+                constructor(own_message).digest()
 
         return worker
 
