@@ -39,6 +39,7 @@
 #include <time.h>
 
 #include "core/algorithms.h"
+#include "core/hex.h"
 #include "core/hmac.h"
 #include "core/state_format.h"
 #include "dispatch/dispatch.h"
@@ -854,6 +855,37 @@ static void run_state_format_test(void)
     report_group("all", "selected", "state-format", "state_format.c", &tally);
 }
 
+/* fd_hex_encode (its vector path: SSE2 on x86-64, Advanced SIMD on
+ * AArch64, none on s390x) against snprintf's "%02x", at every length up to
+ * five vectors and every start within one, of random bytes and of every
+ * byte value; the bytes after the 2 * len digits must stay untouched. */
+static void run_hex_test(void)
+{
+    group_tally tally = {0, 0};
+    enum { MAX_LEN = 80, MAX_SHIFT = 16 };
+    uint8_t bytes[MAX_SHIFT + 256];
+    char actual[2 * 256 + 2], expected[2 * 256 + 3];
+    test_rng rng = rng_for(10, 0);
+    rng_fill(&rng, bytes, sizeof bytes);
+    for (size_t shift = 0; shift < MAX_SHIFT; shift++) {
+        for (size_t len = 0; len <= MAX_LEN; len++) {
+            for (size_t i = 0; i < len; i++)
+                snprintf(expected + 2 * i, 3, "%02x", bytes[shift + i]);
+            memset(actual, '#', sizeof actual);
+            fd_hex_encode(bytes + shift, len, actual);
+            check(&tally, memcmp(actual, expected, 2 * len) == 0 && actual[2 * len] == '#',
+                  "hex of %zu bytes at offset %zu: %.*s", len, shift, (int)(2 * len + 1), actual);
+        }
+    }
+    for (size_t i = 0; i < 256; i++) {
+        bytes[i] = (uint8_t)i;
+        snprintf(expected + 2 * i, 3, "%02x", (unsigned)i);
+    }
+    fd_hex_encode(bytes, 256, actual);
+    check(&tally, memcmp(actual, expected, 512) == 0, "hex of the 256 byte values: %.512s", actual);
+    report_group("all", "selected", "hex", "hex.c", &tally);
+}
+
 /* ------------------------------------------------------------------------ */
 /* Driving every kernel                                                     */
 
@@ -986,6 +1018,7 @@ int main(int argc, char **argv)
     }
     fd_select_kernels(false);
     run_state_format_test();
+    run_hex_test();
 
     return finish_run("C core");
 }

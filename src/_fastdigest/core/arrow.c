@@ -16,8 +16,8 @@
 #include <string.h>
 
 #include "core/batch.h"
+#include "core/hex.h"
 #include "kernels/compiler.h"
-#include "kernels/endian.h"
 
 
 /* The reference count of a digest column. Arrays exported from one column
@@ -432,35 +432,6 @@ static fd_message row_message(const fd_arrow_column *column, size_t row)
     return message;
 }
 
-/* The 16-bit lanes of the result hold the bytes of x, in order. */
-static uint64_t spread_bytes(uint32_t x)
-{
-    uint64_t v = x;
-    v = (v | v << 16) & 0x0000FFFF0000FFFFu;
-    return (v | v << 8) & 0x00FF00FF00FF00FFu;
-}
-
-/* Lowercase hex, four bytes to eight characters at a time within one
- * 64-bit word (a byte-pair table lookup per byte ran about half as fast):
- * each output byte takes one nibble, and '0' + nibble, plus 39 more where
- * the nibble is 10 or more ('a' - '0' - 10), never carries into the next
- * byte. */
-static void hex_encode(uint8_t *out, const uint8_t *bytes, size_t len)
-{
-    static const char digits[] = "0123456789abcdef";
-    size_t i = 0;
-    for (; i + 4 <= len; i += 4) {
-        uint32_t v = fd_load_le32(bytes + i);
-        uint64_t nibbles = spread_bytes((v >> 4) & 0x0F0F0F0Fu) | spread_bytes(v & 0x0F0F0F0Fu) << 8;
-        uint64_t letters = ((nibbles + 0x0606060606060606u) >> 4) & 0x0101010101010101u;
-        fd_store_le64(out + 2 * i, nibbles + 0x3030303030303030u + letters * 39);
-    }
-    for (; i < len; i++) {
-        out[2 * i] = (uint8_t)digits[bytes[i] >> 4];
-        out[2 * i + 1] = (uint8_t)digits[bytes[i] & 15];
-    }
-}
-
 bool fd_digest_hex_needs_large(enum fd_algorithm_id id, int64_t length)
 {
     return length > INT32_MAX / (int64_t)(2 * fd_algorithms[id].digest_len);
@@ -544,7 +515,7 @@ fd_digest_column *fd_digest_column_hash(enum fd_algorithm_id id, bool hex,
         }
         fd_hash_many(id, messages, count);
         if (hex)
-            hex_encode(digests->values + start * digests->row_width, scratch, n * digest_len);
+            fd_hex_encode(scratch, n * digest_len, (char *)digests->values + start * digests->row_width);
     }
     free(messages);
     free(scratch);

@@ -16,6 +16,7 @@
 #include <stdbool.h>
 
 #include "core/algorithms.h"
+#include "core/hex.h"
 
 /* Inputs of at least this many bytes are hashed with the GIL released, as in
  * CPython's hashlib: below it, releasing and retaking the GIL costs more than
@@ -257,8 +258,6 @@ typedef struct fd_signature {
 int fd_bind_arguments(const fd_signature *signature, PyObject *const *args, Py_ssize_t nargs,
                       PyObject *kwnames, PyObject **out);
 
-/* Writes the 2 * len lowercase hexadecimal digits of bytes to out. */
-void fd_hex_encode(const uint8_t *bytes, size_t len, char *out);
 /* A new ASCII str of the digest in lowercase hexadecimal, as hashlib's. */
 PyObject *fd_hex_string(const uint8_t *digest, size_t digest_len);
 

@@ -111,26 +111,6 @@ int fd_bind_arguments(const fd_signature *signature, PyObject *const *args, Py_s
 
 /* ---- hexadecimal ---------------------------------------------------------- */
 
-/* "000102...feff": the two hexadecimal digits of every byte value, so that
- * encoding takes one two-byte copy per byte instead of two lookups. */
-#define HEX_PAIRS_STARTING(digit)                                                              \
-    digit "0" digit "1" digit "2" digit "3" digit "4" digit "5" digit "6" digit "7" digit "8" \
-        digit "9" digit "a" digit "b" digit "c" digit "d" digit "e" digit "f"
-static const char hex_pairs[2 * 256 + 1] =
-    HEX_PAIRS_STARTING("0") HEX_PAIRS_STARTING("1") HEX_PAIRS_STARTING("2")
-    HEX_PAIRS_STARTING("3") HEX_PAIRS_STARTING("4") HEX_PAIRS_STARTING("5")
-    HEX_PAIRS_STARTING("6") HEX_PAIRS_STARTING("7") HEX_PAIRS_STARTING("8")
-    HEX_PAIRS_STARTING("9") HEX_PAIRS_STARTING("a") HEX_PAIRS_STARTING("b")
-    HEX_PAIRS_STARTING("c") HEX_PAIRS_STARTING("d") HEX_PAIRS_STARTING("e")
-    HEX_PAIRS_STARTING("f");
-#undef HEX_PAIRS_STARTING
-
-void fd_hex_encode(const uint8_t *bytes, size_t len, char *out)
-{
-    for (size_t i = 0; i < len; i++)
-        memcpy(out + 2 * i, hex_pairs + 2 * bytes[i], 2);
-}
-
 PyObject *fd_hex_string(const uint8_t *digest, size_t digest_len)
 {
     PyObject *result = PyUnicode_New((Py_ssize_t)(2 * digest_len), 127);
