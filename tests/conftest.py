@@ -4,6 +4,11 @@ Every test compares fastdigest with hashlib (the running interpreter's, backed b
 published test vector whose source is named next to it.
 """
 
+import os
+import subprocess
+import sys
+from concurrent.futures import ThreadPoolExecutor
+
 import pytest
 
 # The eight algorithms fastdigest provides, with hashlib's names.
@@ -29,9 +34,47 @@ def pytest_configure(config):
         'backends, valgrind memcheck, libFuzzer); they set FASTDIGEST_BACKEND themselves, so the second, '
         'portable run of the suite leaves them out',
     )
+    config.addinivalue_line(
+        'markers',
+        'job(name, arguments, minutes): the test checks the output of a script (bash ARGUMENTS) that the '
+        '`jobs` fixture runs; MINUTES is its rough length, longest first',
+    )
 
 
 @pytest.fixture(params=ALGORITHMS)
 def algorithm(request):
     """Each of the eight algorithm names in turn."""
     return request.param
+
+
+JOB_TIMEOUT = 2400  # seconds for one job, with another one beside it
+
+
+def run_job(arguments, build_dir):
+    environment = dict(os.environ, BUILD_DIR=str(build_dir), PYTHON=sys.executable)
+    # The scripts choose the backend of each of their runs.
+    environment.pop('FASTDIGEST_BACKEND', None)
+    return subprocess.run(
+        ['bash', *map(str, arguments)], env=environment, capture_output=True, text=True, timeout=JOB_TIMEOUT
+    )
+
+
+@pytest.fixture(scope='session')
+def jobs(request, tmp_path_factory):
+    """The scripts of every selected test marked `job` (the C driver's targets, the hardening jobs),
+    started together at the first test that needs one, as many at a time as there are cores,
+    longest first. Each is one mostly single-threaded process for minutes, so on CI's two cores they
+    take about half the wall time they would one after another (the suite waits for them meanwhile).
+    A test then reads its own job's result: jobs[name].result(), a CompletedProcess."""
+    selected = {}
+    for item in request.session.items:
+        marker = item.get_closest_marker('job')
+        if marker is not None:
+            selected[marker.args[0]] = marker.args[1:]
+    pool = ThreadPoolExecutor(max_workers=max(1, min(len(selected), os.cpu_count() or 1)))
+    futures = {
+        name: pool.submit(run_job, arguments, tmp_path_factory.mktemp(name.replace('/', '-')))
+        for name, (arguments, _minutes) in sorted(selected.items(), key=lambda job: -job[1][1])
+    }
+    yield futures
+    pool.shutdown(wait=True)

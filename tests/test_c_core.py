@@ -7,10 +7,7 @@ and without the SHA-512 instructions, and on big-endian s390x. tests/c/run.sh in
 compilers and qemu with apt-get where they are missing.
 """
 
-import os
 import re
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -21,12 +18,19 @@ SUMMARY = re.compile(r'^C (?:core|batch): (\d+) passed, (\d+) failed$', re.MULTI
 pytestmark = pytest.mark.c_core
 
 
-@pytest.mark.parametrize('target', ['native', 'sanitize', 'aarch64', 's390x'])
-def test_c_driver(target, tmp_path):
-    environment = dict(os.environ, BUILD_DIR=str(tmp_path), PYTHON=sys.executable)
-    result = subprocess.run(
-        ['bash', str(RUN_SH), target], env=environment, capture_output=True, text=True, timeout=1200
-    )
+# The targets with their rough minutes on a 2-core machine (the order the `jobs` fixture starts them).
+TARGETS = {'native': 1, 'sanitize': 3, 'aarch64': 1, 's390x': 0.5}
+
+
+@pytest.mark.parametrize(
+    'target',
+    [
+        pytest.param(target, marks=pytest.mark.job(f'c/{target}', [RUN_SH, target], minutes))
+        for target, minutes in TARGETS.items()
+    ],
+)
+def test_c_driver(target, jobs):
+    result = jobs[f'c/{target}'].result()
     output = result.stdout + result.stderr
     assert result.returncode == 0, output[-4000:]
     summaries = SUMMARY.findall(output)

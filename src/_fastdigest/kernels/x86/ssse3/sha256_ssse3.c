@@ -22,18 +22,7 @@
 
 #ifdef FD_HAVE_SSSE3
 
-#include <immintrin.h>
-
-/* Words 4j..4j+3 of a block, each word's bytes reversed from the
- * big-endian input. */
-FD_TARGET_SSSE3
-static FD_ALWAYS_INLINE __m128i load_word_group(const uint8_t *p)
-{
-    const __m128i swap_bytes_in_words =
-        _mm_set_epi8(12, 13, 14, 15, 8, 9, 10, 11, 4, 5, 6, 7, 0, 1, 2, 3);
-    return _mm_shuffle_epi8(_mm_loadu_si128((const __m128i *)(const void *)p),
-                            swap_bytes_in_words);
-}
+#include "kernels/x86/ssse3/ssse3_words.h"
 
 /* sigma0(x) = rotr(x, 7) ^ rotr(x, 18) ^ (x >> 3) on each word. */
 FD_TARGET_SSSE3
