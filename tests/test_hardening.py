@@ -10,10 +10,10 @@
   memcheck error with a frame in the extension fails.
 
 Each takes minutes; they run side by side with each other and the C driver's targets, as many at once
-as there are cores (conftest.py's `jobs` fixture).
-Each installs its tool (clang, valgrind) with apt-get when missing: a missing tool is a failure, never
-a skip. They take FASTDIGEST_BACKEND into their own hands, so the suite's
-second, portable run leaves them out with the rest of the 'hardening' marker.
+as there are cores (conftest.py's `jobs` fixture). Each installs its tool (clang, valgrind) with
+apt-get when missing: a missing tool is a failure, never a skip. They take FASTDIGEST_BACKEND into
+their own hands, so the suite's second, portable run leaves them out with the rest of the 'hardening'
+marker.
 """
 
 import os
