@@ -19,7 +19,6 @@
 #include "core/hex.h"
 #include "kernels/compiler.h"
 
-
 /* The reference count of a digest column. Arrays exported from one column
  * may be released by different threads at once (a consumer's worker
  * threads), so the count is atomic: MSVC's C compiler offers C11 atomics only
