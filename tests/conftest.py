@@ -78,3 +78,12 @@ def jobs(request, tmp_path_factory):
     }
     yield futures
     pool.shutdown(wait=True)
+
+
+def finished_job(jobs, name):
+    """The result of the job NAME once it has ended, and its stdout and stderr together, after
+    asserting that it exited 0 (the failure shows the end of the output)."""
+    result = jobs[name].result()
+    output = result.stdout + result.stderr
+    assert result.returncode == 0, output[-6000:]
+    return result, output

@@ -21,6 +21,7 @@ import re
 from pathlib import Path
 
 import pytest
+from conftest import finished_job
 
 TESTS = Path(__file__).parent
 FUZZ_SECONDS = os.environ.get('FD_FUZZ_SECONDS', '60')
@@ -29,9 +30,7 @@ pytestmark = pytest.mark.hardening
 
 
 def job_output(jobs, name, passed_line):
-    result = jobs[name].result()
-    output = result.stdout + result.stderr
-    assert result.returncode == 0, output[-6000:]
+    result, output = finished_job(jobs, name)
     assert passed_line in result.stdout, output[-6000:]
     return result.stdout
 

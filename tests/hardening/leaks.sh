@@ -36,6 +36,8 @@
 set -euo pipefail
 
 repo_root=$(cd "$(dirname "$0")/../.." && pwd)
+# shellcheck source=package.sh
+source "$repo_root/tests/hardening/package.sh"
 python=${PYTHON:-python3}
 
 # shellcheck source=../apt.sh
@@ -59,9 +61,7 @@ rm -rf "$package_dir" "$build_dir/temp" "$build_dir"/memcheck*.xml
 mkdir -p "$package_dir/fastdigest"
 
 echo "== building the extension (-O2 -g) into $package_dir"
-# Every Python file of the package and its subpackages (fastdigest/cli/).
-(cd "$repo_root" && find fastdigest \( -name '*.py' -o -name '*.pyi' -o -name py.typed \) \
-    -exec cp --parents {} "$package_dir/" \;)
+copy_package_python "$package_dir"
 start=$SECONDS
 (
     cd "$repo_root"

@@ -51,6 +51,8 @@
 set -euo pipefail
 
 repo_root=$(cd "$(dirname "$0")/../.." && pwd)
+# shellcheck source=package.sh
+source "$repo_root/tests/hardening/package.sh"
 python=${PYTHON:-python3}
 cc=${CC:-gcc}
 backends=${BACKENDS:-best portable}
@@ -87,10 +89,7 @@ runtime() {
 preload="$(runtime libasan.so) $(runtime libubsan.so)"
 
 echo "== building the sanitized extension into $package_dir with $cc"
-# Every Python file of the package and its subpackages (fastdigest/cli/), not the
-# checkout's built extension.
-(cd "$repo_root" && find fastdigest \( -name '*.py' -o -name '*.pyi' -o -name py.typed \) \
-    -exec cp --parents {} "$package_dir/" \;)
+copy_package_python "$package_dir"
 start=$SECONDS
 (
     cd "$repo_root"
