@@ -7,7 +7,7 @@ their names) is the standard library's own, so that `import fastdigest as
 hashlib` works for any code.
 """
 
-import sys
+import sys as _sys
 
 from fastdigest import _fastdigest
 from fastdigest._version import __version__
@@ -109,10 +109,10 @@ def _stdlib_hashlib():
     """
     global _stdlib_hashlib_module
     if _stdlib_hashlib_module is None:
-        module = sys.modules.get("hashlib")
+        module = _sys.modules.get("hashlib")
         if module is None:
             import hashlib as module
-        if module is sys.modules[__name__]:
+        if module is _sys.modules[__name__]:
             import importlib.machinery
             import importlib.util
 

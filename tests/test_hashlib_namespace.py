@@ -63,6 +63,12 @@ def test_all_and_star_import():
         assert namespace[name] is getattr(fastdigest, name)
 
 
+def test_no_public_name_beyond_all_and_hashlibs():
+    # A module imported by fastdigest's own code (once `sys`) must not show up as fastdigest.sys.
+    public = {name for name in dir(fastdigest) if not name.startswith('_')}
+    assert public - set(fastdigest.__all__) - set(HASHLIB_PUBLIC_NAMES) == set()
+
+
 def test_unknown_attribute():
     with pytest.raises(AttributeError, match=r"^module 'fastdigest' has no attribute 'sha3_1024'$"):
         fastdigest.sha3_1024  # noqa: B018
