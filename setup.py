@@ -32,10 +32,17 @@ SOURCES = sorted(glob.glob(os.path.join(SOURCE_ROOT, "**", "*.c"), recursive=Tru
 HEADERS = sorted(glob.glob(os.path.join(SOURCE_ROOT, "**", "*.h"), recursive=True))
 
 
+# core/parallel.c starts POSIX threads (digest_array on several cores). glibc before 2.34 (the
+# manylinux2014 wheels' 2.17) keeps pthread_create in libpthread, and not every interpreter's LDSHARED
+# says -pthread (pyenv's builds do not), so the extension asks for it itself, but on macOS (the
+# threads are in libSystem) and Windows (threads of its own, and MSVC's flags).
+PTHREAD = [] if sys.platform in ("win32", "darwin") else ["-pthread"]
+
+
 def compile_args():
     if sys.platform == "win32":
         return ["/std:c11"]
-    args = ["-std=c11", "-O3"]
+    args = ["-std=c11", "-O3"] + PTHREAD
     if os.environ.get("FASTDIGEST_STRICT") == "1":
         args += ["-Wall", "-Wextra", "-Werror"]
     args += os.environ.get("FASTDIGEST_CFLAGS", "").split()
@@ -120,7 +127,7 @@ setup(
             depends=HEADERS,
             include_dirs=[SOURCE_ROOT],
             extra_compile_args=compile_args(),
-            extra_link_args=os.environ.get("FASTDIGEST_LDFLAGS", "").split(),
+            extra_link_args=PTHREAD + os.environ.get("FASTDIGEST_LDFLAGS", "").split(),
         )
     ],
 )

@@ -29,8 +29,8 @@
 #               __cpuidex/_xgetbv), with -Wvla -pedantic, and the core's
 #               preprocessed lines searched for GCC-only constructs. zig ships no MSVC C library headers, so
 #               -ffreestanding keeps clang's intrinsic headers from reaching
-#               for them and a stub directory declares the few CRT functions
-#               the core calls; clang, unlike MSVC, compiles an intrinsic only
+#               for them and a stub directory declares the few CRT and Win32
+#               functions the core calls; clang, unlike MSVC, compiles an intrinsic only
 #               for an enabled instruction set, hence the -m flags.
 #   clang-cl    the same target with __clang__ kept: the branches clang-cl
 #               compiles (_MSC_VER and __clang__).
@@ -178,8 +178,9 @@ cross_target() { # cross_target TARGET
     echo "linked test_core-$target$suffix and test_batch-$target$suffix"
 }
 
-# Declarations, with the signatures of Microsoft's C runtime, of what the
-# core uses from <string.h>, <stdio.h>, <stdlib.h>, <errno.h> and <inttypes.h>; the rest of the C
+# Declarations, with the signatures of Microsoft's C runtime and SDK, of what the
+# core uses from <string.h>, <stdio.h>, <stdlib.h>, <errno.h> and <inttypes.h>, and from
+# <windows.h> and <process.h> (core/parallel.c's threads); the rest of the C
 # library headers it includes are compiler-provided (stddef, stdint, stdbool,
 # stdarg) and come with clang.
 write_crt_stubs() {
@@ -215,6 +216,23 @@ EOF
     cat >"$dir/inttypes.h" <<'EOF'
 #include <stdint.h>
 #define PRIu64 "llu"
+EOF
+    cat >"$dir/windows.h" <<'EOF'
+typedef void *HANDLE;
+typedef unsigned long DWORD;
+typedef unsigned short WORD;
+typedef int BOOL;
+#define WINAPI __stdcall
+#define INFINITE 0xFFFFFFFF
+#define ALL_PROCESSOR_GROUPS 0xffff
+DWORD WINAPI WaitForSingleObject(HANDLE handle, DWORD milliseconds);
+BOOL WINAPI CloseHandle(HANDLE handle);
+DWORD WINAPI GetActiveProcessorCount(WORD group_number);
+EOF
+    cat >"$dir/process.h" <<'EOF'
+#include <stdint.h>
+uintptr_t _beginthreadex(void *security, unsigned stack_size, unsigned(__stdcall *start_address)(void *),
+                         void *arglist, unsigned initflag, unsigned *thrdaddr);
 EOF
 }
 

@@ -12,13 +12,16 @@ once per size (seeded). Each case hashes the whole column, from the form its lib
 (made before timing), to a column of digests:
 
   digest_array           fastdigest.digest_array(name, array), imported back with pa.array() (no
-                         copy): fixed_size_binary digests
+                         copy): fixed_size_binary digests, on its default threads (one per CPU
+                         the process may run on)
   digest_array hex       the same with hex=True: utf8 lowercase hex
+  digest_array threads=1 / digest_array hex threads=1
+                         the same two on the calling thread alone
   polars-hash            pl.DataFrame.select(polars_hash.col("s").chash.sha2_256()) (MD5:
                          .nchash.md5()), hex out (PyPI polars-hash, Rust)
   duckdb                 con.sql("SELECT sha256(s) FROM t") / md5(s) over the array registered in
                          DuckDB (no copy), fetched as an Arrow table; hex out. DuckDB runs its default threads (the machine's
-                         cores); the rest run on one
+                         cores), as digest_array does; the rest run on one
   pandas map             series.map(lambda v: hashlib.sha256(v.encode()).hexdigest()) over a pandas
                          Series of the strings (pandas' default string dtype): the line this replaces
   hashlib loop           [hashlib.sha256(b).digest() for b in blobs] over a ready list of bytes
@@ -31,6 +34,7 @@ while timing; each case's result is dropped before the next starts. Reported: th
 as rows per second, and the median over rounds of each per-round ratio. The Python loops (pandas map,
 hashlib loop, digest_many) take seconds at 10,000,000 rows: --slow-rounds (default 3) of them there.
 Targets: hex digest_array >= 3x polars-hash and DuckDB; binary digest_array >= 15x the hashlib loop.
+The second table also gives what digest_array's default threads gain over threads=1.
 The machine is named beside the figures (model name, family, model).
 """
 
@@ -114,6 +118,8 @@ def make_cases(name: str, column: 'pa.Array', include_slow: bool) -> Dict[str, C
     cases: Dict[str, Callable[[], Any]] = {
         'digest_array': lambda: pa.array(fastdigest.digest_array(name, column)),
         'digest_array hex': lambda: pa.array(fastdigest.digest_array(name, column, hex=True)),
+        'digest_array threads=1': lambda: pa.array(fastdigest.digest_array(name, column, threads=1)),
+        'digest_array hex threads=1': lambda: pa.array(fastdigest.digest_array(name, column, hex=True, threads=1)),
     }
     pl = optional_import('polars')
     plh = optional_import('polars_hash')
@@ -148,8 +154,9 @@ def check_agreement(name: str, column: 'pa.Array', cases: Dict[str, Callable[[],
     want_hex = [hashlib.new(name, b).hexdigest() for b in head]
     want = [bytes.fromhex(h) for h in want_hex]
     small = column.slice(0, 5)
-    assert pa.array(fastdigest.digest_array(name, small)).to_pylist() == want
-    assert pa.array(fastdigest.digest_array(name, small, hex=True)).to_pylist() == want_hex
+    for threads in (None, 1):
+        assert pa.array(fastdigest.digest_array(name, small, threads=threads)).to_pylist() == want
+        assert pa.array(fastdigest.digest_array(name, small, hex=True, threads=threads)).to_pylist() == want_hex
     if 'polars-hash' in cases:
         assert cases['polars-hash']().to_series().head(5).to_list() == want_hex, 'polars-hash disagrees'
     if 'duckdb' in cases:
@@ -200,6 +207,8 @@ def run(name: str, rows: int, rounds: int, slow_rounds: int, progress: Callable[
         'binary_vs_hashlib_loop': ratio('hashlib loop', 'digest_array'),
         'binary_vs_digest_many': ratio('digest_many', 'digest_array'),
         'hex_vs_pandas_map': ratio('pandas map', 'digest_array hex'),
+        'threads_vs_one': ratio('digest_array threads=1', 'digest_array'),
+        'hex_threads_vs_one': ratio('digest_array hex threads=1', 'digest_array hex'),
     }
 
 
@@ -218,8 +227,8 @@ def fmt_ratio(value: Optional[float], target: Optional[float] = None) -> str:
     return text
 
 
-CASE_ORDER = ('digest_array', 'digest_array hex', 'polars-hash', 'duckdb', 'pandas map', 'hashlib loop',
-              'digest_many')  # fmt: skip
+CASE_ORDER = ('digest_array', 'digest_array hex', 'digest_array threads=1', 'digest_array hex threads=1',
+              'polars-hash', 'duckdb', 'pandas map', 'hashlib loop', 'digest_many')  # fmt: skip
 
 
 def markdown(results: List[Dict[str, Any]], cpu: Dict[str, Any], rounds: int) -> str:
@@ -233,11 +242,11 @@ def markdown(results: List[Dict[str, Any]], cpu: Dict[str, Any], rounds: int) ->
     for r in results:
         cells = [fmt_rate(r['rows_per_second'].get(case)) for case in CASE_ORDER]
         lines.append('| %s | %s | %s |' % (r['algorithm'], '{:,}'.format(r['rows']), ' | '.join(cells)))
-    lines += ['', '| algorithm | rows | hex vs polars-hash | hex vs DuckDB | binary vs hashlib loop | binary vs digest_many | hex vs pandas map |',
-              '|---|---:|---:|---:|---:|---:|---:|']  # fmt: skip
+    lines += ['', '| algorithm | rows | hex vs polars-hash | hex vs DuckDB | binary vs hashlib loop | binary vs digest_many | hex vs pandas map | threads vs threads=1 | hex threads vs threads=1 |',
+              '|---|---:|---:|---:|---:|---:|---:|---:|---:|']  # fmt: skip
     for r in results:
         lines.append(
-            '| %s | %s | %s | %s | %s | %s | %s |'
+            '| %s | %s | %s | %s | %s | %s | %s | %s | %s |'
             % (
                 r['algorithm'],
                 '{:,}'.format(r['rows']),
@@ -246,6 +255,8 @@ def markdown(results: List[Dict[str, Any]], cpu: Dict[str, Any], rounds: int) ->
                 fmt_ratio(r['binary_vs_hashlib_loop'], BINARY_TARGET),
                 fmt_ratio(r['binary_vs_digest_many']),
                 fmt_ratio(r['hex_vs_pandas_map']),
+                fmt_ratio(r['threads_vs_one']),
+                fmt_ratio(r['hex_threads_vs_one']),
             )
         )
     return '\n'.join(lines)

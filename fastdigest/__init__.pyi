@@ -239,7 +239,13 @@ class DigestStream:
 # utf8, large_utf8, utf8_view), as fixed_size_binary(digest_size) or, with
 # hex=True, utf8 hex; nulls kept. Array input gives a DigestArray, stream input
 # (chunked arrays, polars Series, DuckDB relations, pandas) a DigestStream.
+# threads: the most threads to hash an array on, 1 or more (a bool is refused
+# at runtime), or None for every CPU the process may run on.
 @overload
-def digest_array(name: _Algorithm, array: _ArrowArrayExportable, /, *, hex: bool = False) -> DigestArray: ...
+def digest_array(
+    name: _Algorithm, array: _ArrowArrayExportable, /, *, hex: bool = False, threads: SupportsIndex | None = None
+) -> DigestArray: ...
 @overload
-def digest_array(name: _Algorithm, array: _ArrowStreamExportable, /, *, hex: bool = False) -> DigestStream: ...
+def digest_array(
+    name: _Algorithm, array: _ArrowStreamExportable, /, *, hex: bool = False, threads: SupportsIndex | None = None
+) -> DigestStream: ...

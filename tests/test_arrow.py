@@ -10,6 +10,7 @@ themselves are fuzzed by tests/fuzz/fuzz_arrow.c.
 """
 
 import ctypes
+import functools
 import gc
 import hashlib
 import random
@@ -339,6 +340,83 @@ def test_threads_share_one_column():
     for t in threads:
         t.join()
     assert results == [True] * 12
+
+
+# ---- threads ----------------------------------------------------------------------------------------
+
+# Enough rows for four threads' parts (16,384 rows each at least, in whole chunks of 4,096), so that
+# threads=2, 3 and 4 each really split the column, at seams that differ between them.
+SPLIT_ROWS = 70_000
+
+
+@functools.lru_cache(maxsize=None)
+def split_column():
+    """SPLIT_ROWS ASCII values (short, so that hashlib's reference stays quick), a tenth null, and their
+    SHA-256 digests as a pyarrow array to compare results with; made once (not a fixture, which hypothesis
+    would print whole with a failing example)."""
+    values = sample_values(random.Random(6), SPLIT_ROWS, False, null_share=0.1, max_len=24)
+    values = [None if v is None else v.hex().encode() for v in values]
+    return values, pa.array(expected('sha256', values), pa.binary(32))
+
+
+def digests_of(column, **options):
+    result = fastdigest.digest_array('sha256', column, **options)
+    return pa.array(result) if hasattr(result, '__arrow_c_array__') else pa.chunked_array(result)
+
+
+@pytest.mark.parametrize('type_name', TYPES)
+def test_threads_split_every_layout(type_name):
+    # Sliced at an odd offset: each part's first row is an odd slot of the input's buffers and bitmap.
+    values, want = split_column()
+    arrow_type = TYPES[type_name]
+    column = pa.array([v.decode() if v is not None and is_text(arrow_type) else v for v in values], arrow_type)
+    column, want = column.slice(5, SPLIT_ROWS - 12), want.slice(5, SPLIT_ROWS - 12)
+    for threads in (1, 2, 3, 4, None):
+        assert digests_of(column, threads=threads).equals(want), threads
+    hex_want = digests_of(column, hex=True, threads=1)
+    assert hex_want.to_pylist() == [None if d is None else d.hex() for d in want.to_pylist()]
+    assert digests_of(column, hex=True, threads=3).equals(hex_want)
+
+
+def test_threads_split_chunks_and_structs():
+    values, want = split_column()
+    chunked = pa.chunked_array([values[:40_000], values[40_000:]], pa.binary())
+    assert digests_of(chunked, threads=4).equals(pa.chunked_array([want[:40_000], want[40_000:]]))
+    # A one-column record batch: the struct's own nulls too, on every part.
+    mask = pa.array([i % 9 == 0 for i in range(SPLIT_ROWS)])
+    struct = pa.StructArray.from_arrays([pa.array(values, pa.binary())], names=['s'], mask=mask)
+    struct_want = pa.array([None if i % 9 == 0 else d for i, d in enumerate(want.to_pylist())], pa.binary(32))
+    for threads in (1, 3):
+        assert digests_of(struct.slice(3), threads=threads).equals(struct_want.slice(3))
+
+
+@settings(max_examples=25, deadline=None)
+@given(start=st.integers(0, SPLIT_ROWS), length=st.integers(0, SPLIT_ROWS), threads=st.integers(1, 6))
+def test_threads_any_slice(start, length, threads):
+    values, want = split_column()
+    column = pa.array(values, pa.large_binary()).slice(start, length)
+    assert digests_of(column, threads=threads).equals(want.slice(start, length))
+
+
+def test_threads_argument():
+    array = pa.array([b'a', None])
+    want = expected('md5', [b'a', None])
+    for threads in (1, 4, None, 2**63, 10**100):  # beyond Py_ssize_t: as many as there may be parts
+        assert pa.array(fastdigest.digest_array('md5', array, threads=threads)).to_pylist() == want
+
+    class Count:
+        def __index__(self):
+            return 2
+
+    assert pa.array(fastdigest.digest_array('md5', array, threads=Count())).to_pylist() == want
+    for threads in (0, -1, -(10**100)):
+        message = 'digest_array(): threads must be at least 1 or None, not %d' % threads
+        with pytest.raises(ValueError, match='^%s$' % re.escape(message)):
+            fastdigest.digest_array('md5', array, threads=threads)
+    for threads, type_name in [(True, 'bool'), (2.0, 'float'), ('2', 'str'), ([2], 'list')]:
+        message = 'digest_array(): threads must be an int or None, not %s' % type_name
+        with pytest.raises(TypeError, match='^%s$' % re.escape(message)):
+            fastdigest.digest_array('md5', array, threads=threads)
 
 
 # ---- errors -----------------------------------------------------------------------------------------

@@ -8,10 +8,17 @@
  * that ASan reports any read past one. The checks (fd_arrow_check_array)
  * must accept exactly the arrays that a plain restatement of the rules here
  * (expected_valid) accepts; an accepted array is hashed (fd_digest_column_hash,
- * the best kernels), exported and compared row by row with the portable
- * kernel's fd_hash of the row's bytes as this file locates them: digests,
- * nulls, hex characters, offsets; then exported as schema and stream and
- * released (leaks are ASan reports too).
+ * the best kernels) on the calling thread, exported and compared row by row
+ * with the portable kernel's fd_hash of the row's bytes as this file
+ * locates them: digests, nulls, hex characters, offsets; then hashed again
+ * split among three threads, exported as schema and stream, its validity
+ * and digests compared byte for byte with the first, and released (leaks
+ * are ASan reports too).
+ *
+ * run.sh builds this target with chunks of 37 rows and parts of 50 rows or
+ * more (FD_ARROW_CHUNK_ROWS and FD_ARROW_MIN_ROWS_PER_THREAD; the extension
+ * has 4096 and 16384), so that a column of a hundred rows is already split,
+ * and its seams fall inside bytes of the validity bitmap.
  *
  * The input:
  *
@@ -21,10 +28,10 @@
  *            of arbitrary words, or a walk that may step back, by the next
  *            pool byte's low bit);
  *            bit 5 the child's null_count 0 (its bitmap ignored) instead of -1;
- *            bit 6 the struct's null_count 0; bit 7 many rows (chunks of the
- *            hashing loop)
+ *            bit 6 the struct's null_count 0; bit 7 many rows (long runs of
+ *            chunks in each part)
  *   byte 1   algorithm (mod 8)
- *   byte 2   rows (times 17 with many rows: up to 4335, more than one chunk)
+ *   byte 2   rows (times 17 with many rows: up to 4335)
  *   byte 3   bit 0 child bitmap present; bit 1 struct bitmap present; bit 2
  *            positions buffer null; bit 3 data buffer null (views: data
  *            buffer 0); bit 4 a wrong n_buffers; bit 5 a negative buffer size
@@ -427,9 +434,27 @@ static void check_digests(const fuzz_case *c, const struct ArrowArray *out)
     fd_select_kernels(false);
 }
 
+/* The validity and digests of two exports of one column's digests, byte
+ * for byte (the offsets differ when one was widened). */
+static void compare_exports(const fuzz_case *c, const struct ArrowArray *one,
+                            const struct ArrowArray *other)
+{
+    const size_t width = (c->hex ? 2 : 1) * fd_algorithms[c->id].digest_len;
+    const size_t values = c->hex ? 2 : 1; /* the buffer of the digests */
+    const uint8_t *validity = one->buffers[0], *other_validity = other->buffers[0];
+    if (one->length != other->length || one->null_count != other->null_count ||
+        (validity == NULL) != (other_validity == NULL))
+        fail("split: length, null count or validity", c->rows);
+    if (validity != NULL && memcmp(validity, other_validity, (c->rows + 7) / 8) != 0)
+        fail("split: validity bits", c->rows);
+    if (memcmp(one->buffers[values], other->buffers[values], c->rows * width) != 0)
+        fail("split: digests", c->rows);
+}
+
 static void hash_and_check(fuzz_case *c, const fd_arrow_column *column)
 {
-    fd_digest_column *digests = fd_digest_column_hash(c->id, c->hex, column);
+    /* On the calling thread alone: checked row by row. */
+    fd_digest_column *digests = fd_digest_column_hash(c->id, c->hex, column, 1);
     if (digests == NULL)
         abort();
     struct ArrowArray out;
@@ -437,10 +462,11 @@ static void hash_and_check(fuzz_case *c, const fd_arrow_column *column)
         abort();
     check_digests(c, &out);
     fd_digest_column_unref(digests); /* the export keeps the column alive */
-    out.release(&out);
 
-    /* Widened offsets, as a stream with a large chunk would have them. */
-    digests = fd_digest_column_hash(c->id, c->hex, column);
+    /* Split among three threads (this build's small parts make that happen
+     * from a hundred rows), with widened offsets, as a stream with a large
+     * chunk would have them: the same bytes as on one thread. */
+    digests = fd_digest_column_hash(c->id, c->hex, column, 3);
     if (digests == NULL || !fd_digest_column_widen_offsets(digests))
         abort();
     struct ArrowArrayStream stream;
@@ -455,16 +481,19 @@ static void hash_and_check(fuzz_case *c, const fd_arrow_column *column)
     if (strcmp(schema.format, c->hex ? "U" : format) != 0 || strcmp(schema.name, "column") != 0)
         fail("stream schema", 0);
     schema.release(&schema);
-    if (stream.get_next(&stream, &out) != 0 || out.release == NULL)
+    struct ArrowArray split;
+    if (stream.get_next(&stream, &split) != 0 || split.release == NULL)
         fail("stream's first array", 0);
-    if (out.length != (int64_t)c->rows)
+    if (split.length != (int64_t)c->rows)
         fail("stream array length", c->rows);
     if (c->hex && c->rows > 0 &&
-        read64((const uint8_t *)out.buffers[1] + 8 * c->rows) !=
+        read64((const uint8_t *)split.buffers[1] + 8 * c->rows) !=
             (int64_t)(c->rows * 2 * fd_algorithms[c->id].digest_len))
         fail("widened offsets", c->rows);
+    compare_exports(c, &out, &split);
+    split.release(&split);
     out.release(&out);
-    if (stream.get_next(&stream, &out) != 0 || out.release != NULL)
+    if (stream.get_next(&stream, &split) != 0 || split.release != NULL)
         fail("stream's end", 0);
     stream.release(&stream);
 }

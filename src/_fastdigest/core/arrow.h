@@ -164,9 +164,16 @@ typedef struct fd_digest_column fd_digest_column;
  * (fd_hash_many) and returns them with one reference, or NULL when memory
  * runs out. Reads only the rows fd_arrow_check_array checked; needs no
  * interpreter, so the binding runs it without the GIL. A hex column gets
- * int32 offsets where they suffice (fd_digest_hex_needs_large). */
+ * int32 offsets where they suffice (fd_digest_hex_needs_large).
+ *
+ * threads is the most threads to hash on, the calling one included (1, or
+ * 0: the calling thread alone). The rows are cut into contiguous ranges,
+ * one a thread (core/parallel.h), of whole chunks of the batch driver and
+ * each but the last of FD_ARROW_MIN_ROWS_PER_THREAD rows or more (arrow.c:
+ * 16,384), so that smaller columns use fewer threads. The result is the
+ * same for any threads. */
 fd_digest_column *fd_digest_column_hash(enum fd_algorithm_id id, bool hex,
-                                        const fd_arrow_column *column);
+                                        const fd_arrow_column *column, size_t threads);
 
 int64_t fd_digest_column_length(const fd_digest_column *digests);
 int64_t fd_digest_column_null_count(const fd_digest_column *digests);

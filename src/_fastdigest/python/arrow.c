@@ -1,14 +1,16 @@
-/* digest_array(name, array, /, *, hex=False): the digest of every row of an
- * Arrow column, through the Arrow PyCapsule interface (core/arrow.h does the C).
+/* digest_array(name, array, /, *, hex=False, threads=None): the digest of
+ * every row of an Arrow column, through the Arrow PyCapsule interface
+ * (core/arrow.h does the C).
  *
  * The column comes from __arrow_c_array__ (a schema and an array capsule)
  * or __arrow_c_stream__ (a stream capsule). Each capsule's struct is moved
  * out (copied, and its release set to NULL in the capsule, so that the
  * capsule's destructor does nothing), which makes a capsule good for one
  * import, as the interface requires. Every array is checked and hashed
- * without the GIL, then released; a stream is read to its end before
- * digest_array returns (eagerly: the result holds one digest column per
- * input array, the input arrays are released as they are hashed).
+ * without the GIL (a large one on several threads), then released; a
+ * stream is read to its end before digest_array returns (eagerly: the
+ * result holds one digest column per input array, the input arrays are
+ * released as they are hashed).
  *
  * The result is a DigestArray (array input, __arrow_c_array__) or a
  * DigestStream (stream input, __arrow_c_stream__). Each export hands out
@@ -22,6 +24,7 @@
 #include <string.h>
 
 #include "core/arrow.h"
+#include "core/parallel.h"
 
 typedef struct {
     PyObject_HEAD
@@ -173,8 +176,9 @@ static void raise_stream_error(struct ArrowArrayStream *stream, int code)
         PyErr_Format(type, "digest_array(): the Arrow stream failed with error code %d", code);
 }
 
-/* Checks and hashes one array, without the GIL when that is worth it. */
-static fd_digest_column *hash_array(enum fd_algorithm_id id, bool hex,
+/* Checks and hashes one array, without the GIL when that is worth it, on
+ * at most threads threads. */
+static fd_digest_column *hash_array(enum fd_algorithm_id id, bool hex, size_t threads,
                                     const struct ArrowArray *array,
                                     const fd_arrow_input_type *type)
 {
@@ -188,7 +192,7 @@ static fd_digest_column *hash_array(enum fd_algorithm_id id, bool hex,
     PyThreadState *saved = release_gil ? PyEval_SaveThread() : NULL;
     bool valid = fd_arrow_check_array(array, type, &column, &error);
     if (valid)
-        digests = fd_digest_column_hash(id, hex, &column);
+        digests = fd_digest_column_hash(id, hex, &column, threads);
     if (saved != NULL)
         PyEval_RestoreThread(saved);
 
@@ -261,7 +265,7 @@ static int add_chunk(digests_object *self, fd_digest_column *digests, size_t *ca
 }
 
 static PyObject *digest_one_array(PyTypeObject *result_type, enum fd_algorithm_id id, bool hex,
-                                  PyObject *method)
+                                  size_t threads, PyObject *method)
 {
     PyObject *pair = PyObject_CallNoArgs(method);
     if (pair == NULL)
@@ -296,7 +300,7 @@ static PyObject *digest_one_array(PyTypeObject *result_type, enum fd_algorithm_i
     digests_object *result = NULL;
     fd_arrow_input_type type;
     if (check_schema(&schema, &type) == 0) {
-        fd_digest_column *digests = hash_array(id, hex, &array, &type);
+        fd_digest_column *digests = hash_array(id, hex, threads, &array, &type);
         if (digests != NULL) {
             size_t capacity = 0;
             result = new_digests(result_type, id, hex, type.name);
@@ -312,7 +316,7 @@ static PyObject *digest_one_array(PyTypeObject *result_type, enum fd_algorithm_i
 }
 
 static PyObject *digest_stream(PyTypeObject *result_type, enum fd_algorithm_id id, bool hex,
-                               PyObject *method)
+                               size_t threads, PyObject *method)
 {
     PyObject *capsule = PyObject_CallNoArgs(method);
     if (capsule == NULL)
@@ -348,7 +352,7 @@ static PyObject *digest_stream(PyTypeObject *result_type, enum fd_algorithm_id i
         }
         if (array.release == NULL)
             break; /* the end of the stream */
-        fd_digest_column *digests = hash_array(id, hex, &array, &type);
+        fd_digest_column *digests = hash_array(id, hex, threads, &array, &type);
         release_array(&array);
         if (digests == NULL || add_chunk(result, digests, &capacity) < 0)
             goto fail;
@@ -380,8 +384,35 @@ static PyObject *optional_attribute(PyObject *obj, const char *name)
     return value;
 }
 
+/* threads=: None for every CPU the process may run on, else anything with
+ * __index__ but a bool (True is no number of threads), 1 or more. An int
+ * too large for Py_ssize_t is clipped to PY_SSIZE_T_MAX: no column has
+ * that many parts. */
+static int parse_threads(PyObject *value, size_t *threads)
+{
+    if (value == Py_None) {
+        *threads = fd_available_cpus();
+        return 0;
+    }
+    if (PyBool_Check(value) || !PyIndex_Check(value)) {
+        PyErr_Format(PyExc_TypeError, "digest_array(): threads must be an int or None, not %.100s",
+                     Py_TYPE(value)->tp_name);
+        return -1;
+    }
+    Py_ssize_t count = PyNumber_AsSsize_t(value, NULL);
+    if (count == -1 && PyErr_Occurred())
+        return -1;
+    if (count < 1) {
+        PyErr_Format(PyExc_ValueError, "digest_array(): threads must be at least 1 or None, not %R",
+                     value);
+        return -1;
+    }
+    *threads = (size_t)count;
+    return 0;
+}
+
 PyDoc_STRVAR(digest_array_doc,
-             "digest_array($module, name, array, /, *, hex=False)\n--\n\n"
+             "digest_array($module, name, array, /, *, hex=False, threads=None)\n--\n\n"
              "Return the digest of every row of an Arrow column, as an Arrow column.\n\n"
              "name is an algorithm name, as new() takes it, or one of fastdigest's\n"
              "constructors. array is any object with the Arrow PyCapsule interface\n"
@@ -394,7 +425,12 @@ PyDoc_STRVAR(digest_array_doc,
              "or with hex=True utf8 lowercase hex (large_utf8 beyond 2 GiB of hex). It is\n"
              "a DigestArray (__arrow_c_array__) for array input and a DigestStream\n"
              "(__arrow_c_stream__, one array per input array) for stream input, which\n"
-             "pyarrow, polars and DuckDB import without a copy.");
+             "pyarrow, polars and DuckDB import without a copy.\n\n"
+             "threads is the most threads to hash an array on, the calling one\n"
+             "included: None (the default) for every CPU this process may run on, 1 for\n"
+             "the calling thread alone. A large array is cut into ranges of rows, one a\n"
+             "thread, of 16,384 rows or more each (a smaller one uses fewer threads);\n"
+             "the digests are the same for any threads.");
 
 static PyObject *digest_array(PyObject *module, PyObject *const *args, Py_ssize_t nargs,
                               PyObject *kwnames)
@@ -406,18 +442,28 @@ static PyObject *digest_array(PyObject *module, PyObject *const *args, Py_ssize_
         return NULL;
     }
     bool hex = false;
+    PyObject *threads_argument = Py_None;
     for (Py_ssize_t i = 0; i < nkw; i++) {
         PyObject *key = PyTuple_GET_ITEM(kwnames, i);
-        if (!PyUnicode_Check(key) || PyUnicode_CompareWithASCIIString(key, "hex") != 0) {
+        PyObject *value = args[nargs + i];
+        if (PyUnicode_Check(key) && PyUnicode_CompareWithASCIIString(key, "hex") == 0) {
+            int truth = PyObject_IsTrue(value);
+            if (truth < 0)
+                return NULL;
+            hex = truth != 0;
+        }
+        else if (PyUnicode_Check(key) && PyUnicode_CompareWithASCIIString(key, "threads") == 0) {
+            threads_argument = value;
+        }
+        else {
             PyErr_Format(PyExc_TypeError,
                          "digest_array() got an unexpected keyword argument '%S'", key);
             return NULL;
         }
-        int truth = PyObject_IsTrue(args[nargs + i]);
-        if (truth < 0)
-            return NULL;
-        hex = truth != 0;
     }
+    size_t threads;
+    if (parse_threads(threads_argument, &threads) < 0)
+        return NULL;
 
     fd_module_state *state = fd_get_module_state(module);
     int id = fd_algorithm_from_object(module, args[0], "digest_array", "1");
@@ -428,7 +474,8 @@ static PyObject *digest_array(PyObject *module, PyObject *const *args, Py_ssize_
     PyObject *method = optional_attribute(source, "__arrow_c_array__");
     PyObject *result;
     if (method != NULL) {
-        result = digest_one_array(state->digest_array_type, (enum fd_algorithm_id)id, hex, method);
+        result = digest_one_array(state->digest_array_type, (enum fd_algorithm_id)id, hex,
+                                  threads, method);
     }
     else {
         if (PyErr_Occurred())
@@ -442,7 +489,8 @@ static PyObject *digest_array(PyObject *module, PyObject *const *args, Py_ssize_
                              Py_TYPE(source)->tp_name);
             return NULL;
         }
-        result = digest_stream(state->digest_stream_type, (enum fd_algorithm_id)id, hex, method);
+        result = digest_stream(state->digest_stream_type, (enum fd_algorithm_id)id, hex, threads,
+                               method);
     }
     Py_DECREF(method);
     return result;

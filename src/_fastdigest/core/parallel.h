@@ -1,0 +1,37 @@
+/* The parts of one task on several threads at once, for work the caller
+ * has already cut into independent parts (digest_array's row ranges,
+ * core/arrow.c), and the number of CPUs worth cutting it for.
+ *
+ * No pool: the threads are made for one call and joined before it returns,
+ * which costs tens of microseconds a thread, so a caller gives each part
+ * about a millisecond of work or more. POSIX threads, or the Windows CRT's
+ * _beginthreadex. Plain C: no Python.h. */
+#ifndef FD_CORE_PARALLEL_H
+#define FD_CORE_PARALLEL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+/* One part of a task. Returns false when the part failed (say, an
+ * allocation); what it failed at is the task's to record in context. */
+typedef bool fd_parallel_task(void *context, size_t part);
+
+/* Runs task(context, part) once for every part in [0, parts): part 0 on the
+ * calling thread, each other part on a thread made for it, or on the calling
+ * thread after part 0 when that thread cannot be made (the system's limit
+ * on threads, or memory): a part is never lost and the call never fails for
+ * want of threads. Every part runs, whether or not another failed. Parts may
+ * run at the same time, so task must be safe to run beside itself on other
+ * parts. Returns once every part has returned, with all that the parts
+ * wrote visible to the caller; true when every part returned true (with
+ * parts 0, at once). */
+bool fd_parallel_run(size_t parts, fd_parallel_task *task, void *context);
+
+/* The number of CPUs this process may run on, at least 1: on Linux those of
+ * its affinity mask (what taskset or a cgroup cpuset leaves it, as Python's
+ * os.process_cpu_count() counts them), else the CPUs online; on Windows the
+ * active processors of every processor group. A CPU quota (a container's
+ * --cpus) is not seen, as os.process_cpu_count() does not see it either. */
+size_t fd_available_cpus(void);
+
+#endif /* FD_CORE_PARALLEL_H */
