@@ -459,13 +459,15 @@ static void free_digest_column(fd_digest_column *digests)
     free(digests);
 }
 
-/* The offsets of a hex column: row i at i * row_width. */
-static void *make_offsets(size_t length, size_t row_width, bool large)
+static size_t offset_width(bool large)
 {
-    void *offsets = malloc((length + 1) * (large ? 8 : 4));
-    if (offsets == NULL)
-        return NULL;
-    for (size_t i = 0; i <= length; i++) {
+    return large ? 8 : 4;
+}
+
+/* Entries [first, end) of a hex column's offsets: row i at i * row_width. */
+static void fill_offsets(void *offsets, size_t first, size_t end, size_t row_width, bool large)
+{
+    for (size_t i = first; i < end; i++) {
         if (large) {
             int64_t value = (int64_t)(i * row_width);
             memcpy((uint8_t *)offsets + 8 * i, &value, 8);
@@ -475,6 +477,13 @@ static void *make_offsets(size_t length, size_t row_width, bool large)
             memcpy((uint8_t *)offsets + 4 * i, &value, 4);
         }
     }
+}
+
+static void *make_offsets(size_t length, size_t row_width, bool large)
+{
+    void *offsets = malloc((length + 1) * offset_width(large));
+    if (offsets != NULL)
+        fill_offsets(offsets, 0, length + 1, row_width, large);
     return offsets;
 }
 
@@ -528,6 +537,16 @@ static bool hash_part(void *context, size_t part)
         free(scratch);
         return false;
     }
+    /* This part's digests, and in hex its offsets (the last part's
+     * including the end offset), each part its own pages. */
+    fd_prefault(digests->values + first * digests->row_width,
+                (end - first) * digests->row_width);
+    if (digests->hex) {
+        const size_t offsets_end = end == length ? end + 1 : end;
+        const size_t width = offset_width(digests->large);
+        fd_prefault((uint8_t *)digests->offsets + first * width, (offsets_end - first) * width);
+        fill_offsets(digests->offsets, first, offsets_end, digests->row_width, digests->large);
+    }
     for (size_t start = first; start < end; start += chunk_rows) {
         const size_t n = end - start < chunk_rows ? end - start : chunk_rows;
         uint8_t *slots = digests->hex ? scratch : digests->values + start * digest_len;
@@ -574,7 +593,8 @@ fd_digest_column *fd_digest_column_hash(enum fd_algorithm_id id, bool hex,
         goto fail;
     if (hex) {
         digests->large = fd_digest_hex_needs_large(id, (int64_t)length);
-        digests->offsets = make_offsets(length, digests->row_width, digests->large);
+        /* Filled by the hashing threads, each its rows' offsets. */
+        digests->offsets = malloc((length + 1) * offset_width(digests->large));
         if (digests->offsets == NULL)
             goto fail;
     }
