@@ -345,10 +345,10 @@ struct fd_digest_column {
 #endif
 
 /* The fewest rows a hashing thread is worth. Every row costs at least one
- * compression, and at the fastest rate measured (the README's table: 18.6
- * million SHA-256 rows a second, of 8 to 64 bytes, with SHA-NI) 16,384 rows
- * still take 0.9 ms, against the tens of microseconds a thread costs to
- * start and join. Smaller columns are hashed on fewer threads, or on the
+ * compression, and at the fastest rate one thread was measured at (about 17
+ * million SHA-256 rows a second, of 8 to 64 bytes, with SHA-NI, Zen 3)
+ * 16,384 rows still take about 1 ms, against the tens of microseconds a
+ * thread costs to start and join. Smaller columns are hashed on fewer threads, or on the
  * caller's alone. The fuzzer builds with fewer, as with FD_ARROW_CHUNK_ROWS. */
 #ifndef FD_ARROW_MIN_ROWS_PER_THREAD
 #define FD_ARROW_MIN_ROWS_PER_THREAD 16384
