@@ -1,30 +1,32 @@
 #!/usr/bin/env bash
-# CI for every CPython on the machine: pyenv's 3.10, 3.11, 3.12 and 3.13 (GIL
-# builds) and a free-threaded 3.13t (built by .ci/build-python313t.sh into a
-# fixed prefix outside the checkout, once per machine).
+# CI for every CPython the project supports: pyenv's 3.10, 3.11, 3.12 and 3.13
+# (GIL builds), a free-threaded 3.13t (built by .ci/build-python313t.sh into a
+# fixed prefix outside the checkout, once per machine), and Debian sid's 3.14
+# and 3.15 (unpacked by .ci/sid-pythons.sh into another such prefix; they
+# bring OpenSSL 3.6, so their hashlib is the newest one users meet).
 #
 # For each interpreter: build a wheel from a clean copy of the sources
 # (FASTDIGEST_STRICT=1: warnings are errors), make a fresh venv, install the
 # wheel with its test extras, and run the suite against the installed wheel
 # from a folder holding only a copy of tests/ and pyproject.toml, so that the
 # checkout's fastdigest/ cannot be imported (a conftest.py there checks that
-# fastdigest comes from the venv). The C core's driver, the hardening jobs
-# and the multi-gigabyte tests are left out: .ci/run runs those once.
+# fastdigest comes from the venv). The suite's quick tier runs there: the
+# heavy tier (the C core's driver, the hardening jobs, the multi-gigabyte
+# tests, the CPU levels, Dask and Spark) runs once, in .ci/run.
 # Every part is timed; a summary table ends the run. A failing suite does
 # not stop the others: the script exits 1 at the end, naming the failures.
 #
 # Environment:
-#   FASTDIGEST_PYTHONS    which to test, e.g. "3.12 3.13t" (default: all five)
-#   FASTDIGEST_CI_ROOT    where the free-threaded build lives (default
-#                         /opt/fastdigest-ci): CI_ROOT/python3.13t
+#   FASTDIGEST_PYTHONS    which to test, e.g. "3.12 3.13t" (default: all seven)
+#   FASTDIGEST_CI_ROOT    where the interpreters made here live (default
+#                         /opt/fastdigest-ci): CI_ROOT/python3.13t, CI_ROOT/sid
 #   FASTDIGEST_CI_KEEP=1  keep the work folder (wheels, venvs) for a look
 set -euo pipefail
 cd "$(dirname "$0")/.."
 checkout=$PWD
 
-pythons=${FASTDIGEST_PYTHONS:-"3.10 3.11 3.12 3.13 3.13t"}
+pythons=${FASTDIGEST_PYTHONS:-"3.10 3.11 3.12 3.13 3.13t 3.14 3.15"}
 ci_root=${FASTDIGEST_CI_ROOT:-/opt/fastdigest-ci}
-markers='not c_core and not hardening and not slow'
 
 work=$(mktemp -d /tmp/fastdigest-pythons.XXXXXX)
 if [ "${FASTDIGEST_CI_KEEP:-}" = 1 ]; then
@@ -57,6 +59,7 @@ git -C "$checkout" ls-files -z --cached --others --exclude-standard |
 
 test_one() {
     local version=$1 python began start wheel_dir venv run_dir wheel install_args=() extras
+    local venv_args=() build_cflags=${CFLAGS:-}
     echo
     echo "== Python $version"
     began=$SECONDS
@@ -71,6 +74,17 @@ test_one() {
         # Of the test extras only the core: duckdb, polars and pyspark have no
         # cp313t wheels, so the column tests skip there, saying so.
         extras=test-core
+    elif [ "$version" = 3.14 ] || [ "$version" = 3.15 ]; then
+        start=$SECONDS
+        bash "$checkout/.ci/sid-pythons.sh" "$ci_root/sid"
+        note "$version" "interpreter (unpack or reuse)" $((SECONDS - start))
+        python=$ci_root/sid/usr/bin/python$version
+        # Debian's minimal packages have no ensurepip: the venv gets pip from
+        # sid's pip wheel. Debian's pyconfig.h sits in a multiarch folder
+        # that sysconfig does not name.
+        venv_args=(--without-pip)
+        build_cflags="-I$ci_root/sid/usr/include $build_cflags"
+        extras=test-core,test-arrow
     else
         # The suite and the Arrow producers; the Dask and Spark tests, which
         # start clusters and a JVM, run once, in the main job.
@@ -82,14 +96,17 @@ test_one() {
 
     start=$SECONDS
     venv=$work/venv-$version
-    "$python" -m venv "$venv"
+    "$python" -m venv "${venv_args[@]}" "$venv"
+    if [ ! -x "$venv/bin/pip" ]; then
+        "$venv/bin/python" "$(ls "$ci_root"/sid/usr/share/python-wheels/pip-*.whl | head -n1)/pip" install -q pip
+    fi
     "$venv/bin/python" -m pip install -q --upgrade pip
     note "$version" "venv" $((SECONDS - start))
 
     start=$SECONDS
     wheel_dir=$work/wheels-$version
     rm -rf "$source_copy/build"
-    FASTDIGEST_STRICT=1 "$venv/bin/python" -m pip wheel -q --no-deps -w "$wheel_dir" "$source_copy"
+    CFLAGS=$build_cflags FASTDIGEST_STRICT=1 "$venv/bin/python" -m pip wheel -q --no-deps -w "$wheel_dir" "$source_copy"
     wheel=$(ls "$wheel_dir"/fastdigest-*.whl)
     echo "   wheel: $(basename "$wheel")"
     note "$version" "wheel" $((SECONDS - start))
@@ -121,8 +138,7 @@ def pytest_report_header(config):
     return f'fastdigest under test: {installed}'
 PY
     local status=0
-    (cd "$run_dir" && "$venv/bin/python" -m pytest -q -p no:cacheprovider -m "$markers" \
-        -W error::RuntimeWarning tests) || status=$?
+    (cd "$run_dir" && "$venv/bin/python" -m pytest -q -p no:cacheprovider -W error::RuntimeWarning tests) || status=$?
     note "$version" "suite" $((SECONDS - start))
     note "$version" "total" $((SECONDS - began))
     if [ "$status" -ne 0 ]; then
@@ -134,8 +150,8 @@ PY
 all_began=$SECONDS
 for version in $pythons; do
     case "$version" in
-        3.10 | 3.11 | 3.12 | 3.13 | 3.13t) test_one "$version" ;;
-        *) echo "unknown Python '$version' (choose from 3.10 3.11 3.12 3.13 3.13t)" >&2; exit 2 ;;
+        3.10 | 3.11 | 3.12 | 3.13 | 3.13t | 3.14 | 3.15) test_one "$version" ;;
+        *) echo "unknown Python '$version' (choose from 3.10 3.11 3.12 3.13 3.13t 3.14 3.15)" >&2; exit 2 ;;
     esac
 done
 

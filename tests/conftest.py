@@ -2,6 +2,13 @@
 
 Every test compares fastdigest with hashlib (the running interpreter's, backed by OpenSSL) or with a
 published test vector whose source is named next to it.
+
+Two tiers. Plain `python -m pytest` runs the quick tier: every Python-level test of every public
+function at the best kernels this CPU has, in a couple of minutes, with no root, no apt-get and no
+network. `python -m pytest --heavy` adds the heavy tier, the tests marked with one of HEAVY_MARKERS:
+the C core's driver (natively, under sanitizers and qemu), the hardening jobs, the multi-gigabyte
+updates, the rebuilds, Dask and Spark, and the quick tier again with the portable C and at every CPU
+level this CPU can emulate. `-m` selects within a tier.
 """
 
 import os
@@ -15,30 +22,69 @@ import pytest
 ALGORITHMS = ('md5', 'sha1', 'sha224', 'sha256', 'sha384', 'sha512', 'sha512_224', 'sha512_256')
 
 
+# The markers of the heavy tier: a test with any of them runs only with --heavy.
+HEAVY_MARKERS = ('slow', 'c_core', 'hardening', 'heavy')
+
+
+def pytest_addoption(parser):
+    parser.addoption(
+        '--heavy',
+        action='store_true',
+        help='also run the heavy tier (tests marked ' + ', '.join(HEAVY_MARKERS) + '): the C driver, '
+        'sanitizers, fuzzing, valgrind, qemu, multi-gigabyte updates, rebuilds, Dask and Spark, and the '
+        'suite with the portable C and at each CPU level; may install tools with apt-get (as root)',
+    )
+
+
 def pytest_configure(config):
-    # Registered rather than left implicit so that `--strict-markers` accepts it. The slow tests run in
-    # the default run; `-m 'not slow'` is only a convenience for a quick local loop.
+    # Registered rather than left implicit so that `--strict-markers` accepts them.
     config.addinivalue_line(
         'markers',
-        'slow: multi-gigabyte updates (2**31 .. 2**32+1 bytes); run by default, skipped only when the '
-        'machine lacks the memory',
+        'slow: multi-gigabyte updates (2**31 .. 2**32+1 bytes); heavy tier, skipped when the machine lacks '
+        'the memory',
     )
     config.addinivalue_line(
         'markers',
-        "c_core: runs the C core's own test driver (tests/c/run.sh), natively and under qemu; it does not "
-        "depend on FASTDIGEST_BACKEND, so the second, portable run of the suite leaves it out",
+        "c_core: runs the C core's own test driver (tests/c/run.sh), natively and under qemu (heavy tier)",
     )
     config.addinivalue_line(
         'markers',
         'hardening: runs tests/hardening/*.sh and tests/fuzz/run.sh (the suite under ASan/UBSan for both '
-        'backends, valgrind memcheck, libFuzzer); they set FASTDIGEST_BACKEND themselves, so the second, '
-        'portable run of the suite leaves them out',
+        'backends, valgrind memcheck, libFuzzer; heavy tier)',
     )
     config.addinivalue_line(
         'markers',
-        'job(name, arguments, minutes): the test checks the output of a script (bash ARGUMENTS) that the '
-        '`jobs` fixture runs; MINUTES is its rough length, longest first',
+        'heavy: heavy tier for another reason than the markers above: rebuilds of the source tree, a Dask '
+        'cluster, a Spark session, the suite rerun at other CPU levels',
     )
+    config.addinivalue_line(
+        'markers',
+        'job(name, arguments, minutes, environment=None): the test checks the output of a command (ARGUMENTS; '
+        'a .sh script runs under bash) that the `jobs` fixture runs, with ENVIRONMENT added to its '
+        'environment; MINUTES is its rough length, longest first',
+    )
+
+
+def pytest_collection_modifyitems(config, items):
+    if config.getoption('--heavy'):
+        return
+    quick, heavy = [], []
+    for item in items:
+        (heavy if any(item.get_closest_marker(name) for name in HEAVY_MARKERS) else quick).append(item)
+    if heavy:
+        config.hook.pytest_deselected(items=heavy)
+        items[:] = quick
+
+
+def pytest_report_header(config):
+    import fastdigest
+
+    tiers = 'quick and heavy (--heavy)' if config.getoption('--heavy') else 'quick only (--heavy adds the heavy tier)'
+    # tests/test_levels.py reads the kernels line of its child runs.
+    return [
+        f'tiers: {tiers}',
+        f'fastdigest kernels: {fastdigest.implementation} batch: {fastdigest.batch_implementation}',
+    ]
 
 
 @pytest.fixture(params=ALGORITHMS)
@@ -50,31 +96,37 @@ def algorithm(request):
 JOB_TIMEOUT = 2400  # seconds for one job, with another one beside it
 
 
-def run_job(arguments, build_dir):
-    environment = dict(os.environ, BUILD_DIR=str(build_dir), PYTHON=sys.executable)
-    # The scripts choose the backend of each of their runs.
-    environment.pop('FASTDIGEST_BACKEND', None)
-    return subprocess.run(
-        ['bash', *map(str, arguments)], env=environment, capture_output=True, text=True, timeout=JOB_TIMEOUT
-    )
+def run_job(arguments, environment, build_dir):
+    full_environment = dict(os.environ, BUILD_DIR=str(build_dir), PYTHON=sys.executable)
+    # Each job chooses its own backend and CPU level.
+    full_environment.pop('FASTDIGEST_BACKEND', None)
+    full_environment.pop('FASTDIGEST_DISABLE', None)
+    full_environment.update(environment or {})
+    command = [str(argument) for argument in arguments]
+    if command[0].endswith('.sh'):
+        command.insert(0, 'bash')
+    return subprocess.run(command, env=full_environment, capture_output=True, text=True, timeout=JOB_TIMEOUT)
 
 
 @pytest.fixture(scope='session')
 def jobs(request, tmp_path_factory):
-    """The scripts of every selected test marked `job` (the C driver's targets, the hardening jobs),
-    started together at the first test that needs one, as many at a time as there are cores,
-    longest first. Each is one mostly single-threaded process for minutes, so on CI's two cores they
-    take about half the wall time they would one after another (the suite waits for them meanwhile).
-    A test then reads its own job's result: jobs[name].result(), a CompletedProcess."""
+    """The commands of every selected test marked `job` (the C driver's targets, the hardening jobs,
+    the suite at other CPU levels), started together at the first test that needs one, as many at a
+    time as there are cores, longest first. Each is one mostly single-threaded process for minutes,
+    so on CI's two cores they take about half the wall time they would one after another (the suite
+    waits for them meanwhile). A test then reads its own job's result: jobs[name].result(), a
+    CompletedProcess."""
     selected = {}
     for item in request.session.items:
         marker = item.get_closest_marker('job')
         if marker is not None:
-            selected[marker.args[0]] = marker.args[1:]
+            arguments, minutes = marker.args[1:3]
+            environment = marker.kwargs.get('environment', marker.args[3] if len(marker.args) > 3 else None)
+            selected[marker.args[0]] = (arguments, minutes, environment)
     pool = ThreadPoolExecutor(max_workers=max(1, min(len(selected), os.cpu_count() or 1)))
     futures = {
-        name: pool.submit(run_job, arguments, tmp_path_factory.mktemp(name.replace('/', '-')))
-        for name, (arguments, _minutes) in sorted(selected.items(), key=lambda job: -job[1][1])
+        name: pool.submit(run_job, arguments, environment, tmp_path_factory.mktemp(name.replace('/', '-')))
+        for name, (arguments, _minutes, environment) in sorted(selected.items(), key=lambda job: -job[1][1])
     }
     yield futures
     pool.shutdown(wait=True)

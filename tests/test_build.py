@@ -16,6 +16,9 @@ import sys
 
 import pytest
 
+# Heavy tier: three builds of the source tree.
+pytestmark = pytest.mark.heavy
+
 import fastdigest
 
 SOURCE_TREE = pathlib.Path(__file__).resolve().parent.parent

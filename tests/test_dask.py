@@ -11,6 +11,9 @@ import os
 
 import pytest
 
+# Heavy tier: a dask.distributed cluster of worker processes.
+pytestmark = pytest.mark.heavy
+
 for module in ('pyarrow', 'pandas', 'dask', 'distributed'):
     pytest.importorskip(
         module, reason='%s (test extra) is not installed or has no wheel for this Python' % module

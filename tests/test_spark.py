@@ -55,7 +55,11 @@ def md5_binary_batches(batches):
 
 
 # PySpark warns that it does not fully support pandas 3; mapInArrow does not use pandas.
-pytestmark = pytest.mark.filterwarnings('ignore:PySpark does not yet fully support pandas:FutureWarning')
+# Heavy tier: a JVM and a Spark session.
+pytestmark = [
+    pytest.mark.heavy,
+    pytest.mark.filterwarnings('ignore:PySpark does not yet fully support pandas:FutureWarning'),
+]
 
 
 @pytest.fixture(scope='module')
