@@ -5,6 +5,20 @@
 # the constructors take `data` positionally or by keyword, plus the deprecated
 # keyword `string`. Stubs are never executed, so importing typing_extensions
 # here adds no runtime dependency: type checkers bundle it with typeshed.
+#
+# The docstrings are the API reference: the documentation site renders them (docs/reference/), so each
+# says what a call returns and every exception it raises, as the runtime does (tests/test_api.py and
+# tests/test_docs_examples.py check the behaviour they describe).
+
+"""hashlib's MD5, SHA-1 and SHA-2, faster: a drop-in for hashlib, written in C.
+
+Every public name of hashlib is here. The eight algorithms (md5, sha1, sha224, sha256, sha384,
+sha512, sha512_224, sha512_256) are fastdigest's own; the rest of hashlib's namespace (sha3_*,
+shake_*, blake2b, blake2s, scrypt, and new() or pbkdf2_hmac() for their names) is the standard
+library's own objects, passed through untouched. Beyond hashlib: the one-shots digest() and
+hexdigest(), digest_many(), digest_array(), resumable states (HASH.state(), from_state()), the GIL
+threshold, and what the CPU runs (implementation, batch_implementation, cpu_features).
+"""
 
 import sys
 from collections.abc import Callable, Iterable
@@ -74,52 +88,143 @@ __all__ = [
 ]
 
 __version__: str
+"""The version of fastdigest, as in the package metadata (for example `'0.1.0'`)."""
 
-# hashlib's sets, as frozensets: every algorithm new() accepts, fastdigest's eight and hashlib's others.
 algorithms_guaranteed: frozenset[str]
+"""hashlib.algorithms_guaranteed, as a frozenset: the names every Python's hashlib has.
+
+Like hashlib's, it leaves out sha512_224 and sha512_256, which fastdigest always has; the keys of
+`implementation` are fastdigest's eight. Looked up in hashlib on first use.
+"""
+
 algorithms_available: frozenset[str]
+"""hashlib.algorithms_available and fastdigest's eight, as a frozenset: every name new() accepts.
 
-# Algorithm name -> the kernel it runs on this CPU ("portable", "shani", ...),
-# chosen once at import. Its keys are the eight algorithms fastdigest implements.
+Looked up in hashlib on first use.
+"""
+
 implementation: dict[str, str]
+"""The kernel each of the eight algorithms runs in this process, by algorithm name.
 
-# Algorithm name -> what digest_many() runs on this CPU: a multi-buffer kernel
-# ("avx512_x16", "shani_x2", ...) or, where there is none, the single-stream one.
+Chosen once, at import, from the CPU's features (less those FASTDIGEST_DISABLE hides), or the
+portable C everywhere when FASTDIGEST_BACKEND=portable. Values are `'portable'`, `'tuned'` (MD5),
+`'shani'`, `'avx2'`, `'ssse3'`, `'avx512'` and `'armv8'`, for example
+`{'md5': 'tuned', 'sha1': 'shani', ..., 'sha512': 'avx512', ...}`.
+"""
+
 batch_implementation: dict[str, str]
+"""What digest_many() and digest_array() run in this process, by algorithm name.
 
-# The CPU features the kernels may use: those this CPU and OS have, less the
-# ones FASTDIGEST_DISABLE names ("shani", "avx512", "avx2", "armsha2", ...).
+A multi-buffer kernel that hashes several messages side by side (`'avx512_x16'`, `'avx512_x8'`,
+`'avx2_x8'`, `'avx2_x4'`, `'shani_x2'`) or, where this CPU has none for the algorithm, the
+single-stream kernel of `implementation`.
+"""
+
 cpu_features: frozenset[str]
+"""The CPU features the kernels may use: those the CPU and operating system have, less the ones
+FASTDIGEST_DISABLE names.
 
-# The default GIL threshold, 2048 (hashlib's HASHLIB_GIL_MINSIZE): inputs at least
-# this long are hashed with the GIL released unless the threshold was changed.
+The names are `'ssse3'`, `'sse41'`, `'avx'`, `'avx2'`, `'bmi1'`, `'bmi2'`, `'shani'`, `'avx512'`
+(AVX-512 F, VL and BW together), `'armsha1'`, `'armsha2'` and `'armsha512'`.
+FASTDIGEST_BACKEND=portable does not change it.
+"""
+
 _GIL_MINSIZE: int
+"""The default GIL threshold, 2048 bytes (hashlib's HASHLIB_GIL_MINSIZE)."""
 
-# The threshold in force, for the whole process; set_gil_minsize returns the previous one.
-# FASTDIGEST_GIL_MINSIZE sets it at import.
-def get_gil_minsize() -> int: ...
-def set_gil_minsize(minsize: SupportsIndex, /) -> int: ...
+def get_gil_minsize() -> int:
+    """Return the GIL threshold in force for the whole process.
+
+    Updates, constructors and the other calls that hash this many bytes or more do so with the
+    GIL released (on a free-threaded build: with the thread detached).
+
+    Returns:
+        The threshold in bytes: 2048 unless FASTDIGEST_GIL_MINSIZE (read at import) or
+            set_gil_minsize() changed it.
+    """
+
+def set_gil_minsize(minsize: SupportsIndex, /) -> int:
+    """Set the GIL threshold for the whole process: every thread and interpreter.
+
+    0 releases the GIL for every input; a value larger than any buffer never releases it (an int
+    too large for the platform's ssize_t means the same).
+
+    Args:
+        minsize: The new threshold in bytes: an int, or any object with `__index__`.
+
+    Returns:
+        The threshold it replaces.
+
+    Raises:
+        TypeError: minsize is not an integer (`'str' object cannot be interpreted as an integer`).
+        ValueError: minsize is negative (`set_gil_minsize() argument must be 0 or more`).
+    """
 
 @final
 class HASH:
-    """A hash object of one algorithm. Made by the constructors and by new(), never
-    by calling HASH itself."""
+    """A hash object of one of the eight algorithms, as hashlib's are.
+
+    Made by the constructors (md5() ... sha512_256()), new(), file_digest() and from_state();
+    calling HASH itself raises TypeError (`cannot create 'fastdigest.HASH' instances`). Beyond
+    hashlib's objects, it has state(), and it can be pickled and copied with copy.copy() and
+    copy.deepcopy(). Every method may be called from several threads at once: each object has a
+    lock, and every update lands whole.
+    """
 
     @property
-    def name(self) -> str: ...
+    def name(self) -> str:
+        """The algorithm's name as hashlib spells it: `'md5'`, `'sha1'`, ..., `'sha512_256'`."""
     @property
-    def digest_size(self) -> int: ...
+    def digest_size(self) -> int:
+        """The size of the digest in bytes (16 for MD5, 20 for SHA-1, 28 to 64 for SHA-2)."""
     @property
-    def block_size(self) -> int: ...
-    def update(self, data: _ReadableBuffer, /) -> None: ...
-    def digest(self) -> bytes: ...
-    def hexdigest(self) -> str: ...
-    def copy(self) -> Self: ...
-    # The state in fastdigest's portable format, which from_state() resumes (README: "Resumable
-    # hashing"); pickle and copy use it too.
-    def state(self) -> bytes: ...
-    def __copy__(self) -> Self: ...
-    def __deepcopy__(self, memo: dict[int, Any], /) -> Self: ...
+    def block_size(self) -> int:
+        """The algorithm's block size in bytes: 64, or 128 for the SHA-512 family."""
+    def update(self, data: _ReadableBuffer, /) -> None:
+        """Hash more data: any C-contiguous buffer.
+
+        From get_gil_minsize() bytes on (2048 unless changed) the GIL is released while it hashes,
+        and the buffer stays exported: resizing a bytearray being hashed raises BufferError.
+
+        Args:
+            data: bytes, bytearray, memoryview, array.array, mmap, a NumPy array, ...
+
+        Raises:
+            TypeError: data is a str (`Strings must be encoded before hashing`) or has no buffer
+                (`object supporting the buffer API required`).
+            BufferError: data is not C-contiguous.
+        """
+    def digest(self) -> bytes:
+        """Return the digest of the data hashed so far.
+
+        The object is not consumed: update() may follow, and digest() again.
+
+        Returns:
+            digest_size bytes.
+        """
+    def hexdigest(self) -> str:
+        """Return the digest of the data hashed so far as lowercase hexadecimal digits.
+
+        Returns:
+            A str of 2 * digest_size characters.
+        """
+    def copy(self) -> Self:
+        """Return an independent copy of the object, at the same point of the same message."""
+    def state(self) -> bytes:
+        """Return the object's state in fastdigest's portable state format (version 1).
+
+        from_state() makes an object that continues from it, in any process, on any machine and
+        version of Python; pickling and copy use it too. The state holds the buffered tail of the
+        data hashed so far (less than one block), so keep it as private as that data.
+
+        Returns:
+            16 + C + T bytes: a 16-byte header, the C bytes of chaining words and the T buffered
+                bytes (32 to 207 bytes in all, depending on the algorithm).
+        """
+    def __copy__(self) -> Self:
+        """copy.copy(): the same as copy()."""
+    def __deepcopy__(self, memo: dict[int, Any], /) -> Self:
+        """copy.deepcopy(): the same as copy(); the state refers to no other object."""
 
 # hashlib's names of the eight algorithms. new() accepts them in any letter case, and their aliases
 # ('sha-256', OIDs) too; a name typed as a plain str may be one of them or any other.
@@ -134,31 +239,256 @@ def new(
     *,
     usedforsecurity: bool = True,
     string: _ReadableBuffer | None = None,
-) -> HASH: ...
+) -> HASH:
+    """Return a new hash object of the named algorithm, optionally fed data, as hashlib.new() does.
+
+    For the eight algorithms, name is any spelling hashlib.new() accepts for them, in any letter
+    case: `'sha256'`, `'SHA256'`, `'sha-256'`, `'SHA2-256'`, `'sha512_224'`, `'SHA512-224'`, their
+    OIDs (`'2.16.840.1.101.3.4.2.1'`). Any other name goes to the standard library's hashlib.new()
+    with every argument as given (`new('sha3_256', data)`, `new('blake2b', digest_size=16)`), which
+    returns its own object or raises its own error.
+
+    Args:
+        name: The algorithm's name.
+        data: Initial data: any C-contiguous buffer.
+        usedforsecurity: Accepted as hashlib accepts it; fastdigest has no FIPS mode and restricts
+            nothing.
+        string: The old name of data (deprecated in hashlib); give one or the other.
+
+    Returns:
+        A HASH for the eight algorithms; for any other name, what hashlib.new() returns.
+
+    Raises:
+        TypeError: name is not a str (`new() argument 'name' must be str, not int`); data is a
+            str or has no buffer (as update()); data and string are both given (`'data' and
+            'string' are mutually exclusive ...`); an unknown keyword or too many arguments.
+        BufferError: data is not C-contiguous.
+        ValueError: name is known neither to fastdigest nor to hashlib (`unsupported hash type
+            NAME`).
+    """
 @overload
 def new(name: str, data: _ReadableBuffer = b"", **kwargs: Any) -> HASH | _StdlibHash: ...
-def md5(data: _ReadableBuffer = b"", *, usedforsecurity: bool = True, string: _ReadableBuffer | None = None) -> HASH: ...
-def sha1(data: _ReadableBuffer = b"", *, usedforsecurity: bool = True, string: _ReadableBuffer | None = None) -> HASH: ...
-def sha224(data: _ReadableBuffer = b"", *, usedforsecurity: bool = True, string: _ReadableBuffer | None = None) -> HASH: ...
-def sha256(data: _ReadableBuffer = b"", *, usedforsecurity: bool = True, string: _ReadableBuffer | None = None) -> HASH: ...
-def sha384(data: _ReadableBuffer = b"", *, usedforsecurity: bool = True, string: _ReadableBuffer | None = None) -> HASH: ...
-def sha512(data: _ReadableBuffer = b"", *, usedforsecurity: bool = True, string: _ReadableBuffer | None = None) -> HASH: ...
+def md5(data: _ReadableBuffer = b"", *, usedforsecurity: bool = True, string: _ReadableBuffer | None = None) -> HASH:
+    """Return a new MD5 hash object, optionally fed data: hashlib.md5().
+
+    Args:
+        data: Initial data: any C-contiguous buffer (bytes, bytearray, memoryview, array.array,
+            mmap, a NumPy array, ...).
+        usedforsecurity: Accepted as hashlib accepts it; fastdigest has no FIPS mode and restricts
+            nothing.
+        string: The old name of data (deprecated in hashlib); give one or the other.
+
+    Returns:
+        A HASH whose name is `'md5'` and digest_size 16.
+
+    Raises:
+        TypeError: data is a str (`Strings must be encoded before hashing`) or has no buffer
+            (`object supporting the buffer API required`); data and string are both given
+            (`'data' and 'string' are mutually exclusive ...`); an unknown keyword or more than
+            one positional argument.
+        BufferError: data is not C-contiguous.
+    """
+def sha1(data: _ReadableBuffer = b"", *, usedforsecurity: bool = True, string: _ReadableBuffer | None = None) -> HASH:
+    """Return a new SHA-1 hash object, optionally fed data: hashlib.sha1().
+
+    Args:
+        data: Initial data: any C-contiguous buffer (bytes, bytearray, memoryview, array.array,
+            mmap, a NumPy array, ...).
+        usedforsecurity: Accepted as hashlib accepts it; fastdigest has no FIPS mode and restricts
+            nothing.
+        string: The old name of data (deprecated in hashlib); give one or the other.
+
+    Returns:
+        A HASH whose name is `'sha1'` and digest_size 20.
+
+    Raises:
+        TypeError: data is a str (`Strings must be encoded before hashing`) or has no buffer
+            (`object supporting the buffer API required`); data and string are both given
+            (`'data' and 'string' are mutually exclusive ...`); an unknown keyword or more than
+            one positional argument.
+        BufferError: data is not C-contiguous.
+    """
+def sha224(data: _ReadableBuffer = b"", *, usedforsecurity: bool = True, string: _ReadableBuffer | None = None) -> HASH:
+    """Return a new SHA-224 hash object, optionally fed data: hashlib.sha224().
+
+    Args:
+        data: Initial data: any C-contiguous buffer (bytes, bytearray, memoryview, array.array,
+            mmap, a NumPy array, ...).
+        usedforsecurity: Accepted as hashlib accepts it; fastdigest has no FIPS mode and restricts
+            nothing.
+        string: The old name of data (deprecated in hashlib); give one or the other.
+
+    Returns:
+        A HASH whose name is `'sha224'` and digest_size 28.
+
+    Raises:
+        TypeError: data is a str (`Strings must be encoded before hashing`) or has no buffer
+            (`object supporting the buffer API required`); data and string are both given
+            (`'data' and 'string' are mutually exclusive ...`); an unknown keyword or more than
+            one positional argument.
+        BufferError: data is not C-contiguous.
+    """
+def sha256(data: _ReadableBuffer = b"", *, usedforsecurity: bool = True, string: _ReadableBuffer | None = None) -> HASH:
+    """Return a new SHA-256 hash object, optionally fed data: hashlib.sha256().
+
+    Args:
+        data: Initial data: any C-contiguous buffer (bytes, bytearray, memoryview, array.array,
+            mmap, a NumPy array, ...).
+        usedforsecurity: Accepted as hashlib accepts it; fastdigest has no FIPS mode and restricts
+            nothing.
+        string: The old name of data (deprecated in hashlib); give one or the other.
+
+    Returns:
+        A HASH whose name is `'sha256'` and digest_size 32.
+
+    Raises:
+        TypeError: data is a str (`Strings must be encoded before hashing`) or has no buffer
+            (`object supporting the buffer API required`); data and string are both given
+            (`'data' and 'string' are mutually exclusive ...`); an unknown keyword or more than
+            one positional argument.
+        BufferError: data is not C-contiguous.
+    """
+def sha384(data: _ReadableBuffer = b"", *, usedforsecurity: bool = True, string: _ReadableBuffer | None = None) -> HASH:
+    """Return a new SHA-384 hash object, optionally fed data: hashlib.sha384().
+
+    Args:
+        data: Initial data: any C-contiguous buffer (bytes, bytearray, memoryview, array.array,
+            mmap, a NumPy array, ...).
+        usedforsecurity: Accepted as hashlib accepts it; fastdigest has no FIPS mode and restricts
+            nothing.
+        string: The old name of data (deprecated in hashlib); give one or the other.
+
+    Returns:
+        A HASH whose name is `'sha384'` and digest_size 48.
+
+    Raises:
+        TypeError: data is a str (`Strings must be encoded before hashing`) or has no buffer
+            (`object supporting the buffer API required`); data and string are both given
+            (`'data' and 'string' are mutually exclusive ...`); an unknown keyword or more than
+            one positional argument.
+        BufferError: data is not C-contiguous.
+    """
+def sha512(data: _ReadableBuffer = b"", *, usedforsecurity: bool = True, string: _ReadableBuffer | None = None) -> HASH:
+    """Return a new SHA-512 hash object, optionally fed data: hashlib.sha512().
+
+    Args:
+        data: Initial data: any C-contiguous buffer (bytes, bytearray, memoryview, array.array,
+            mmap, a NumPy array, ...).
+        usedforsecurity: Accepted as hashlib accepts it; fastdigest has no FIPS mode and restricts
+            nothing.
+        string: The old name of data (deprecated in hashlib); give one or the other.
+
+    Returns:
+        A HASH whose name is `'sha512'` and digest_size 64.
+
+    Raises:
+        TypeError: data is a str (`Strings must be encoded before hashing`) or has no buffer
+            (`object supporting the buffer API required`); data and string are both given
+            (`'data' and 'string' are mutually exclusive ...`); an unknown keyword or more than
+            one positional argument.
+        BufferError: data is not C-contiguous.
+    """
 def sha512_224(
     data: _ReadableBuffer = b"", *, usedforsecurity: bool = True, string: _ReadableBuffer | None = None
-) -> HASH: ...
+) -> HASH:
+    """Return a new SHA-512/224 hash object, optionally fed data: hashlib.sha512_224(), which hashlib has only as new('sha512_224').
+
+    Args:
+        data: Initial data: any C-contiguous buffer (bytes, bytearray, memoryview, array.array,
+            mmap, a NumPy array, ...).
+        usedforsecurity: Accepted as hashlib accepts it; fastdigest has no FIPS mode and restricts
+            nothing.
+        string: The old name of data (deprecated in hashlib); give one or the other.
+
+    Returns:
+        A HASH whose name is `'sha512_224'` and digest_size 28.
+
+    Raises:
+        TypeError: data is a str (`Strings must be encoded before hashing`) or has no buffer
+            (`object supporting the buffer API required`); data and string are both given
+            (`'data' and 'string' are mutually exclusive ...`); an unknown keyword or more than
+            one positional argument.
+        BufferError: data is not C-contiguous.
+    """
 def sha512_256(
     data: _ReadableBuffer = b"", *, usedforsecurity: bool = True, string: _ReadableBuffer | None = None
-) -> HASH: ...
+) -> HASH:
+    """Return a new SHA-512/256 hash object, optionally fed data: hashlib.sha512_256(), which hashlib has only as new('sha512_256').
+
+    Args:
+        data: Initial data: any C-contiguous buffer (bytes, bytearray, memoryview, array.array,
+            mmap, a NumPy array, ...).
+        usedforsecurity: Accepted as hashlib accepts it; fastdigest has no FIPS mode and restricts
+            nothing.
+        string: The old name of data (deprecated in hashlib); give one or the other.
+
+    Returns:
+        A HASH whose name is `'sha512_256'` and digest_size 32.
+
+    Raises:
+        TypeError: data is a str (`Strings must be encoded before hashing`) or has no buffer
+            (`object supporting the buffer API required`); data and string are both given
+            (`'data' and 'string' are mutually exclusive ...`); an unknown keyword or more than
+            one positional argument.
+        BufferError: data is not C-contiguous.
+    """
 
 # hashlib.pbkdf2_hmac's signature (typeshed's hashlib stub); names fastdigest lacks are
 # handed to hashlib.pbkdf2_hmac.
 def pbkdf2_hmac(
     hash_name: str, password: _ReadableBuffer, salt: _ReadableBuffer, iterations: int, dklen: int | None = None
-) -> bytes: ...
+) -> bytes:
+    """Derive a key from a password with PBKDF2-HMAC (PKCS #5 v2.0, RFC 8018), as hashlib.pbkdf2_hmac().
 
-# A new hash object that continues from a state saved by HASH.state(); ValueError if data is not a valid
-# state.
-def from_state(data: _ReadableBuffer, /) -> HASH: ...
+    For the eight algorithms the whole derivation runs in C without the GIL; any other name goes to
+    the standard library's hashlib.pbkdf2_hmac() with the arguments as given.
+
+    Args:
+        hash_name: The HMAC's hash, by any name new() accepts.
+        password: The password: any C-contiguous buffer.
+        salt: The salt: any C-contiguous buffer.
+        iterations: The iteration count, 1 to 2**31 - 1.
+        dklen: The length of the derived key in bytes; None for the hash's digest size.
+
+    Returns:
+        The derived key, dklen bytes.
+
+    Raises:
+        TypeError: hash_name is not a str; password or salt is a str or has no buffer (`a
+            bytes-like object is required, not 'str'`); iterations or dklen is not an integer.
+        ValueError: iterations is less than 1 (`iteration value must be greater than 0.`); dklen
+            is less than 1 (`key length must be greater than 0.`); hash_name is known neither to
+            fastdigest nor to hashlib (hashlib's error: on OpenSSL builds
+            hashlib.UnsupportedDigestmodError, a ValueError).
+        BufferError: password or salt is not C-contiguous.
+        OverflowError: iterations is 2**31 or more (`iteration value is too great.`); dklen is
+            2**31 or more (`key length is too great.`); password or salt is longer than
+            2**31 - 1 bytes.
+    """
+
+def from_state(data: _ReadableBuffer, /) -> HASH:
+    """Return a new hash object that continues from a state saved by HASH.state().
+
+    The object continues exactly where the saved one stopped, and is independent of it. An accepted
+    state exports back byte for byte. The format has no checksum: store states with whatever
+    integrity protection your storage needs.
+
+    Args:
+        data: A state in fastdigest's portable format: any C-contiguous buffer.
+
+    Returns:
+        A HASH of the state's algorithm.
+
+    Raises:
+        TypeError: data is not a bytes-like object (`from_state() argument must be a bytes-like
+            object, not 'str'`).
+        ValueError: data is not a valid state, with a message that says what is wrong and starts
+            `invalid fastdigest state:`. The magic is not `FDST`; it is shorter than the header, or
+            shorter or longer than its header says; the version or the algorithm is unknown; the
+            buffered length is not less than the block size, or not the byte count modulo the
+            block size; the byte count is 2**61 or more for SHA-1 or SHA-224/256; a state of less
+            than one block does not hold the algorithm's initial chaining values.
+    """
 
 # file_digest accepts what hashlib.file_digest accepts: a binary file opened for
 # reading, or an object with getbuffer() such as io.BytesIO; and a digest given
@@ -191,7 +521,29 @@ _HashObjectT = TypeVar("_HashObjectT", bound=_HashObject)
 @overload
 def file_digest(
     fileobj: _BytesIOLike | _FileDigestFileObj, digest: _FastdigestName, /, *, _bufsize: int = 262144
-) -> HASH: ...
+) -> HASH:
+    """Hash the contents of a binary file, as hashlib.file_digest() (Python 3.11+) does, on any Python.
+
+    The file is read with readinto() into one reused buffer; io.BytesIO is hashed in place. Reads
+    and updates of get_gil_minsize() bytes or more run without the GIL.
+
+    Args:
+        fileobj: A file opened for reading in binary mode, or an object with getbuffer() such as
+            io.BytesIO.
+        digest: An algorithm name as new() takes it (any name hashlib knows), or a callable that
+            returns a new hash object (fastdigest.sha256, hashlib.sha3_256, ...).
+
+    Returns:
+        The hash object, fed the whole file: a HASH for the eight algorithms, else what digest
+            (or hashlib.new()) returns.
+
+    Raises:
+        ValueError: fileobj is not a file opened for reading in binary mode (`'<...>' is not a
+            file-like object in binary reading mode.`); digest is an unknown name.
+        BlockingIOError: fileobj is non-blocking and has no data ready (`I/O operation would
+            block.`).
+        OSError: what reading fileobj raises.
+    """
 @overload
 def file_digest(
     fileobj: _BytesIOLike | _FileDigestFileObj, digest: str, /, *, _bufsize: int = 262144
@@ -205,11 +557,66 @@ def file_digest(
 # an algorithm name as for new(), or one of the constructors above.
 _Algorithm: TypeAlias = str | Callable[..., HASH]
 
-def digest(name: _Algorithm, data: _ReadableBuffer, /) -> bytes: ...
-def hexdigest(name: _Algorithm, data: _ReadableBuffer, /) -> str: ...
+def digest(name: _Algorithm, data: _ReadableBuffer, /) -> bytes:
+    """Return the digest of data: new(name, data).digest() in one call, with no hash object made.
 
-# Many one-shots in one call, in order: [digest(name, m) for m in messages].
-def digest_many(name: _Algorithm, messages: Iterable[_ReadableBuffer], /) -> list[bytes]: ...
+    Args:
+        name: One of the eight algorithms, by any name new() accepts for it, or one of fastdigest's
+            constructors (fastdigest.sha256).
+        data: The message: any C-contiguous buffer.
+
+    Returns:
+        The digest, as bytes.
+
+    Raises:
+        ValueError: name is not one of the eight algorithms (`unsupported hash type NAME`; the
+            one-shots do not pass other names to hashlib).
+        TypeError: name is neither a str nor a fastdigest constructor (`digest() argument 1 must
+            be str or a fastdigest constructor, not ...`); data is a str or has no buffer; not
+            exactly two arguments (`digest expected 2 arguments, got 1`).
+        BufferError: data is not C-contiguous.
+    """
+
+def hexdigest(name: _Algorithm, data: _ReadableBuffer, /) -> str:
+    """Return the digest of data as hex digits: new(name, data).hexdigest() in one call.
+
+    Args:
+        name: As for digest().
+        data: The message: any C-contiguous buffer.
+
+    Returns:
+        The digest as lowercase hexadecimal digits.
+
+    Raises:
+        ValueError: name is not one of the eight algorithms (`unsupported hash type NAME`).
+        TypeError: name is neither a str nor a fastdigest constructor; data is a str or has no
+            buffer; not exactly two arguments.
+        BufferError: data is not C-contiguous.
+    """
+
+def digest_many(name: _Algorithm, messages: Iterable[_ReadableBuffer], /) -> list[bytes]:
+    """Return the digests of many messages, in order: `[digest(name, m) for m in messages]` in one call.
+
+    Multi-buffer kernels hash several messages side by side where the CPU has them
+    (batch_implementation), and the GIL is released while a batch is hashed. A list or tuple is
+    read in place; any other iterable is gathered into a tuple first.
+
+    Args:
+        name: As for digest(): one of the eight algorithms, or a fastdigest constructor.
+        messages: Any iterable of C-contiguous buffers.
+
+    Returns:
+        A list of digests, one bytes object per message, in the messages' order.
+
+    Raises:
+        ValueError: name is not one of the eight algorithms (`unsupported hash type NAME`).
+        TypeError: name is neither a str nor a fastdigest constructor; messages is not iterable;
+            an item is a str or has no buffer, named by its position (`digest_many() item 3:
+            Strings must be encoded before hashing`).
+        BufferError: an item is not C-contiguous (`digest_many() item N: ...`).
+        RuntimeError: another thread changed the length of the messages list during the call
+            (`digest_many() list changed size during the call`).
+    """
 
 # The Arrow PyCapsule interface: __arrow_c_array__ returns (ArrowSchema capsule,
 # ArrowArray capsule), __arrow_c_stream__ an ArrowArrayStream capsule.
@@ -223,17 +630,41 @@ class _ArrowStreamExportable(Protocol):
 
 @final
 class DigestArray:
-    """The digests of an Arrow array's rows, made by digest_array()."""
+    """The digests of an Arrow array's rows, made by digest_array() from array input.
 
-    def __arrow_c_array__(self, requested_schema: object | None = None) -> tuple[object, object]: ...
-    def __len__(self) -> int: ...
+    An Arrow array (the PyCapsule interface's `__arrow_c_array__`) of fixed_size_binary(digest_size),
+    or of utf8 hex (large_utf8 when the hex passes 2 GiB), with the input's nulls; it keeps the
+    input column's name. Import it with pyarrow.array(), polars.Series() or DuckDB, any number of
+    times: every import shares the same buffers, freed once this object and every imported array
+    are gone.
+    """
+
+    def __arrow_c_array__(self, requested_schema: object | None = None) -> tuple[object, object]:
+        """Export the digests through the Arrow C Data Interface.
+
+        Returns:
+            A pair of PyCapsules: an ArrowSchema and an ArrowArray.
+        """
+    def __len__(self) -> int:
+        """The number of rows."""
 
 @final
 class DigestStream:
-    """The digests of an Arrow stream's rows, made by digest_array()."""
+    """The digests of an Arrow stream's rows, made by digest_array() from stream input.
 
-    def __arrow_c_stream__(self, requested_schema: object | None = None) -> object: ...
-    def __len__(self) -> int: ...
+    An Arrow stream (`__arrow_c_stream__`) of one result array per input array, in order, each as
+    DigestArray describes. Import it with pyarrow.chunked_array(), polars.Series() or DuckDB, any
+    number of times.
+    """
+
+    def __arrow_c_stream__(self, requested_schema: object | None = None) -> object:
+        """Export the digests as an Arrow C stream.
+
+        Returns:
+            A PyCapsule holding an ArrowArrayStream.
+        """
+    def __len__(self) -> int:
+        """The number of rows, over all the stream's arrays."""
 
 # The digest of every row of an Arrow column (binary, large_binary, binary_view,
 # utf8, large_utf8, utf8_view), as fixed_size_binary(digest_size) or, with
@@ -244,7 +675,43 @@ class DigestStream:
 @overload
 def digest_array(
     name: _Algorithm, array: _ArrowArrayExportable, /, *, hex: bool = False, threads: SupportsIndex | None = None
-) -> DigestArray: ...
+) -> DigestArray:
+    """Return the digest of every row of an Arrow column, as an Arrow column, with no Python object per row.
+
+    The column's buffers are read in place through the Arrow PyCapsule interface (fastdigest needs
+    no Arrow library); the rows go to the multi-buffer kernels, on up to `threads` threads, with
+    the GIL released; the digests are written into one buffer that pyarrow, polars and DuckDB
+    import without a copy. A string row is hashed as its UTF-8 bytes, as `v.encode()` gives them.
+
+    Args:
+        name: As for digest(): one of the eight algorithms, or a fastdigest constructor.
+        array: An object with `__arrow_c_array__` (pyarrow arrays and record batches) or
+            `__arrow_c_stream__` (chunked arrays, tables, polars Series and DataFrames, DuckDB
+            relations, pandas DataFrames 2.2+ and Series 3.0+), of type binary, large_binary,
+            binary_view, utf8, large_utf8 or utf8_view, with any offset and validity bitmap. A
+            table, record batch or stream of exactly one column means that column.
+        hex: False for fixed_size_binary(digest_size) digests, True for utf8 lowercase hex.
+        threads: The most threads one array is hashed on, the calling thread included: None for
+            every CPU the process may run on, 1 for the calling thread alone. An array is cut into
+            ranges of at least 16,384 rows, one a thread; the digests are the same for any value.
+
+    Returns:
+        A DigestArray for array input, a DigestStream (one result array per input array) for stream
+            input: the same number of rows, null where the input row is null.
+
+    Raises:
+        TypeError: array has no Arrow PyCapsule interface; its type is not one of the six (`cannot
+            hash Arrow format 'l'`; a dictionary-encoded column must be decoded first); a table of
+            more than one column; name is neither a str nor a fastdigest constructor; threads is a
+            bool, a float or anything without `__index__`.
+        ValueError: name is not one of the eight algorithms (`unsupported hash type NAME`); threads
+            is less than 1; the C structs the producer exported are inconsistent (a capsule already
+            consumed, a negative or overflowing length or offset, a wrong buffer count, decreasing
+            offsets, a view outside its buffers: the message names the row); a stream reports a
+            bad argument.
+        MemoryError: the result does not fit in memory, or a stream reports ENOMEM.
+        OSError: a stream reports any other error, with the producer's message.
+    """
 @overload
 def digest_array(
     name: _Algorithm, array: _ArrowStreamExportable, /, *, hex: bool = False, threads: SupportsIndex | None = None

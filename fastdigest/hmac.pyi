@@ -4,6 +4,15 @@
 # The signatures follow typeshed's hmac stub. new() returns fastdigest's HMAC for a fastdigest (or hashlib)
 # constructor; for a name it may be the standard library's hmac.HMAC (names fastdigest lacks, such
 # as 'sha3_256', are handed to the standard library), and so it is for any other digestmod.
+# The docstrings are the API reference (docs/reference/).
+
+"""HMAC (RFC 2104) on fastdigest's hashes: a drop-in for the standard library's hmac module.
+
+For the eight algorithms, given by name, as a fastdigest constructor (fastdigest.sha256) or as
+hashlib's (hashlib.sha256), the work is done in C. Any other digestmod (a name fastdigest lacks
+such as 'sha3_256', another callable, a PEP 247 module) is handed to the standard library's hmac
+with the same arguments, which returns its own hmac.HMAC and raises its own errors.
+"""
 
 import hmac as _stdlib_hmac
 from collections.abc import Callable
@@ -22,12 +31,18 @@ _FastDigestMod: TypeAlias = Callable[..., HASH]
 # Anything the standard library's hmac accepts as digestmod.
 _DigestMod: TypeAlias = str | Callable[[], _HashObject] | ModuleType
 
-# As in the standard library: None; the size depends on the hash (HMAC.digest_size).
 digest_size: None
+"""None, as in the standard library: the size depends on the hash (read HMAC.digest_size)."""
 
 @final
 class HMAC:
-    """An HMAC object (RFC 2104). Made by new(), or by calling HMAC as new() is called."""
+    """An HMAC object (RFC 2104) of one of the eight algorithms.
+
+    Made by new(), or by calling HMAC as new() is called (with the same arguments, results and
+    errors). The key's inner and outer states are computed once and kept in the object, so copy()
+    and digest() allocate nothing but their result. HMAC objects cannot be pickled (TypeError:
+    their state is as good as the key); copy.copy() and copy.deepcopy() work.
+    """
 
     # For a digestmod fastdigest does not run itself, the call returns the standard library's
     # hmac.HMAC (use new() for that type); the stub describes the fast case.
@@ -36,23 +51,67 @@ class HMAC:
     ) -> Self: ...
 
     @property
-    def name(self) -> str: ...
+    def name(self) -> str:
+        """`'hmac-'` and the hash's name, for example `'hmac-sha256'`."""
     @property
-    def digest_size(self) -> int: ...
+    def digest_size(self) -> int:
+        """The size of the MAC in bytes: the hash's digest size."""
     @property
-    def block_size(self) -> int: ...
-    def update(self, msg: _ReadableBuffer) -> None: ...
-    def digest(self) -> bytes: ...
-    def hexdigest(self) -> str: ...
-    def copy(self) -> Self: ...
-    def __copy__(self) -> Self: ...
-    def __deepcopy__(self, memo: object, /) -> Self: ...
+    def block_size(self) -> int:
+        """The hash's block size in bytes: 64, or 128 for the SHA-512 family."""
+    def update(self, msg: _ReadableBuffer) -> None:
+        """Feed more of the message: any C-contiguous buffer.
+
+        From get_gil_minsize() bytes on the GIL is released while it hashes.
+
+        Raises:
+            TypeError: msg is a str (`Strings must be encoded before hashing`) or has no buffer.
+            BufferError: msg is not C-contiguous.
+        """
+    def digest(self) -> bytes:
+        """Return the MAC of the message so far; the object is not consumed, update() may follow.
+
+        Returns:
+            digest_size bytes.
+        """
+    def hexdigest(self) -> str:
+        """Return the MAC of the message so far as lowercase hexadecimal digits."""
+    def copy(self) -> Self:
+        """Return an independent copy, at the same point of the same message."""
+    def __copy__(self) -> Self:
+        """copy.copy(): the same as copy()."""
+    def __deepcopy__(self, memo: object, /) -> Self:
+        """copy.deepcopy(): the same as copy(); the state holds no objects."""
 
 # digestmod has a default ('') only so that it may follow msg: leaving it out, or passing '' or None,
 # raises TypeError. The first overload says so (NoReturn) and gives the runtime's defaults, which
 # stubtest checks; every overload that returns an object requires digestmod.
 @overload
-def new(key: _ReadableBuffer, msg: _ReadableBuffer | None = None, digestmod: Literal[""] | None = "") -> NoReturn: ...
+def new(key: _ReadableBuffer, msg: _ReadableBuffer | None = None, digestmod: Literal[""] | None = "") -> NoReturn:
+    """Return a new HMAC object keyed with key, optionally fed msg: hmac.new().
+
+    Args:
+        key: The key: any C-contiguous buffer (the standard library takes only bytes and bytearray).
+        msg: Initial message data, or None.
+        digestmod: Required. One of the eight algorithms by name (`'sha256'`, as new() takes names),
+            or fastdigest's or hashlib's constructor for one (fastdigest.sha256, hashlib.sha256).
+            Anything else the standard library accepts (`'sha3_256'`, another callable, a PEP 247
+            module) is handed to hmac.new() with the same arguments.
+
+    Returns:
+        A fastdigest HMAC for the eight algorithms; for any other digestmod, the standard library's
+            hmac.HMAC.
+
+    Raises:
+        TypeError: digestmod is missing, None or empty (`Missing required argument 'digestmod'.`);
+            key is a str or has no buffer (`key: expected bytes or bytearray, but got 'str'`); msg
+            is a str or has no buffer.
+        BufferError: key or msg is not C-contiguous.
+        ValueError: digestmod is a name known neither to fastdigest nor to hashlib (`unsupported
+            hash type NAME`).
+        Exception: for a digestmod handed to the standard library, whatever hmac.new() raises for
+            it (an int raises AttributeError there).
+    """
 @overload
 def new(key: _ReadableBuffer, msg: _ReadableBuffer | None, digestmod: _FastDigestMod) -> HMAC: ...
 @overload
@@ -61,4 +120,23 @@ def new(key: _ReadableBuffer, *, digestmod: _FastDigestMod) -> HMAC: ...
 def new(key: _ReadableBuffer, msg: _ReadableBuffer | None, digestmod: _DigestMod) -> HMAC | _stdlib_hmac.HMAC: ...
 @overload
 def new(key: _ReadableBuffer, *, digestmod: _DigestMod) -> HMAC | _stdlib_hmac.HMAC: ...
-def digest(key: _ReadableBuffer, msg: _ReadableBuffer, digest: _DigestMod) -> bytes: ...
+def digest(key: _ReadableBuffer, msg: _ReadableBuffer, digest: _DigestMod) -> bytes:
+    """Return the HMAC of msg under key in one call: hmac.digest(), with no object made.
+
+    Args:
+        key: The key: any C-contiguous buffer.
+        msg: The message: any C-contiguous buffer.
+        digest: As new()'s digestmod: one of the eight algorithms by name or constructor; anything
+            else is handed to the standard library's hmac.digest().
+
+    Returns:
+        The MAC, as bytes.
+
+    Raises:
+        TypeError: key or msg is a str or has no buffer (`a bytes-like object is required, not
+            'str'`).
+        BufferError: key or msg is not C-contiguous.
+        ValueError: digest is a name known neither to fastdigest nor to hashlib (`unsupported hash
+            type NAME`).
+        Exception: for a digest handed to the standard library, whatever hmac.digest() raises.
+    """

@@ -217,7 +217,7 @@ def test_polars():
 def duckdb_importable(duckdb, result):
     """The result as this DuckDB imports it: itself on DuckDB >= 2.0. DuckDB 1.x (the newest on Python
     3.10) takes only Arrow tables and streams of record batches, and reads a stream of a plain column as
-    a table without columns, so there it is wrapped in a pyarrow table, as the README says."""
+    a table without columns, so there it is wrapped in a pyarrow table, as docs/columns.md says."""
     if int(duckdb.__version__.split('.')[0]) >= 2:
         return result
     if isinstance(result, fastdigest.DigestStream):

@@ -1,7 +1,7 @@
 """digest_array on Dask: a Parquet dataset's string column hashed inside map_partitions, on a real
 dask.distributed LocalCluster of two worker processes; every row checked against hashlib.
 
-This is the README's Dask recipe, run as written: each partition's column goes to digest_array through
+This is the Dask recipe of docs/columns.md, run as written: each partition's column goes to digest_array through
 the Arrow PyCapsule interface (a pandas Series exports it; pa.array() makes one from any pandas), and the
 digests come back as an Arrow-backed pandas column without a Python object per row.
 """
@@ -36,8 +36,8 @@ if 'libasan' in os.environ.get('LD_PRELOAD', ''):
 
 
 def add_sha256(part):
-    """The README's recipe: the digests of part['email'] as a new column, hex strings."""
-    digests = fastdigest.digest_array('sha256', pa.array(part['email']), hex=True)
+    """The recipe of docs/columns.md: the digests of part['email'] as a new column, hex strings."""
+    digests = fastdigest.digest_array('sha256', pa.array(part['email']), hex=True, threads=1)
     column = pd.arrays.ArrowExtensionArray(pa.chunked_array(digests))  # no copy
     return part.assign(email_sha256=pd.Series(column, index=part.index))
 

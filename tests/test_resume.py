@@ -1,6 +1,6 @@
 """Resumable hashing: HASH.state(), fastdigest.from_state(), pickle, copy.copy and copy.deepcopy.
 
-The format is checked against its specification (the README's byte table, with the initial hash values
+The format is checked against its specification (the byte table of docs/state.md, with the initial hash values
 published in RFC 1321 and FIPS 180-4), against golden blobs committed in tests/data (so that a change of the
 format is caught), and by resuming: a restored object must continue to hashlib's digest of the whole
 message. Malformed blobs must raise ValueError, wrong arguments TypeError, each with a message that says
@@ -31,7 +31,7 @@ PROPERTY_SETTINGS = settings(max_examples=300, deadline=None, derandomize=True, 
 
 GOLDEN = json.loads((Path(__file__).parent / 'data' / 'state_golden.json').read_text())
 
-# The format's fields, as the README specifies them.
+# The format's fields, as docs/state.md specifies them.
 MAGIC = b'FDST'
 VERSION = 1
 HEADER_LEN = 16
@@ -63,7 +63,7 @@ def message(length):
 
 
 def blob(name, byte_count, chain, tail):
-    """A state blob assembled field by field from the README's table."""
+    """A state blob assembled field by field from the table of docs/state.md."""
     return (MAGIC + bytes([VERSION, ALGORITHM_CODES[name]]) + len(tail).to_bytes(2, 'big')
             + byte_count.to_bytes(8, 'big') + chain + tail)  # fmt: skip
 

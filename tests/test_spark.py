@@ -1,7 +1,7 @@
 """digest_array on Spark: a column hashed with mapInArrow in a local PySpark session (local[2]), every row
 checked against Spark's own sha2(col, 256).
 
-This is the README's Spark recipe, run as written: Spark hands each partition to the Python worker as
+This is the Spark recipe of docs/columns.md, run as written: Spark hands each partition to the Python worker as
 Arrow record batches, digest_array hashes the batch's column in place, and the digests go back to Spark
 as an Arrow column (hex utf8, or binary cast from fixed_size_binary), never a Python object per row.
 PySpark needs Java 17 or later (`java` on PATH or JAVA_HOME).
@@ -40,9 +40,9 @@ cloudpickle.register_pickle_by_value(sys.modules[__name__])
 
 
 def sha256_batches(batches):
-    """The README's recipe: each Arrow batch's 'email' column to hex SHA-256, as a new column."""
+    """The recipe of docs/columns.md: each Arrow batch's 'email' column to hex SHA-256, as a new column."""
     for batch in batches:
-        digests = fastdigest.digest_array('sha256', batch.column('email'), hex=True)
+        digests = fastdigest.digest_array('sha256', batch.column('email'), hex=True, threads=1)
         yield batch.append_column('email_sha256', pa.array(digests))
 
 
