@@ -1,4 +1,4 @@
-/* libFuzzer target of the Arrow importer (core/arrow.c, digest_array's C): raw
+/* libFuzzer target of the Arrow importer (core/arrow_*.c, digest_array's C): raw
  * ArrowArray structs built from the input, of any of the three layouts,
  * bare or as the one child of a struct, with arbitrary lengths, offsets,
  * offsets buffers, views, validity bitmaps and buffer counts. Built and run
@@ -52,7 +52,9 @@
 #include <string.h>
 
 #include "core/algorithms.h"
-#include "core/arrow.h"
+#include "core/arrow_export.h"
+#include "core/arrow_hash.h"
+#include "core/arrow_import.h"
 #include "core/batch.h"
 #include "dispatch/dispatch.h"
 

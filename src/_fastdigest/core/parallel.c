@@ -24,7 +24,6 @@
 #include <unistd.h>
 #ifdef __linux__
 #include <sched.h>
-#include <sys/mman.h>
 #endif
 #endif
 
@@ -150,27 +149,5 @@ size_t fd_available_cpus(void)
 #endif
     long online = sysconf(_SC_NPROCESSORS_ONLN);
     return online > 0 ? (size_t)online : 1;
-#endif
-}
-
-/* Linux's value (uapi asm-generic/mman-common.h), for C libraries whose
- * headers predate it, as manylinux2014's glibc 2.17 does; an older kernel
- * refuses it with EINVAL. */
-#if defined(__linux__) && !defined(MADV_POPULATE_WRITE)
-#define MADV_POPULATE_WRITE 23
-#endif
-
-void fd_prefault(void *start, size_t len)
-{
-#ifdef __linux__
-    const uintptr_t page = 4096; /* the smallest page: an aligned start for madvise */
-    if (len < ((size_t)1 << 20))
-        return;
-    uintptr_t first = ((uintptr_t)start + page - 1) & ~(page - 1);
-    uintptr_t end = (uintptr_t)start + len;
-    (void)madvise((void *)first, end - first, MADV_POPULATE_WRITE);
-#else
-    (void)start;
-    (void)len;
 #endif
 }

@@ -1,6 +1,6 @@
 /* The parts of one task on several threads at once, for work the caller
  * has already cut into independent parts (digest_array's row ranges,
- * core/arrow.c), and the number of CPUs worth cutting it for.
+ * core/arrow_hash.c), and the number of CPUs worth cutting it for.
  *
  * No pool: the threads are made for one call and joined before it returns,
  * which costs tens of microseconds a thread, so a caller gives each part
@@ -33,16 +33,5 @@ bool fd_parallel_run(size_t parts, fd_parallel_task *task, void *context);
  * active processors of every processor group. A CPU quota (a container's
  * --cpus) is not seen, as os.process_cpu_count() does not see it either. */
 size_t fd_available_cpus(void);
-
-/* Makes the pages of [start, start + len) present and writable at once, so
- * that a thread about to write them all pays one system call instead of a
- * page fault for every 4 KiB. Fresh memory from malloc is mapped lazily,
- * and on these machines (KVM) its first touch cost 0.8 ms a MB by faults
- * against 0.5 ms a MB populated in one call: for the 320 MB of digests of
- * 10 million rows, 250 ms against 160 on one thread, 150 ms against 100 on
- * two. Linux 5.14 and newer (MADV_POPULATE_WRITE); elsewhere, for less
- * than 1 MiB, or where the call fails, nothing: the pages then fault in as
- * they are written. The contents are not changed. */
-void fd_prefault(void *start, size_t len);
 
 #endif /* FD_CORE_PARALLEL_H */

@@ -10,57 +10,15 @@
  * without the GIL (a large one on several threads), then released; a
  * stream is read to its end before digest_array returns (eagerly: the
  * result holds one digest column per input array, the input arrays are
- * released as they are hashed).
- *
- * The result is a DigestArray (array input, __arrow_c_array__) or a
- * DigestStream (stream input, __arrow_c_stream__). Each export hands out
- * new C structs over the same digest buffers, reference-counted, so the
- * result can be imported any number of times, by any number of consumers,
- * without a copy; the buffers live until the result object and every
- * imported array are gone. */
+ * released as they are hashed). The result types are arrow_results.c's. */
 #include "python/binding.h"
 
 #include <errno.h>
-#include <string.h>
 
-#include "core/arrow.h"
+#include "core/arrow_hash.h"
+#include "core/arrow_import.h"
 #include "core/parallel.h"
-
-typedef struct {
-    PyObject_HEAD
-    enum fd_algorithm_id id;
-    bool hex;
-    bool large;  /* hex with int64 offsets */
-    char *name;  /* the input column's name, NULL if none */
-    fd_digest_column **chunks;
-    size_t chunk_count; /* 1 for a DigestArray */
-    int64_t length;
-    int64_t null_count;
-} digests_object;
-
-static void digests_dealloc(digests_object *self)
-{
-    PyTypeObject *type = Py_TYPE(self);
-    for (size_t i = 0; i < self->chunk_count; i++)
-        fd_digest_column_unref(self->chunks[i]);
-    PyMem_Free(self->chunks);
-    PyMem_Free(self->name);
-    PyObject_Free(self);
-    Py_DECREF(type);
-}
-
-static PyObject *digests_repr(digests_object *self)
-{
-    return PyUnicode_FromFormat("<%s %s%s, %lld rows, %lld nulls>", Py_TYPE(self)->tp_name,
-                                fd_algorithms[self->id].name,
-                                self->hex ? " hex" : "", (long long)self->length,
-                                (long long)self->null_count);
-}
-
-static Py_ssize_t digests_length(digests_object *self)
-{
-    return (Py_ssize_t)self->length;
-}
+#include "python/arrow_results.h"
 
 /* The producers' structs and their capsules. */
 
@@ -213,57 +171,6 @@ static int check_schema(const struct ArrowSchema *schema, fd_arrow_input_type *t
     return 0;
 }
 
-/* A new result object of type, holding no chunks yet, with a copy of the
- * column's name. */
-static digests_object *new_digests(PyTypeObject *type, enum fd_algorithm_id id, bool hex,
-                                   const char *name)
-{
-    digests_object *self = PyObject_New(digests_object, type);
-    if (self == NULL)
-        return NULL;
-    self->id = id;
-    self->hex = hex;
-    self->large = false;
-    self->name = NULL;
-    self->chunks = NULL;
-    self->chunk_count = 0;
-    self->length = 0;
-    self->null_count = 0;
-    if (name != NULL) {
-        size_t len = strlen(name) + 1;
-        self->name = PyMem_Malloc(len);
-        if (self->name == NULL) {
-            Py_DECREF(self);
-            PyErr_NoMemory();
-            return NULL;
-        }
-        memcpy(self->name, name, len);
-    }
-    return self;
-}
-
-/* Appends a chunk, taking over its reference (also when this fails). */
-static int add_chunk(digests_object *self, fd_digest_column *digests, size_t *capacity)
-{
-    if (self->chunk_count == *capacity) {
-        size_t grown = *capacity == 0 ? 4 : 2 * *capacity;
-        fd_digest_column **chunks = PyMem_Realloc(self->chunks, grown * sizeof *chunks);
-        if (chunks == NULL) {
-            fd_digest_column_unref(digests);
-            PyErr_NoMemory();
-            return -1;
-        }
-        self->chunks = chunks;
-        *capacity = grown;
-    }
-    self->chunks[self->chunk_count++] = digests;
-    self->length += fd_digest_column_length(digests);
-    self->null_count += fd_digest_column_null_count(digests);
-    if (self->hex && fd_digest_hex_needs_large(self->id, fd_digest_column_length(digests)))
-        self->large = true;
-    return 0;
-}
-
 static PyObject *digest_one_array(PyTypeObject *result_type, enum fd_algorithm_id id, bool hex,
                                   size_t threads, PyObject *method)
 {
@@ -297,16 +204,16 @@ static PyObject *digest_one_array(PyTypeObject *result_type, enum fd_algorithm_i
     array_in->release = NULL;
     Py_DECREF(pair);
 
-    digests_object *result = NULL;
+    fd_digests_object *result = NULL;
     fd_arrow_input_type type;
     if (check_schema(&schema, &type) == 0) {
         fd_digest_column *digests = hash_array(id, hex, threads, &array, &type);
         if (digests != NULL) {
             size_t capacity = 0;
-            result = new_digests(result_type, id, hex, type.name);
+            result = fd_digests_new(result_type, id, hex, type.name);
             if (result == NULL)
                 fd_digest_column_unref(digests);
-            else if (add_chunk(result, digests, &capacity) < 0)
+            else if (fd_digests_add_chunk(result, digests, &capacity) < 0)
                 Py_CLEAR(result);
         }
     }
@@ -327,7 +234,7 @@ static PyObject *digest_stream(PyTypeObject *result_type, enum fd_algorithm_id i
     if (taken < 0)
         return NULL;
 
-    digests_object *result = NULL;
+    fd_digests_object *result = NULL;
     size_t capacity = 0;
     struct ArrowSchema schema;
     int code = stream.get_schema(&stream, &schema);
@@ -339,7 +246,7 @@ static PyObject *digest_stream(PyTypeObject *result_type, enum fd_algorithm_id i
     fd_arrow_input_type type;
     if (check_schema(&schema, &type) < 0)
         goto done;
-    result = new_digests(result_type, id, hex, type.name);
+    result = fd_digests_new(result_type, id, hex, type.name);
     if (result == NULL)
         goto done;
     for (;;) {
@@ -354,7 +261,7 @@ static PyObject *digest_stream(PyTypeObject *result_type, enum fd_algorithm_id i
             break; /* the end of the stream */
         fd_digest_column *digests = hash_array(id, hex, threads, &array, &type);
         release_array(&array);
-        if (digests == NULL || add_chunk(result, digests, &capacity) < 0)
+        if (digests == NULL || fd_digests_add_chunk(result, digests, &capacity) < 0)
             goto fail;
     }
     /* Every array of a stream has the stream's type. */
@@ -496,176 +403,6 @@ static PyObject *digest_array(PyObject *module, PyObject *const *args, Py_ssize_
     return result;
 }
 
-/* ---- export ------------------------------------------------------------------ */
-
-static void release_schema_capsule(PyObject *capsule)
-{
-    struct ArrowSchema *schema = PyCapsule_GetPointer(capsule, "arrow_schema");
-    if (schema != NULL && schema->release != NULL)
-        schema->release(schema);
-    PyMem_Free(schema);
-}
-
-static void release_array_capsule(PyObject *capsule)
-{
-    struct ArrowArray *array = PyCapsule_GetPointer(capsule, "arrow_array");
-    if (array != NULL && array->release != NULL)
-        array->release(array);
-    PyMem_Free(array);
-}
-
-static void release_stream_capsule(PyObject *capsule)
-{
-    struct ArrowArrayStream *stream = PyCapsule_GetPointer(capsule, "arrow_array_stream");
-    if (stream != NULL && stream->release != NULL)
-        stream->release(stream);
-    PyMem_Free(stream);
-}
-
-/* The consumer's requested_schema may be ignored (the interface lets the
- * producer keep its own type; the consumer casts if it must). */
-static int parse_requested_schema(PyObject *args, PyObject *kwargs, const char *function)
-{
-    static char *keywords[] = {"requested_schema", NULL};
-    PyObject *requested = NULL;
-    char format[64];
-    snprintf(format, sizeof format, "|O:%s", function);
-    return PyArg_ParseTupleAndKeywords(args, kwargs, format, keywords, &requested) ? 0 : -1;
-}
-
-static PyObject *schema_capsule(digests_object *self)
-{
-    struct ArrowSchema *schema = PyMem_Malloc(sizeof *schema);
-    if (schema == NULL)
-        return PyErr_NoMemory();
-    if (!fd_digest_schema_export(self->id, self->hex, self->large, self->name, schema)) {
-        PyMem_Free(schema);
-        return PyErr_NoMemory();
-    }
-    PyObject *capsule = PyCapsule_New(schema, "arrow_schema", release_schema_capsule);
-    if (capsule == NULL) {
-        schema->release(schema);
-        PyMem_Free(schema);
-    }
-    return capsule;
-}
-
-PyDoc_STRVAR(arrow_c_array_doc,
-             "__arrow_c_array__($self, /, requested_schema=None)\n--\n\n"
-             "Export the digests as a pair of PyCapsules (ArrowSchema, ArrowArray) of the\n"
-             "Arrow C Data Interface, over the result's own buffers (no copy).\n"
-             "requested_schema is ignored.");
-
-static PyObject *digests_arrow_c_array(digests_object *self, PyObject *args, PyObject *kwargs)
-{
-    if (parse_requested_schema(args, kwargs, "__arrow_c_array__") < 0)
-        return NULL;
-    PyObject *schema = schema_capsule(self);
-    if (schema == NULL)
-        return NULL;
-    struct ArrowArray *array = PyMem_Malloc(sizeof *array);
-    if (array == NULL) {
-        Py_DECREF(schema);
-        return PyErr_NoMemory();
-    }
-    if (!fd_digest_column_export(self->chunks[0], array)) {
-        PyMem_Free(array);
-        Py_DECREF(schema);
-        return PyErr_NoMemory();
-    }
-    PyObject *capsule = PyCapsule_New(array, "arrow_array", release_array_capsule);
-    if (capsule == NULL) {
-        array->release(array);
-        PyMem_Free(array);
-        Py_DECREF(schema);
-        return NULL;
-    }
-    PyObject *pair = PyTuple_Pack(2, schema, capsule);
-    Py_DECREF(schema);
-    Py_DECREF(capsule);
-    return pair;
-}
-
-PyDoc_STRVAR(arrow_c_stream_doc,
-             "__arrow_c_stream__($self, /, requested_schema=None)\n--\n\n"
-             "Export the digests as a PyCapsule of an ArrowArrayStream (Arrow C Stream\n"
-             "Interface) yielding one array per input array, over the result's own\n"
-             "buffers (no copy). requested_schema is ignored.");
-
-static PyObject *digests_arrow_c_stream(digests_object *self, PyObject *args, PyObject *kwargs)
-{
-    if (parse_requested_schema(args, kwargs, "__arrow_c_stream__") < 0)
-        return NULL;
-    struct ArrowArrayStream *stream = PyMem_Malloc(sizeof *stream);
-    if (stream == NULL)
-        return PyErr_NoMemory();
-    if (!fd_digest_stream_export(self->chunks, self->chunk_count, self->id, self->hex,
-                                 self->large, self->name, stream)) {
-        PyMem_Free(stream);
-        return PyErr_NoMemory();
-    }
-    PyObject *capsule = PyCapsule_New(stream, "arrow_array_stream", release_stream_capsule);
-    if (capsule == NULL) {
-        stream->release(stream);
-        PyMem_Free(stream);
-    }
-    return capsule;
-}
-
-static PyMethodDef digest_array_methods[] = {
-    {"__arrow_c_array__", (PyCFunction)(void (*)(void))digests_arrow_c_array,
-     METH_VARARGS | METH_KEYWORDS, arrow_c_array_doc},
-    {NULL, NULL, 0, NULL},
-};
-
-static PyMethodDef digest_stream_methods[] = {
-    {"__arrow_c_stream__", (PyCFunction)(void (*)(void))digests_arrow_c_stream,
-     METH_VARARGS | METH_KEYWORDS, arrow_c_stream_doc},
-    {NULL, NULL, 0, NULL},
-};
-
-PyDoc_STRVAR(digest_array_type_doc,
-             "The digests of an Arrow array's rows, made by digest_array(): an Arrow array\n"
-             "(__arrow_c_array__) of fixed_size_binary(digest_size), or utf8 hex. len() is\n"
-             "its row count.");
-
-PyDoc_STRVAR(digest_stream_type_doc,
-             "The digests of an Arrow stream's rows, made by digest_array(): an Arrow\n"
-             "stream (__arrow_c_stream__) of one array per input array, of\n"
-             "fixed_size_binary(digest_size), or utf8 hex. len() is its row count.");
-
-static PyType_Slot digest_array_type_slots[] = {
-    {Py_tp_dealloc, digests_dealloc},
-    {Py_tp_repr, digests_repr},
-    {Py_sq_length, digests_length},
-    {Py_tp_methods, digest_array_methods},
-    {Py_tp_doc, (void *)digest_array_type_doc},
-    {0, NULL},
-};
-
-static PyType_Slot digest_stream_type_slots[] = {
-    {Py_tp_dealloc, digests_dealloc},
-    {Py_tp_repr, digests_repr},
-    {Py_sq_length, digests_length},
-    {Py_tp_methods, digest_stream_methods},
-    {Py_tp_doc, (void *)digest_stream_type_doc},
-    {0, NULL},
-};
-
-static PyType_Spec digest_array_type_spec = {
-    .name = "fastdigest.DigestArray",
-    .basicsize = sizeof(digests_object),
-    .flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_IMMUTABLETYPE | Py_TPFLAGS_DISALLOW_INSTANTIATION,
-    .slots = digest_array_type_slots,
-};
-
-static PyType_Spec digest_stream_type_spec = {
-    .name = "fastdigest.DigestStream",
-    .basicsize = sizeof(digests_object),
-    .flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_IMMUTABLETYPE | Py_TPFLAGS_DISALLOW_INSTANTIATION,
-    .slots = digest_stream_type_slots,
-};
-
 static PyMethodDef arrow_methods[] = {
     {"digest_array", (PyCFunction)(void (*)(void))digest_array, METH_FASTCALL | METH_KEYWORDS,
      digest_array_doc},
@@ -674,15 +411,7 @@ static PyMethodDef arrow_methods[] = {
 
 int fd_arrow_module_exec(PyObject *module, fd_module_state *state)
 {
-    state->digest_array_type =
-        (PyTypeObject *)PyType_FromModuleAndSpec(module, &digest_array_type_spec, NULL);
-    if (state->digest_array_type == NULL ||
-        PyModule_AddType(module, state->digest_array_type) < 0)
-        return -1;
-    state->digest_stream_type =
-        (PyTypeObject *)PyType_FromModuleAndSpec(module, &digest_stream_type_spec, NULL);
-    if (state->digest_stream_type == NULL ||
-        PyModule_AddType(module, state->digest_stream_type) < 0)
+    if (fd_digests_add_types(module, state) < 0)
         return -1;
     return PyModule_AddFunctions(module, arrow_methods);
 }

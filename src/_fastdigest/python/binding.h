@@ -71,7 +71,7 @@ static inline void fd_set_gil_minsize(size_t minsize)
 typedef struct {
     PyTypeObject *hash_type;
     PyTypeObject *hmac_type;
-    PyTypeObject *digest_array_type; /* digest_array's results (arrow.c) */
+    PyTypeObject *digest_array_type; /* digest_array's results (arrow_results.c) */
     PyTypeObject *digest_stream_type;
     PyObject *algorithm_ids; /* dict: lowercase name or alias -> int algorithm id */
     /* hashlib's name of each algorithm, interned, by id: a name written as a

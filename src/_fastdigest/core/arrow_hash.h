@@ -1,0 +1,55 @@
+/* The hashing of an Arrow column (arrow_hash.c): the digest of every row of
+ * a column the import checked (arrow_import.h), on one thread or several,
+ * into a digest column that the export (arrow_export.h) hands out without a
+ * copy. Plain C: no Python.h. */
+#ifndef FD_CORE_ARROW_HASH_H
+#define FD_CORE_ARROW_HASH_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "core/algorithms.h"
+#include "core/arrow_import.h"
+
+/* The digests of one column: digest_len bytes a row (fixed_size_binary), or
+ * with hex twice that in lowercase hex characters (utf8, or large_utf8 when
+ * the characters pass 2**31 - 1 bytes); a null row is null, its slot zero
+ * bytes (hex: '0' characters). Reference-counted (atomically: consumers
+ * release from any thread), immutable once hashed, shared by every array
+ * exported from it. */
+typedef struct fd_digest_column fd_digest_column;
+
+/* Allocates the digests of column's rows, hashes them with the batch driver
+ * (fd_hash_many) and returns them with one reference, or NULL when memory
+ * runs out. Reads only the rows fd_arrow_check_array checked; needs no
+ * interpreter, so the binding runs it without the GIL. A hex column gets
+ * int32 offsets where they suffice (fd_digest_hex_needs_large).
+ *
+ * threads is the most threads to hash on, the calling one included (1, or
+ * 0: the calling thread alone). The rows are cut into contiguous ranges,
+ * one a thread (core/parallel.h), of whole chunks of the batch driver and
+ * each but the last of FD_ARROW_MIN_ROWS_PER_THREAD rows or more
+ * (arrow_hash.c), so that smaller columns use fewer threads. The result is
+ * the same for any threads. */
+fd_digest_column *fd_digest_column_hash(enum fd_algorithm_id id, bool hex,
+                                        const fd_arrow_column *column, size_t threads);
+
+int64_t fd_digest_column_length(const fd_digest_column *digests);
+int64_t fd_digest_column_null_count(const fd_digest_column *digests);
+
+/* Whether a hex column of this many rows needs int64 offsets. */
+bool fd_digest_hex_needs_large(enum fd_algorithm_id id, int64_t length);
+
+/* Rewrites the offsets of a hex column (row i starts at i * 2 * digest_len)
+ * as int64: every array of one stream has the same type, so one that needs
+ * them gives them to all. Does nothing for binary digests or offsets that
+ * are int64 already. Returns false when memory runs out (the column is
+ * unchanged). Only before any array is exported from the column. */
+bool fd_digest_column_widen_offsets(fd_digest_column *digests);
+
+void fd_digest_column_ref(fd_digest_column *digests);
+/* Drops a reference; the last frees the column. Any thread. */
+void fd_digest_column_unref(fd_digest_column *digests);
+
+#endif /* FD_CORE_ARROW_HASH_H */
