@@ -1,16 +1,29 @@
-/* Counts that several threads change without a lock: the reference count
- * of a digest column (core/arrow_hash.c), which arrays exported from one
- * column may drop from different threads at once (a consumer's worker
- * threads). MSVC's C compiler offers C11 atomics only behind an experimental
- * switch, so there the Interlocked intrinsics. Plain C: no Python.h. */
+/* Words that several threads read and write without a lock: the reference
+ * count of a digest column (core/arrow_hash.c) and the binding's GIL
+ * threshold (python/locking.h).
+ *
+ * C11's <stdatomic.h>, except under MSVC itself: its C compiler offers C11
+ * atomics only behind an experimental switch (/experimental:c11atomics;
+ * under /std:c11 it defines __STDC_NO_ATOMICS__), so there the Interlocked
+ * intrinsics and volatile accesses of aligned words. clang-cl, which also
+ * defines _MSC_VER, has <stdatomic.h>. This is the one place that tells the
+ * two apart. Plain C: no Python.h. */
 #ifndef FD_CORE_ATOMIC_H
 #define FD_CORE_ATOMIC_H
 
 #include <stdbool.h>
 #include <stddef.h>
 
-/* A count of references, 1 when made. */
-#ifdef _MSC_VER
+#if defined(_MSC_VER) && !defined(__clang__)
+#define FD_MSVC_ATOMICS 1
+#endif
+
+/* ---- reference counts ------------------------------------------------------ */
+
+/* A count of references that threads may take and drop at once (a
+ * consumer's worker threads releasing arrays exported from one column), 1
+ * when made. */
+#ifdef FD_MSVC_ATOMICS
 #include <intrin.h>
 typedef volatile long fd_refcount;
 static inline void fd_refcount_init(fd_refcount *count)
@@ -41,6 +54,35 @@ static inline bool fd_refcount_drop(fd_refcount *count)
 {
     /* acq_rel: the thread that frees sees every other thread's last use. */
     return atomic_fetch_sub_explicit(count, 1, memory_order_acq_rel) == 1;
+}
+#endif
+
+/* ---- relaxed sizes ---------------------------------------------------------- */
+
+/* A size one thread may store while others load it, where the value guards
+ * no other memory: relaxed order, a load sees the old value or the new one.
+ * Under MSVC a volatile access of an aligned word is one load or store,
+ * which is how CPython's Include/cpython/pyatomic_msc.h implements its
+ * relaxed loads and stores. */
+#ifdef FD_MSVC_ATOMICS
+typedef volatile size_t fd_relaxed_size;
+static inline size_t fd_relaxed_load(fd_relaxed_size *value)
+{
+    return *value;
+}
+static inline void fd_relaxed_store(fd_relaxed_size *value, size_t new_value)
+{
+    *value = new_value;
+}
+#else
+typedef _Atomic(size_t) fd_relaxed_size;
+static inline size_t fd_relaxed_load(fd_relaxed_size *value)
+{
+    return atomic_load_explicit(value, memory_order_relaxed);
+}
+static inline void fd_relaxed_store(fd_relaxed_size *value, size_t new_value)
+{
+    atomic_store_explicit(value, new_value, memory_order_relaxed);
 }
 #endif
 

@@ -1,7 +1,9 @@
-/* What the files of the CPython binding share: the module state, the
- * per-object lock, and the helpers of helpers.c (buffers, argument binding,
- * hexadecimal, algorithm names), hash.c (the hash type) and each file's
- * exec function, which module.c calls.
+/* What the files of the CPython binding share: the module state, the hash
+ * object, and the prototypes of helpers.c (argument binding, hexadecimal,
+ * algorithm names), hash.c (the hash type) and each file's exec function,
+ * which module.c calls. Every file of python/ includes this one, and with it
+ * locking.h (the GIL threshold and the object lock: the hash object holds
+ * one) and buffers.h (byte views of the inputs).
  *
  * The files of python/ are the only ones that include Python.h: the C test
  * drivers and the fuzzers build everything else. Dependencies run one way:
@@ -17,56 +19,8 @@
 
 #include "core/algorithms.h"
 #include "core/hex.h"
-
-/* Inputs of at least this many bytes are hashed with the GIL released, as in
- * CPython's hashlib: below it, releasing and retaking the GIL costs more than
- * it lets other threads gain. This is the default; fd_gil_minsize() is the
- * threshold in force. */
-#define FD_GIL_MINSIZE 2048
-
-/* The threshold in force, one per process (all interpreters share it, as they
- * share the kernel choice): FD_GIL_MINSIZE, FASTDIGEST_GIL_MINSIZE read at
- * the first import, or what set_gil_minsize() set last. Every call that may
- * release the GIL reads it, and set_gil_minsize() may write it at the same
- * time from another thread (with or without a GIL), so both are atomic.
- * Relaxed order is enough: the value guards no other memory, and a call that
- * reads the old value during a change makes a choice that affects only its
- * speed, never its result. */
-#ifdef __STDC_NO_ATOMICS__
-/* MSVC's C mode has no <stdatomic.h> (short of /experimental:c11atomics).
- * There a volatile access of an aligned word is one load or store, which is
- * how CPython's Include/cpython/pyatomic_msc.h implements its relaxed loads
- * and stores. */
-extern volatile size_t fd_gil_minsize_setting; /* defined in module.c */
-
-static inline size_t fd_gil_minsize(void)
-{
-    return fd_gil_minsize_setting;
-}
-
-static inline void fd_set_gil_minsize(size_t minsize)
-{
-    fd_gil_minsize_setting = minsize;
-}
-#else
-#include <stdatomic.h>
-
-extern _Atomic(size_t) fd_gil_minsize_setting; /* defined in module.c */
-
-static inline size_t fd_gil_minsize(void)
-{
-    return atomic_load_explicit(&fd_gil_minsize_setting, memory_order_relaxed);
-}
-
-static inline void fd_set_gil_minsize(size_t minsize)
-{
-    atomic_store_explicit(&fd_gil_minsize_setting, minsize, memory_order_relaxed);
-}
-#endif
-
-#if PY_VERSION_HEX >= 0x030D0000
-#define FD_HAVE_PYMUTEX 1
-#endif
+#include "python/buffers.h"
+#include "python/locking.h"
 
 typedef struct {
     PyTypeObject *hash_type;
@@ -89,120 +43,6 @@ static inline fd_module_state *fd_get_module_state(PyObject *module)
     return (fd_module_state *)PyModule_GetState(module);
 }
 
-/* The lock of one object (a hash or an HMAC object). While every call on the
- * object runs with the GIL held, the GIL serialises them and no lock is
- * taken. The first update that releases the GIL switches the object to its
- * own lock for good, so that calls on it from then on exclude each other:
- * a PyMutex on 3.13+ (always on without a GIL), before that a lock made by
- * that first update. */
-typedef struct {
-#ifdef FD_HAVE_PYMUTEX
-    PyMutex mutex;
-    bool in_use;
-#else
-    PyThread_type_lock lock;
-#endif
-} fd_object_lock;
-
-static inline void fd_object_lock_init(fd_object_lock *lock)
-{
-#ifdef FD_HAVE_PYMUTEX
-    lock->mutex = (PyMutex){0};
-#ifdef Py_GIL_DISABLED
-    lock->in_use = true; /* no GIL to serialise calls */
-#else
-    lock->in_use = false;
-#endif
-#else
-    lock->lock = NULL;
-#endif
-}
-
-static inline void fd_object_lock_free(fd_object_lock *lock)
-{
-#ifndef FD_HAVE_PYMUTEX
-    if (lock->lock != NULL)
-        PyThread_free_lock(lock->lock);
-#else
-    (void)lock;
-#endif
-}
-
-/* Take and release the lock around reading or writing the object's state
- * with the GIL held: no-ops, inlined, while the object has no lock. Waiting
- * for a lock another thread holds happens with the GIL released, so that
- * thread can finish. */
-static inline void fd_object_lock_acquire(fd_object_lock *lock)
-{
-#ifdef FD_HAVE_PYMUTEX
-    if (lock->in_use)
-        PyMutex_Lock(&lock->mutex); /* detaches the thread state while it waits */
-#else
-    if (lock->lock != NULL && !PyThread_acquire_lock(lock->lock, NOWAIT_LOCK)) {
-        Py_BEGIN_ALLOW_THREADS
-        PyThread_acquire_lock(lock->lock, WAIT_LOCK);
-        Py_END_ALLOW_THREADS
-    }
-#endif
-}
-
-static inline void fd_object_lock_release(fd_object_lock *lock)
-{
-#ifdef FD_HAVE_PYMUTEX
-    if (lock->in_use)
-        PyMutex_Unlock(&lock->mutex);
-#else
-    if (lock->lock != NULL)
-        PyThread_release_lock(lock->lock);
-#endif
-}
-
-typedef void fd_absorb_fn(void *context, const uint8_t *data, size_t len);
-
-/* Switches the object to its own lock, with the GIL held, before an update
- * that releases the GIL. Returns false when no lock can be had: the update
- * then keeps the GIL, which is correct, only slower. */
-static inline bool fd_object_lock_enable(fd_object_lock *lock)
-{
-#ifdef FD_HAVE_PYMUTEX
-    lock->in_use = true;
-    return true;
-#else
-    if (lock->lock == NULL)
-        lock->lock = PyThread_allocate_lock();
-    return lock->lock != NULL;
-#endif
-}
-
-/* Feeds a whole view to absorb(context, ...) under the lock. Views of
- * fd_gil_minsize() bytes and more are absorbed with the GIL released, after
- * switching the object to its own lock; the view pins the exporter's memory
- * meanwhile (resizing a bytearray being hashed raises BufferError). Inlined,
- * so that absorb is a direct call. */
-static inline void fd_absorb_locked(fd_object_lock *lock, fd_absorb_fn *absorb, void *context,
-                                    const Py_buffer *view)
-{
-    const uint8_t *data = view->buf;
-    size_t len = (size_t)view->len;
-
-    if (len >= fd_gil_minsize() && fd_object_lock_enable(lock)) {
-        Py_BEGIN_ALLOW_THREADS
-#ifdef FD_HAVE_PYMUTEX
-        PyMutex_Lock(&lock->mutex);
-#else
-        PyThread_acquire_lock(lock->lock, WAIT_LOCK);
-#endif
-        absorb(context, data, len);
-        fd_object_lock_release(lock);
-        Py_END_ALLOW_THREADS
-    }
-    else {
-        fd_object_lock_acquire(lock);
-        absorb(context, data, len);
-        fd_object_lock_release(lock);
-    }
-}
-
 typedef struct {
     PyObject_HEAD
     const fd_algorithm *algorithm;
@@ -210,31 +50,7 @@ typedef struct {
     fd_hash_state state;
 } fd_hash_object;
 
-/* Fills view for a bytes object as bytes' own getbuffer would, without the
- * buffer protocol's round trip: bytes are immutable, and the reference taken
- * here keeps them alive until PyBuffer_Release. Returns false, leaving view
- * alone, for anything but an exact bytes object. */
-static inline bool fd_view_bytes(PyObject *obj, Py_buffer *view)
-{
-    if (!PyBytes_CheckExact(obj))
-        return false;
-    *view = (Py_buffer){
-        .buf = PyBytes_AS_STRING(obj),
-        .obj = Py_NewRef(obj),
-        .len = PyBytes_GET_SIZE(obj),
-        .itemsize = 1,
-        .readonly = 1,
-        .ndim = 1,
-    };
-    return true;
-}
-
 /* ---- helpers.c ---------------------------------------------------------- */
-
-/* Gets a C-contiguous byte view of obj with hashlib's errors: str is refused
- * (it has no single byte encoding), and so is anything without the buffer
- * protocol. Returns 0, or -1 with an exception set. */
-int fd_get_buffer(PyObject *obj, Py_buffer *view);
 
 /* A function's parameters: the first npositional of names may be passed by
  * position, the rest only by keyword; the first nrequired have no default.

@@ -13,11 +13,7 @@
 
 /* ---- the GIL threshold ------------------------------------------------- */
 
-#ifdef __STDC_NO_ATOMICS__
-volatile size_t fd_gil_minsize_setting = FD_GIL_MINSIZE;
-#else
-_Atomic(size_t) fd_gil_minsize_setting = FD_GIL_MINSIZE;
-#endif
+fd_relaxed_size fd_gil_minsize_setting = FD_GIL_MINSIZE;
 
 PyDoc_STRVAR(set_gil_minsize_doc,
              "set_gil_minsize($module, minsize, /)\n--\n\n"
