@@ -1,6 +1,6 @@
 /* CPU feature detection: the only code that asks the CPU or the OS what the
  * CPU can do, and the mask of features FASTDIGEST_DISABLE hides. */
-#include "dispatch/dispatch.h"
+#include "dispatch/features.h"
 
 #include <stdbool.h>
 #include <stddef.h>
