@@ -89,6 +89,39 @@ def test_threshold_0_releases_even_for_empty_input(threshold):
     )
 
 
+@pytest.fixture(scope='module')
+def hex_column():
+    """hex_column(rows): an Arrow column of rows 64-byte strings whose export keeps the GIL: one of
+    digest_array's own hex results, a DigestArray, which exports from C without releasing it. A pyarrow
+    array would not do: its __arrow_c_array__ releases the GIL itself (ExportArray under `with nogil`),
+    which lets the spectator in whatever digest_array decides."""
+    pa = pytest.importorskip('pyarrow', reason='pyarrow (test extra) is not installed or has no wheel here')
+    return lambda rows: fastdigest.digest_array('sha256', pa.array([DATA] * rows, pa.binary()), hex=True)
+
+
+# digest_array releases the GIL for an array of at least threshold // block_size rows: every row costs at
+# least one block, whatever its length. Each case releases under one side of that rule and not under the
+# compile-time default (2048 bytes: 32 SHA-256 rows, 16 SHA-512 rows), or the other way round.
+@pytest.mark.parametrize(
+    ('name', 'minsize', 'rows', 'releases'),
+    [
+        ('sha256', 64, 1, True),
+        ('sha256', 4 * 64, 4, True),
+        ('sha256', 4 * 64, 3, False),
+        ('sha256', 0, 0, True),  # 0: every call, an empty array too
+        ('sha256', sys.maxsize, 32, False),  # never
+        ('sha512', 2 * 128, 2, True),
+        ('sha512', 2 * 128, 1, False),
+    ],
+)
+def test_digest_array_follows_the_threshold(name, minsize, rows, releases, threshold, hex_column):
+    column = hex_column(rows)
+    threshold(minsize)
+    calls = lambda columns: map(fastdigest.digest_array, itertools.repeat(name), columns)
+    released = collection_ran_during(calls, column, RELEASE_BOUND if releases else HELD_CALLS)
+    assert released == releases, f'digest_array of {rows} rows, threshold {minsize}: released {released}'
+
+
 def test_set_returns_the_previous_threshold_and_get_reads_it(threshold):
     assert threshold(64) == fastdigest._GIL_MINSIZE
     assert fastdigest.get_gil_minsize() == 64

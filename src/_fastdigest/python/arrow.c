@@ -143,9 +143,10 @@ static fd_digest_column *hash_array(enum fd_algorithm_id id, bool hex, size_t th
     fd_arrow_column column;
     fd_arrow_error error;
     fd_digest_column *digests = NULL;
-    /* Each row costs at least a block, whatever its length. */
+    /* The threshold in force (set_gil_minsize()), in rows: each row costs at
+     * least a block, whatever its length. */
     const bool release_gil =
-        array->length >= (int64_t)(FD_GIL_MINSIZE / fd_algorithms[id].block_len);
+        array->length >= (int64_t)(fd_gil_minsize() / fd_algorithms[id].block_len);
 
     PyThreadState *saved = release_gil ? PyEval_SaveThread() : NULL;
     bool valid = fd_arrow_check_array(array, type, &column, &error);
@@ -342,34 +343,28 @@ PyDoc_STRVAR(digest_array_doc,
 static PyObject *digest_array(PyObject *module, PyObject *const *args, Py_ssize_t nargs,
                               PyObject *kwnames)
 {
-    Py_ssize_t nkw = kwnames != NULL ? PyTuple_GET_SIZE(kwnames) : 0;
+    /* name and array are positional-only: counted here, with this message,
+     * and the keywords alone bound by name (no positional argument left). */
     if (nargs != 2) {
         PyErr_Format(PyExc_TypeError, "digest_array expected 2 positional arguments, got %zd",
                      nargs);
         return NULL;
     }
+    static const char *const names[] = {"hex", "threads"};
+    static const fd_signature signature = {
+        .function = "digest_array", .names = names, .nparams = 2};
+    PyObject *bound[2];
+    if (fd_bind_arguments(&signature, args + nargs, 0, kwnames, bound) < 0)
+        return NULL;
     bool hex = false;
-    PyObject *threads_argument = Py_None;
-    for (Py_ssize_t i = 0; i < nkw; i++) {
-        PyObject *key = PyTuple_GET_ITEM(kwnames, i);
-        PyObject *value = args[nargs + i];
-        if (PyUnicode_Check(key) && PyUnicode_CompareWithASCIIString(key, "hex") == 0) {
-            int truth = PyObject_IsTrue(value);
-            if (truth < 0)
-                return NULL;
-            hex = truth != 0;
-        }
-        else if (PyUnicode_Check(key) && PyUnicode_CompareWithASCIIString(key, "threads") == 0) {
-            threads_argument = value;
-        }
-        else {
-            PyErr_Format(PyExc_TypeError,
-                         "digest_array() got an unexpected keyword argument '%S'", key);
+    if (bound[0] != NULL) {
+        int truth = PyObject_IsTrue(bound[0]);
+        if (truth < 0)
             return NULL;
-        }
+        hex = truth != 0;
     }
     size_t threads;
-    if (parse_threads(threads_argument, &threads) < 0)
+    if (parse_threads(bound[1] != NULL ? bound[1] : Py_None, &threads) < 0)
         return NULL;
 
     fd_module_state *state = fd_get_module_state(module);
