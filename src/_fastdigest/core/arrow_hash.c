@@ -35,11 +35,12 @@
 #endif
 
 /* The fewest rows a hashing thread is worth. Every row costs at least one
- * compression, and at the fastest rate one thread was measured at (about 17
- * million SHA-256 rows a second, of 8 to 64 bytes, with SHA-NI, Zen 3)
- * 16,384 rows still take about 1 ms, against the tens of microseconds a
- * thread costs to start and join. Smaller columns are hashed on fewer threads, or on the
- * caller's alone. The fuzzer builds with fewer, as with FD_ARROW_CHUNK_ROWS. */
+ * compression, so that even at the fastest rate of one thread (short
+ * SHA-256 rows with SHA-NI) this many rows are about the millisecond of work
+ * a part needs against the tens of microseconds a thread costs to start and
+ * join (core/parallel.h). Smaller columns are hashed on fewer threads, or on
+ * the caller's alone. The fuzzer builds with fewer, as with
+ * FD_ARROW_CHUNK_ROWS. */
 #ifndef FD_ARROW_MIN_ROWS_PER_THREAD
 #define FD_ARROW_MIN_ROWS_PER_THREAD 16384
 #endif
@@ -187,10 +188,10 @@ static void *make_offsets(size_t length, size_t row_width, bool large)
 /* Makes the pages of [start, start + len) present and writable at once, so
  * that a thread about to write them all pays one system call instead of a
  * page fault for every 4 KiB. Fresh memory from malloc is mapped lazily,
- * and on these machines (KVM) its first touch cost 0.8 ms a MB by faults
- * against 0.5 ms a MB populated in one call: for the 320 MB of digests of
- * 10 million rows, 250 ms against 160 on one thread, 150 ms against 100 on
- * two. Linux 5.14 and newer (MADV_POPULATE_WRITE); elsewhere, for less
+ * and its first touch by faults costs markedly more than populating it in
+ * one call (most of all in a virtual machine): for a column of millions of
+ * rows that is a large part of the whole call, on one thread or several.
+ * Linux 5.14 and newer (MADV_POPULATE_WRITE); elsewhere, for less
  * than 1 MiB, or where the call fails, nothing: the pages then fault in as
  * they are written. The contents are not changed. */
 static void prefault(void *start, size_t len)

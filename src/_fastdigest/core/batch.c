@@ -40,9 +40,8 @@ typedef union lane_chains {
 /* A message whose padded length is at most this many blocks is copied into
  * its lane whole, so that it is one run and one kernel call, not two (its
  * whole blocks, then its tail). With the copies written out inline this is
- * as fast as reading the whole blocks in place at 64 bytes (Zen 4), and
- * reading them in place from a message of one block, with two calls, was
- * slower. */
+ * as fast as reading the whole blocks in place, and reading them in place
+ * from a message of one block, with two calls, was slower. */
 #define SHORT_MESSAGE_BLOCKS 4
 
 /* A lane's message in the driver. Where its current run is, is the
@@ -69,8 +68,8 @@ typedef struct batch {
      * the lanes before each call, as it once was, the pointers were loaded
      * 16 bytes at a time (GCC pairs two lanes), each load spanning a
      * pointer and the count beside it that had been stored separately:
-     * store forwarding failed on every call, ~12% of digest_array's time
-     * for 8-64-byte rows with two SHA-NI streams (Zen 3). */
+     * store forwarding failed on every call, a large share of
+     * digest_array's time for short rows with two SHA-NI streams. */
     const uint8_t *runs[FD_BATCH_MAX_LANES];
     lane lanes[FD_BATCH_MAX_LANES];
 } batch;
@@ -81,8 +80,8 @@ typedef struct batch {
  * and chain sizes are constants. That turns the division by the block
  * length into a shift and every copy and fill into a few fixed-size moves
  * written out inline. The driver written once for all families paid a
- * 64-bit division and library calls of memcpy and memset for every message:
- * 8 to 10 ns of each 64-byte message, a sixth of its time (Zen 4). */
+ * 64-bit division and library calls of memcpy and memset for every message,
+ * a large share of the time of a short one. */
 static FD_ALWAYS_INLINE size_t block_len_of(enum fd_family family)
 {
     return family == FD_FAMILY_SHA512 ? FD_SHA512_BLOCK_LEN : FD_SHA256_BLOCK_LEN;
@@ -326,12 +325,12 @@ static FD_ALWAYS_INLINE void finish_lane(batch *b, enum fd_family family, unsign
 
 /* How far the driver reads ahead for kernels of few lanes. Two SHA-NI
  * streams read memory too slowly to wake the hardware prefetcher early
- * enough: 1 KiB messages in a 100 MB batch hashed 15-20% slower than the
- * same batch in cache (Zen 4). Loading the first kilobyte of the message
- * that a lane will take next, while the current ones are hashed, closes that
- * gap; for kernels of 4 to 16 lanes it made things slower (their own
- * streams keep the memory busy, and the extra lines crowd out the L1), so
- * they are left alone. */
+ * enough: kilobyte messages in a batch far larger than the caches hashed
+ * markedly slower than the same batch in cache. Loading the first kilobyte
+ * of the message that a lane will take next, while the current ones are
+ * hashed, closes that gap; for kernels of 4 to 16 lanes it made things
+ * slower (their own streams keep the memory busy, and the extra lines crowd
+ * out the L1), so they are left alone. */
 #define PREFETCH_MAX_LANES 2
 #define PREFETCH_MAX_BYTES 1024
 

@@ -316,8 +316,8 @@ void fd_hmac(enum fd_algorithm_id id, const uint8_t *key, size_t key_len, const 
  * byte-swapping one for the SHA families on little-endian CPUs), and the
  * next compression loads it back. A kernel that can do better runs the whole
  * loop itself (fd_kernel.pbkdf2: the SHA-NI kernels keep the digest in
- * registers, which makes an iteration about 20% faster); the loops here serve
- * the others. */
+ * registers, which makes an iteration faster); the loops here serve the
+ * others. */
 
 /* Iterations 2..c of one output block of a 32-bit-word family. On entry
  * block holds U_1 and its padding, and t holds U_1 as words; on return t

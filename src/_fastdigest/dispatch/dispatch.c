@@ -114,12 +114,14 @@ const fd_kernel *const fd_kernel_lists[FD_FAMILY_COUNT] = {
 
 /* ---- multi-buffer kernels -----------------------------------------------
  *
- * The figures are each kernel's speed against the family's single-stream
- * kernel over batches of equal messages, on Zen 4. */
+ * Each list puts first the faster of two kernels a CPU may both have, and
+ * each drain_min_busy follows from the kernel's speed-up over the family's
+ * single-stream kernel on batches of equal messages (dispatch.h), which
+ * tests/c/test_batch.c --bench measures; the figures belong to the
+ * benchmark docs. */
 
 static const fd_multi_kernel md5_multi_kernels[] = {
 #ifdef FD_HAVE_AVX512_MULTI
-    /* 4.3 times at 64 bytes, 5.2 at 1 KiB */
     {.name = "avx512_x16",
      .required_features = FD_AVX512_FEATURES,
      .lanes = 16,
@@ -127,7 +129,6 @@ static const fd_multi_kernel md5_multi_kernels[] = {
      .blocks.md5 = fd_md5_blocks_avx512_x16},
 #endif
 #ifdef FD_HAVE_AVX2_MULTI
-    /* 3.2 times */
     {.name = "avx2_x8",
      .required_features = FD_AVX2_FEATURES,
      .lanes = 8,
@@ -139,7 +140,6 @@ static const fd_multi_kernel md5_multi_kernels[] = {
 
 static const fd_multi_kernel sha1_multi_kernels[] = {
 #ifdef FD_HAVE_AVX512_MULTI
-    /* 1.3 times at 64 bytes, 1.9 at 1 KiB */
     {.name = "avx512_x16",
      .required_features = FD_AVX512_FEATURES,
      .lanes = 16,
@@ -154,9 +154,8 @@ static const fd_multi_kernel sha1_multi_kernels[] = {
      .blocks.sha1 = fd_sha1_blocks_shani_x2},
 #endif
 #ifdef FD_HAVE_AVX2_MULTI
-    /* For CPUs with neither of the above: 7.7 times the portable kernel's
-     * speed at 64 bytes, 9.2 at 1 KiB (Zen 3 built without SHA-NI). On Zen 3
-     * with SHA-NI it ties shani_x2 (within 5% at 64 bytes and 1 KiB). */
+    /* For CPUs with neither of the above, several times the portable
+     * kernel's speed; on Zen 3 with SHA-NI it ties shani_x2. */
     {.name = "avx2_x8",
      .required_features = FD_AVX2_FEATURES,
      .lanes = 8,
@@ -167,12 +166,11 @@ static const fd_multi_kernel sha1_multi_kernels[] = {
 };
 
 /* SHA-NI first: on Zen 4 two SHA-NI streams and sixteen AVX-512 lanes hash
- * SHA-256 batches about equally fast (within 5% at 64 bytes and at 1 KiB),
- * and two streams need fewer messages to fill; for SHA-1, whose rounds are
- * cheaper in vector code, the sixteen lanes win (1.3x at 64 bytes, 1.6x at
- * 1 KiB). The AVX-512 kernel serves CPUs with AVX-512 and no SHA-NI. On
- * Zen 3 (SHA-NI, no AVX-512) two SHA-NI streams hash SHA-256 batches 1.6
- * times as fast as eight AVX2 lanes at 64 bytes, 2.1 times at 1 KiB. */
+ * SHA-256 batches about equally fast, and two streams need fewer messages
+ * to fill; for SHA-1, whose rounds are cheaper in vector code, the sixteen
+ * lanes win. The AVX-512 kernel serves CPUs with AVX-512 and no SHA-NI. On
+ * Zen 3 (SHA-NI, no AVX-512) two SHA-NI streams hash SHA-256 batches
+ * clearly faster than eight AVX2 lanes. */
 static const fd_multi_kernel sha256_multi_kernels[] = {
 #ifdef FD_HAVE_SHANI_X2
     {.name = "shani_x2",
@@ -189,8 +187,8 @@ static const fd_multi_kernel sha256_multi_kernels[] = {
      .blocks.sha256 = fd_sha256_blocks_avx512_x16},
 #endif
 #ifdef FD_HAVE_AVX2_MULTI
-    /* For CPUs with neither of the above: 4.2 times the portable kernel's
-     * speed at 64 bytes, 4.6 at 1 KiB (Zen 3 built without SHA-NI). */
+    /* For CPUs with neither of the above, several times the portable
+     * kernel's speed. */
     {.name = "avx2_x8",
      .required_features = FD_AVX2_FEATURES,
      .lanes = 8,
@@ -202,7 +200,6 @@ static const fd_multi_kernel sha256_multi_kernels[] = {
 
 static const fd_multi_kernel sha512_multi_kernels[] = {
 #ifdef FD_HAVE_AVX512_MULTI
-    /* 2.5 times at 64 bytes */
     {.name = "avx512_x8",
      .required_features = FD_AVX512_FEATURES,
      .lanes = 8,
@@ -210,7 +207,6 @@ static const fd_multi_kernel sha512_multi_kernels[] = {
      .blocks.sha512 = fd_sha512_blocks_avx512_x8},
 #endif
 #ifdef FD_HAVE_AVX2_MULTI
-    /* 1.5 times */
     {.name = "avx2_x4",
      .required_features = FD_AVX2_FEATURES,
      .lanes = 4,
@@ -235,11 +231,10 @@ static const struct multi_kernel_exception {
     enum fd_family hash_family;
     const char *kernel;
 } multi_kernel_exceptions[] = {
-    /* Intel Xeon family 6 model 207 (Emerald Rapids): 64-byte SHA-256
-     * messages took 109 ns each with sixteen AVX-512 lanes and 133 ns with
-     * two SHA-NI streams, which gained 0.99x over one stream there (one
-     * run, 2026-12-01). Zen 4 has them within 5% of each other, Zen 3 has
-     * no AVX-512: both keep the list's order. */
+    /* Intel Xeon family 6 model 207 (Emerald Rapids): there sixteen
+     * AVX-512 lanes hash short SHA-256 messages faster than two SHA-NI
+     * streams, which gain nothing over one stream. Zen 4 has the two about
+     * equally fast, Zen 3 has no AVX-512: both keep the list's order. */
     {FD_CPU_VENDOR_INTEL, 6, 207, FD_FAMILY_SHA256, "avx512_x16"},
 };
 

@@ -54,8 +54,8 @@ typedef struct fd_multi_kernel {
     /* At the end of a batch, the fewest busy lanes for which a call of this
      * kernel, idle lanes included, still beats hashing the busy lanes' messages
      * one at a time: lanes divided by the kernel's speed-up over the
-     * single-stream kernel (measured on Zen 4), rounded up; lanes itself where
-     * it never does. */
+     * single-stream kernel (tests/c/test_batch.c --bench measures it),
+     * rounded up; lanes itself where it never does. */
     unsigned drain_min_busy;
     union {
         fd_md5_blocks_multi_fn *md5;

@@ -33,26 +33,23 @@
  *
  * The rounds bound this kernel: 7.75 integer operations a round on average
  * (8 with Ch, 7 with parity, 9 with Maj), two of them rotations, on four
- * ALUs of which two rotate (Zen 3 here: rorx measured at two a cycle), and a
- * critical path of rorx and one add a round. Measured on AMD EPYC family 25
- * model 1 (Zen 3) under KVM, GCC 12 -O3, in TSC ticks (the cores ran about
- * 1.33 times the TSC's 2445 MHz), against OpenSSL 3.0's AVX2 assembly in the
- * same process: 2.33 ticks a byte against 2.25 on 16 KiB (3.1 and 3.0 core
- * cycles; OpenSSL publishes 3.54 for Skylake), one block 170 against 175
- * ticks. The rounds alone, from a filled W+K buffer, run at 2.26. Tried and
- * measured, so that it need not be tried again:
+ * ALUs of which two rotate (Zen 3), and a critical path of rorx and one add
+ * a round. Built by GCC it runs within a few percent of OpenSSL 3.0's AVX2
+ * assembly on long messages and as fast on one block
+ * (benchmarks/kernel_cpb.c); the rounds alone, from a filled W+K buffer, run
+ * hardly faster than the whole kernel. Tried and measured, so that it need
+ * not be tried again:
  *   - the next pair's schedule spread over both blocks of this pair, one
- *     step per eight rounds (the Linux and OpenSSL arrangement): the same
- *     2.33, and a single block then waits for its whole schedule (340
- *     ticks);
+ *     step per eight rounds (the Linux and OpenSSL arrangement): no faster,
+ *     and a single block then waits for its whole schedule;
  *   - each round computing the next round's F, so that a is consumed and
  *     no register copies are needed (OpenSSL's register order; 124 moves
  *     instead of 200): no faster;
  *   - Ch as d ^ (b & (c ^ d)): the same; Maj as ((b ^ c) & (c ^ d)) ^ c,
- *     three operations deep after b: 4-7% slower;
+ *     three operations deep after b: slower;
  *   - software prefetch 256 to 1024 bytes ahead: no change;
- *   - target tuning for znver3 16% slower, for skylake 4%;
- *   - Clang 14 builds it 8-10% slower than GCC 12. */
+ *   - target tuning for znver3 or for skylake: slower;
+ *   - Clang 14 builds it slower than GCC 12. */
 #include "kernels/x86/avx2/avx2.h"
 
 #ifdef FD_HAVE_AVX2
@@ -228,10 +225,9 @@ void fd_sha1_blocks_avx2(uint32_t chain[5], const uint8_t *blocks, size_t nblock
  * through bytes in memory. Its sixteen words are scalars, so rounds 0-15 add
  * them directly; the schedule from W[16] on runs in the vectors' first lane,
  * four groups ahead of the rounds as in compress_blocks. An iteration costs
- * 306 TSC ticks against 376 through hmac.c's loop over fd_sha1_blocks_avx2
- * (Zen 3, EPYC family 25 model 1). The end of an HMAC in the kernel
- * (fd_sha1_hmac_finish_fn) was measured too and gained nothing
- * (hmac 64 B: 1012 against 1014 ticks), so there is none. */
+ * clearly less than through hmac.c's loop over fd_sha1_blocks_avx2. The end
+ * of an HMAC in the kernel (fd_sha1_hmac_finish_fn) was measured too and
+ * gained nothing, so there is none. */
 
 /* Compresses the block made of digest (a SHA-1 state's five words, the
  * block's W[0..4]) and its padding onto v: W[5] = 0x80000000, W[6..14] = 0,

@@ -19,36 +19,35 @@
  * skipped.
  *
  * The rounds bound this kernel: 22 integer operations a round, six of them
- * rotations, which Zen 3 runs on two of its four ALUs only (rorx measured
- * at 2 a cycle here). Measured on AMD EPYC family 25 model 1 (Zen 3) under
- * KVM, 256 KiB in cache, against OpenSSL 3.0's AVX2 assembly in the same
- * process (OPENSSL_ia32cap hiding SHA-NI): GCC 12 -O3 5.06 TSC cycles a
- * byte, 6.7 core cycles (the core runs 1.33 times the TSC's 2445 MHz),
- * 0.995x OpenSSL's 5.03; the same rounds with W+K precomputed 4.99, so the
- * schedule beside them costs 1.4%. Clang 14 -O3: 5.22, 0.964x. (OpenSSL
- * publishes 7.70 cycles a byte for its AVX2 code on Skylake.) Tried and
- * measured, so that it need not be tried again (GCC unless said):
- *   - rounds as the compiler likes them: FD_VALUE_BARRIER below is worth 2% (Clang
- *     9%), and Sigma0 added one round late (OpenSSL's order) 2.5%;
+ * rotations, which Zen 3 runs on two of its four ALUs only. Built by GCC it
+ * runs as fast as OpenSSL 3.0's AVX2 assembly (benchmarks/kernel_cpb.c,
+ * with OPENSSL_ia32cap hiding SHA-NI), built by Clang a little slower; the
+ * same rounds with W+K precomputed are barely faster, so the schedule
+ * beside them costs little. Tried and measured, so that it need not be
+ * tried again (GCC unless said):
+ *   - rounds as the compiler likes them: FD_VALUE_BARRIER below pays (more
+ *     so with Clang), and so does Sigma0 added one round late (OpenSSL's
+ *     order);
  *   - shorter dependency chains at the price of an operation: e' computed
  *     as (d + h + W + K + Ch) + Sigma1 (e chain 4 instead of 5 cycles),
- *     Maj as (a & (b ^ c)) + (b & c) with b & c carried: 3-10% slower, as
- *     is Ch as g ^ (e & (f ^ g));
+ *     Maj as (a & (b ^ c)) + (b & c) with b & c carried: slower, as is Ch
+ *     as g ^ (e & (f ^ g));
  *   - the next pair's schedule spread over this pair's second block (six
  *     steps beside each block, two W+K buffers), with the window in
- *     registers or on the stack: 2-15% slower;
+ *     registers or on the stack: slower;
  *   - sigma1's two halves joined with zeroing vpshufb instead of vpblendd,
- *     K from a table of 32-byte rows instead of vbroadcasti128: 2-3% slower;
+ *     K from a table of 32-byte rows instead of vbroadcasti128: slower;
  *   - more unrolling (the second block's 64 rounds, or the first block's
- *     loop): 2-6% slower; -falign-loops, -mtune=znver3: no faster;
- *   - the state passed by pointer into the inlined loop: 3% slower than a
- *     local copy; GCC -O2 instead of setup.py's -O3: 10% slower.
+ *     loop): slower; -falign-loops, -mtune=znver3: no faster;
+ *   - the state passed by pointer into the inlined loop: slower than a
+ *     local copy; GCC -O2 instead of setup.py's -O3: slower.
  * HMAC and PBKDF2 stay with hmac.c's generic code for this kernel: an
  * in-kernel PBKDF2 loop (the digest passed in registers, rounds 0..15 from
- * the message words, round 0 of each keyed chain precomputed) measured
- * 0.96-1.02x of the generic loop depending on code placement, an in-kernel
- * HMAC end 0.95x, and HMAC's two keyed blocks in one schedule 1.02x (with
- * their rounds interleaved, 0.75x: two states do not fit the registers). */
+ * the message words, round 0 of each keyed chain precomputed) measured no
+ * better than the generic loop (either way by code placement), an in-kernel
+ * HMAC end slower, and HMAC's two keyed blocks in one schedule hardly
+ * faster (with their rounds interleaved, much slower: two states do not fit
+ * the registers). */
 #include "kernels/x86/avx2/avx2.h"
 
 #ifdef FD_HAVE_AVX2
@@ -168,8 +167,9 @@ static FD_ALWAYS_INLINE void end_block(round_state *r, const uint32_t chain_in[8
  * reorder and reassociate them as they like, and the speed depends on the
  * result: left alone, GCC 12 adds h + W + K last to the sum T1, Clang 14
  * splits a + Sigma0 differently; a barrier on t1 keeps h + W + K the first
- * sum (GCC 2% faster, Clang 4%), and one on a_full helps Clang (4% more)
- * but costs GCC 3%. Other formulations measured slower (header). */
+ * sum (faster with both compilers), and one on a_full helps Clang but
+ * costs GCC, so only Clang gets it. Other formulations measured slower
+ * (header). */
 FD_TARGET_AVX2
 static FD_ALWAYS_INLINE void sha256_round(uint32_t *a, uint32_t b, uint32_t *b_xor_c, uint32_t *d,
                                           uint32_t e, uint32_t f, uint32_t g, uint32_t *h,
@@ -276,7 +276,7 @@ static FD_ALWAYS_INLINE void compress_blocks(round_state *state, const uint8_t *
                                              size_t nblocks)
 {
     /* Working on a local copy, not through the caller's pointer, let GCC
-     * 12 keep the state in registers: 3% faster. */
+     * 12 keep the state in registers, which is faster. */
     round_state local = *state, *r = &local;
     /* W[t] + K[t] of two blocks: entries 8j..8j+7 hold rounds 4j..4j+3 of
      * the first block, then of the second. */

@@ -21,30 +21,29 @@
  *
  * The rounds, not the schedule, bound this kernel: 22 integer operations a
  * round, six of them rotations, which Zen 4 (like Intel cores since Haswell)
- * runs on two ports only. On Zen 4 with GCC 12 -O3 the rounds alone take
- * about 6.6 cycles and the whole kernel 4.27 cycles per byte, against 4.16
- * for OpenSSL 3.0's assembly; Clang 14 -O3 builds it at 4.9. Tried and
- * measured, so that it need not be tried again:
+ * runs on two ports only. Built by GCC the kernel runs a few percent behind
+ * OpenSSL 3.0's assembly (benchmarks/kernel_cpb.c), built by Clang further
+ * behind. Tried and measured, so that it need not be tried again:
  *   - the schedule window in eight ymm registers, as OpenSSL keeps it: GCC
  *     spills and reloads them around every step; kept in a stack array, the
- *     window costs four loads a step and the kernel is 2% faster;
+ *     window costs four loads a step and the kernel is faster;
  *   - four steps then eight rounds instead of one step then two rounds
- *     (which also puts eight steps between a W+K store and its load): 3%
+ *     (which also puts eight steps between a W+K store and its load):
  *     slower;
  *   - spreading the next pair's schedule over the second block's rounds:
- *     1-3% slower, and a longer start for short messages;
+ *     slower, and a longer start for short messages;
  *   - the schedule with AVX-512VL rotates and vpternlogq: no faster;
- *   - fully unrolled loops: 2-7% slower (code size);
- *   - a 160-entry table of K pairs instead of vbroadcasti128: 1% slower;
+ *   - fully unrolled loops: slower (code size);
+ *   - a 160-entry table of K pairs instead of vbroadcasti128: slower;
  *   - OpenSSL's exact round order, with Sigma0(a) added to the new a only in
- *     the next round: 1% slower here, though 2.5% faster in
- *     sha512_avx512.c, whose rounds mostly run with no schedule beside them;
- *   - the schedule's statements interleaved with half rounds: 1% slower;
- *     loop iterations of four steps and eight rounds: 1% slower; the next
- *     pair's schedule spread over both blocks of this pair: 0.7% slower;
- *   - target("tune=znver3"): 3% slower.
- * What costs the 2-3% against OpenSSL is the schedule beside the rounds:
- * with W+K precomputed, the same rounds run 1.5% faster than OpenSSL's whole
+ *     the next round: slower here, though faster in sha512_avx512.c, whose
+ *     rounds mostly run with no schedule beside them;
+ *   - the schedule's statements interleaved with half rounds: slower; loop
+ *     iterations of four steps and eight rounds: slower; the next pair's
+ *     schedule spread over both blocks of this pair: slower;
+ *   - target("tune=znver3"): slower.
+ * What costs the difference to OpenSSL is the schedule beside the rounds:
+ * with W+K precomputed, the same rounds run faster than OpenSSL's whole
  * kernel. sha512_avx512.c therefore schedules four blocks at once. */
 #include "kernels/x86/avx2/avx2.h"
 
@@ -135,7 +134,7 @@ static FD_ALWAYS_INLINE uint64_t rotr64(uint64_t x, unsigned n)
  * The statements follow the order of OpenSSL's AVX2 round: the sum that
  * makes the next e first, its three rotations before those of a. GCC keeps
  * roughly this order, and the out-of-order core, which issues oldest first,
- * then serves the critical path first; other orders measured 1-4% slower. */
+ * then serves the critical path first; other orders measured slower. */
 FD_TARGET_AVX2
 static FD_ALWAYS_INLINE void sha512_round(uint64_t a, uint64_t b, uint64_t *b_xor_c, uint64_t *d,
                                 uint64_t e, uint64_t f, uint64_t g, uint64_t *h,

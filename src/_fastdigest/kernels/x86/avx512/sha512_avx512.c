@@ -10,9 +10,9 @@
  *     seven and nine.
  *   The schedule runs beside the first block's rounds and stores W+K of all
  *     four; the other three blocks' rounds read theirs from the stack with
- *     no vector work beside them. Those are the fast rounds: on Zen 4 the
- *     AVX2 kernel's rounds run about 4% faster with no schedule beside them,
- *     and here three blocks in four have none instead of one in two. (Zen 4
+ *     no vector work beside them. Those are the fast rounds: the AVX2
+ *     kernel's rounds run faster with no schedule beside them, and here
+ *     three blocks in four have none instead of one in two. (Zen 4
  *     executes a 512-bit operation as two 256-bit halves, so the first
  *     block carries twice the AVX2 schedule's execution time, but no more
  *     instructions.)
@@ -21,16 +21,16 @@
  * The round follows OpenSSL's sha512-x86_64.pl (AVX2/BMI2 path) more closely
  * than the AVX2 kernel's does: Sigma0(a) of one round is added to the new a
  * only at the start of the next round, so the sum that makes the next a does
- * not wait for it. Here that order measured 2.5% faster than the AVX2
- * kernel's round; in sha512_avx2.c the same change measured 1% slower, as
- * GCC schedules the rounds differently with other code around them.
+ * not wait for it. Here that order measured faster than the AVX2 kernel's
+ * round; in sha512_avx2.c the same change measured slower, as GCC
+ * schedules the rounds differently with other code around them.
  *
- * Measured on Zen 4 (EPYC family 25 model 17), GCC 12 -O3, 16 MiB, against
- * OpenSSL 3.0's AVX2 assembly in the same process: 1.01-1.02x through rdtsc,
- * 1.008-1.013x as fastdigest.sha512 against hashlib.sha512 (the AVX2 kernel:
- * 0.97-0.98x on both). One to four blocks cost the same as with the AVX2
- * kernel. CPUs that lower their clock under 512-bit instructions (Intel
- * Skylake-SP, Cascade Lake) were not measured. */
+ * On long messages this kernel runs a little ahead of OpenSSL 3.0's AVX2
+ * assembly, where the AVX2 kernel runs a little behind it
+ * (benchmarks/kernel_cpb.c, and fastdigest.sha512 against hashlib.sha512);
+ * one to four blocks cost the same as with the AVX2 kernel. CPUs that lower
+ * their clock under 512-bit instructions (Intel Skylake-SP, Cascade Lake)
+ * were not measured. */
 #include "kernels/x86/avx512/avx512.h"
 
 #ifdef FD_HAVE_AVX512
@@ -109,8 +109,8 @@ static FD_ALWAYS_INLINE uint64_t rotr64(uint64_t x, unsigned n)
  *     separate terms of the sum each waits one operation (and, andn) for e.
  * GCC keeps roughly this statement order, and the speed depends on it more
  * than it should: orders that look equivalent, and even keeping the pending
- * Sigma0 in a variable of its own rather than in s[8], measured 2-10%
- * slower. Change this only with the benchmark at hand. */
+ * Sigma0 in a variable of its own rather than in s[8], measured slower.
+ * Change this only with the benchmark at hand. */
 FD_TARGET_AVX512
 static FD_ALWAYS_INLINE void sha512_round(uint64_t *a, uint64_t b, uint64_t *b_xor_c, uint64_t *d,
                                 uint64_t e, uint64_t f, uint64_t g, uint64_t *h,

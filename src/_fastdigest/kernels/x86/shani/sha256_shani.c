@@ -118,7 +118,7 @@ void fd_sha256_blocks_shani(uint32_t chain[8], const uint8_t *blocks, size_t nbl
  * shuffles each, and the padding groups are constants. core/hmac.c's generic code
  * instead stores the chain, writes the digest big-endian into a block and
  * reloads and byte-swaps it, with stalls where the narrow stores meet the
- * wide loads: about 30 ns of an HMAC's 200 here. */
+ * wide loads: a sizeable part of a short HMAC's time. */
 
 /* The first eight chain words of a state, as the word groups W[0..3] and
  * W[4..7] of a block that begins with them. */

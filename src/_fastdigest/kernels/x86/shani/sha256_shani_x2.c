@@ -7,7 +7,7 @@
  * interleaved with the first's, call by call, so that the out-of-order core
  * always has a ready sha256rnds2. Intel's multi-buffer SHA-256 for SHA-NI
  * (isa-l_crypto's sha256_ni_x2) does the same, and AMD Zen runs two such
- * streams at about 1.8 times the speed of one.
+ * streams at nearly twice the speed of one.
  *
  * The steps of both lanes are written side by side in small inline
  * functions over two-element arrays, which the compiler keeps in registers

@@ -8,13 +8,12 @@
  * scalar rounds (sha1_x86_rounds.h) and storing W+K for them on the stack.
  * Without BMI the rounds rotate with rol, which overwrites its operand, so
  * rol(a, 5) costs a register copy, and Ch takes its xor form (the and/not
- * form measured 2% slower).
+ * form measured slower).
  *
- * Measured on AMD EPYC family 25 model 1 (Zen 3), GCC 12 -O3, against
- * OpenSSL 3.0's SSSE3 assembly in the same process (OPENSSL_ia32cap hiding
- * AVX, AVX2 and SHA): 2.44 TSC ticks a byte against 2.42 on 16 KiB, one
- * block 173 against 177 ticks; the PBKDF2 loop here 319 ticks an iteration
- * against 385 through hmac.c's loop over fd_sha1_blocks_ssse3. */
+ * It runs as fast as OpenSSL 3.0's SSSE3 assembly on long messages and on
+ * one block (benchmarks/kernel_cpb.c, with OPENSSL_ia32cap hiding AVX, AVX2
+ * and SHA); the PBKDF2 loop here costs clearly less an iteration than
+ * hmac.c's loop over fd_sha1_blocks_ssse3. */
 #include "kernels/x86/ssse3/ssse3.h"
 
 #ifdef FD_HAVE_SSSE3

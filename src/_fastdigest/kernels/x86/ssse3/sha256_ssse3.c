@@ -10,14 +10,12 @@
  *   Without BMI the rounds have no three-operand rotate and no andn: the
  *     compiler copies a register before each ror, and Ch is
  *     g ^ (e & (f ^ g)) (three operations; (e & f) + (~e & g) would be four).
- * Measured on AMD EPYC family 25 model 1 (Zen 3), 256 KiB, against OpenSSL
- * 3.0's SSSE3 assembly in the same process (OPENSSL_ia32cap hiding SHA-NI,
- * AVX2, AVX and XOP): GCC 12 -O3 5.54 TSC cycles a byte, 0.99-1.04x
- * OpenSSL's 5.49-5.75; Clang 14 5.76, 0.95x. (OpenSSL publishes 9.03
- * cycles a byte for its SSSE3 code on Skylake.) Tried and slower: the
- * Sigmas nested as rotr(x ^ rotr(x ^ rotr(x, a), b), c), OpenSSL's form,
- * which needs no copies but makes the chain two operations longer (10%
- * with GCC, 7% Clang, 5% for Sigma0 alone); Ch with not and and (6%). */
+ * Built by GCC it runs as fast as OpenSSL 3.0's SSSE3 assembly
+ * (benchmarks/kernel_cpb.c, with OPENSSL_ia32cap hiding SHA-NI, AVX2, AVX
+ * and XOP), built by Clang a little slower. Tried and slower: the Sigmas
+ * nested as rotr(x ^ rotr(x ^ rotr(x, a), b), c), OpenSSL's form, which
+ * needs no copies but makes the chain two operations longer (with either
+ * compiler, and for Sigma0 alone); Ch with not and and. */
 #include "kernels/x86/ssse3/ssse3.h"
 
 #ifdef FD_HAVE_SSSE3
