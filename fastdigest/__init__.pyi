@@ -680,7 +680,8 @@ def digest_array(
 
     The column's buffers are read in place through the Arrow PyCapsule interface (fastdigest needs
     no Arrow library); the rows go to the multi-buffer kernels, on up to `threads` threads, with
-    the GIL released; the digests are written into one buffer that pyarrow, polars and DuckDB
+    the GIL released for an array of at least get_gil_minsize() bytes' worth of blocks (one block
+    a row); the digests are written into one buffer that pyarrow, polars and DuckDB
     import without a copy. A string row is hashed as its UTF-8 bytes, as `v.encode()` gives them.
 
     Args:
