@@ -19,7 +19,12 @@
 #include "kernels/x86/shani/shani.h"
 #include "kernels/x86/ssse3/ssse3.h"
 
-/* ---- single-stream kernels --------------------------------------------- */
+/* ---- single-stream kernels ---------------------------------------------
+ *
+ * pbkdf2_lanes' min_blocks: SHA-NI's two streams take two blocks or none,
+ * as an odd last block ran faster alone through the kernel's one-block
+ * loop than beside an idle stream; the SHA-512 family's four AVX-512 lanes
+ * take two to four, one block running faster through the scalar rounds. */
 
 static const fd_kernel md5_kernels[] = {
     {.name = "tuned", .blocks.md5 = fd_md5_blocks_tuned},
@@ -41,7 +46,8 @@ static const fd_kernel sha1_kernels[] = {
      .blocks.sha1 = fd_sha1_blocks_shani,
      .pbkdf2.sha1 = fd_sha1_pbkdf2_shani,
      .hmac_finish.sha1 = fd_sha1_hmac_finish_shani,
-     .hmac_key.sha1 = fd_sha1_hmac_key_shani_x2},
+     .hmac_key.sha1 = fd_sha1_hmac_key_shani_x2,
+     .pbkdf2_lanes = {.lanes = 2, .min_blocks = 2, .run.sha1 = fd_sha1_pbkdf2_shani_x2}},
 #endif
 #ifdef FD_HAVE_AVX2
     {.name = "avx2",
@@ -73,7 +79,8 @@ static const fd_kernel sha256_kernels[] = {
      .blocks.sha256 = fd_sha256_blocks_shani,
      .pbkdf2.sha256 = fd_sha256_pbkdf2_shani,
      .hmac_finish.sha256 = fd_sha256_hmac_finish_shani,
-     .hmac_key.sha256 = fd_sha256_hmac_key_shani_x2},
+     .hmac_key.sha256 = fd_sha256_hmac_key_shani_x2,
+     .pbkdf2_lanes = {.lanes = 2, .min_blocks = 2, .run.sha256 = fd_sha256_pbkdf2_shani_x2}},
 #endif
 #ifdef FD_HAVE_AVX2
     {.name = "avx2",
@@ -96,7 +103,8 @@ static const fd_kernel sha512_kernels[] = {
 #ifdef FD_HAVE_AVX512
     {.name = "avx512",
      .required_features = FD_AVX512_FEATURES,
-     .blocks.sha512 = fd_sha512_blocks_avx512},
+     .blocks.sha512 = fd_sha512_blocks_avx512,
+     .pbkdf2_lanes = {.lanes = 4, .min_blocks = 2, .run.sha512 = fd_sha512_pbkdf2_avx512_x4}},
 #endif
 #ifdef FD_HAVE_AVX2
     {.name = "avx2", .required_features = FD_AVX2_FEATURES, .blocks.sha512 = fd_sha512_blocks_avx2},
@@ -115,7 +123,11 @@ const fd_kernel *const fd_kernel_lists[FD_FAMILY_COUNT] = {
 /* ---- multi-buffer kernels -----------------------------------------------
  *
  * The figures are each kernel's speed against the family's single-stream
- * kernel over batches of equal messages, on Zen 4. */
+ * kernel over batches of equal messages, on Zen 4. pbkdf2_min_blocks is the
+ * fewest PBKDF2 output blocks for which one round through the lanes took
+ * less time than those blocks one after another through the single-stream
+ * kernel picked beside it (Zen 4 with SHA-NI, and AVX-512, hidden); it is 0
+ * where that kernel has PBKDF2 lanes of its own (SHA-NI). */
 
 static const fd_multi_kernel md5_multi_kernels[] = {
 #ifdef FD_HAVE_AVX512_MULTI
@@ -124,6 +136,7 @@ static const fd_multi_kernel md5_multi_kernels[] = {
      .required_features = FD_AVX512_FEATURES,
      .lanes = 16,
      .drain_min_busy = 4,
+     .pbkdf2_min_blocks = 3,
      .blocks.md5 = fd_md5_blocks_avx512_x16},
 #endif
 #ifdef FD_HAVE_AVX2_MULTI
@@ -132,6 +145,7 @@ static const fd_multi_kernel md5_multi_kernels[] = {
      .required_features = FD_AVX2_FEATURES,
      .lanes = 8,
      .drain_min_busy = 3,
+     .pbkdf2_min_blocks = 3,
      .blocks.md5 = fd_md5_blocks_avx2_x8},
 #endif
     {.name = NULL},
@@ -144,6 +158,7 @@ static const fd_multi_kernel sha1_multi_kernels[] = {
      .required_features = FD_AVX512_FEATURES,
      .lanes = 16,
      .drain_min_busy = 12,
+     .pbkdf2_min_blocks = 6,
      .blocks.sha1 = fd_sha1_blocks_avx512_x16},
 #endif
 #ifdef FD_HAVE_SHANI_X2
@@ -161,6 +176,7 @@ static const fd_multi_kernel sha1_multi_kernels[] = {
      .required_features = FD_AVX2_FEATURES,
      .lanes = 8,
      .drain_min_busy = 2,
+     .pbkdf2_min_blocks = 4,
      .blocks.sha1 = fd_sha1_blocks_avx2_x8},
 #endif
     {.name = NULL},
@@ -186,6 +202,7 @@ static const fd_multi_kernel sha256_multi_kernels[] = {
      .required_features = FD_AVX512_FEATURES,
      .lanes = 16,
      .drain_min_busy = 16,
+     .pbkdf2_min_blocks = 4,
      .blocks.sha256 = fd_sha256_blocks_avx512_x16},
 #endif
 #ifdef FD_HAVE_AVX2_MULTI
@@ -195,6 +212,7 @@ static const fd_multi_kernel sha256_multi_kernels[] = {
      .required_features = FD_AVX2_FEATURES,
      .lanes = 8,
      .drain_min_busy = 2,
+     .pbkdf2_min_blocks = 3,
      .blocks.sha256 = fd_sha256_blocks_avx2_x8},
 #endif
     {.name = NULL},
@@ -207,6 +225,7 @@ static const fd_multi_kernel sha512_multi_kernels[] = {
      .required_features = FD_AVX512_FEATURES,
      .lanes = 8,
      .drain_min_busy = 4,
+     .pbkdf2_min_blocks = 3,
      .blocks.sha512 = fd_sha512_blocks_avx512_x8},
 #endif
 #ifdef FD_HAVE_AVX2_MULTI
@@ -215,6 +234,7 @@ static const fd_multi_kernel sha512_multi_kernels[] = {
      .required_features = FD_AVX2_FEATURES,
      .lanes = 4,
      .drain_min_busy = 3,
+     .pbkdf2_min_blocks = 3,
      .blocks.sha512 = fd_sha512_blocks_avx2_x4},
 #endif
     {.name = NULL},

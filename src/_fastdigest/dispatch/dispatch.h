@@ -77,6 +77,19 @@ typedef struct fd_kernel {
         fd_sha1_pbkdf2_fn *sha1;
         fd_sha256_pbkdf2_fn *sha256;
     } pbkdf2;
+    /* PBKDF2's loop for several output blocks at once: up to `lanes` of
+     * them per call, and never fewer than `min_blocks` (measured: below
+     * that, blocks one at a time are faster); a derivation's blocks go
+     * through it in rounds while that many are left. */
+    struct {
+        unsigned lanes;
+        unsigned min_blocks;
+        union {
+            fd_sha1_pbkdf2_lanes_fn *sha1;
+            fd_sha256_pbkdf2_lanes_fn *sha256;
+            fd_sha512_pbkdf2_lanes_fn *sha512;
+        } run;
+    } pbkdf2_lanes;
     /* The end of an HMAC: the inner hash's last blocks and the outer block. */
     union {
         fd_sha1_hmac_finish_fn *sha1;
@@ -100,6 +113,12 @@ typedef struct fd_multi_kernel {
      * single-stream kernel (measured on Zen 4), rounded up; lanes itself where
      * it never does. */
     unsigned drain_min_busy;
+    /* The fewest output blocks of a PBKDF2 derivation worth deriving side by
+     * side through this kernel's lanes (core/hmac.c's generic lane loop, for
+     * a family whose single-stream kernel has no pbkdf2_lanes); 0 for never:
+     * the loop moves each iteration's digests through memory, and only enough
+     * busy lanes beat the single-stream loop (measured on Zen 4). */
+    unsigned pbkdf2_min_blocks;
     union {
         fd_md5_blocks_multi_fn *md5;
         fd_sha1_blocks_multi_fn *sha1;
