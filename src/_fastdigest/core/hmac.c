@@ -464,21 +464,12 @@ typedef struct pbkdf2_rows {
     uint8_t t[FD_BATCH_MAX_LANES][FD_MAX_DIGEST_LEN];
 } pbkdf2_rows;
 
-/* Chain words of up to FD_BATCH_MAX_LANES lanes in the family's layout:
- * a multi-buffer kernel's chains, or a kernel's PBKDF2 words. */
-typedef union lane_words {
-    uint32_t md5[FD_BATCH_MAX_LANES][4];
-    uint32_t sha1[FD_BATCH_MAX_LANES][5];
-    uint32_t sha256[FD_BATCH_MAX_LANES][8];
-    uint64_t sha512[FD_BATCH_MAX_LANES][8];
-} lane_words;
-
 /* Sets every lane's chain to the keyed chain of state (one of the HMAC's
  * two) and compresses each lane's block onto it, then writes each busy
  * lane's digest over the start of its block, where the next compression
  * reads it. */
 static void compress_digest_lanes(const fd_algorithm *algorithm, const fd_multi_kernel *multi,
-                                  const fd_hash_state *state, lane_words *chains,
+                                  const fd_hash_state *state, fd_lane_chains *chains,
                                   const uint8_t *const *lane_blocks, uint8_t (*blocks)[FD_MAX_BLOCK_LEN],
                                   size_t count)
 {
@@ -538,7 +529,7 @@ static void pbkdf2_iterate_lanes(const fd_algorithm *algorithm, const fd_multi_k
                                  uint32_t iterations_left)
 {
     const uint8_t *lane_blocks[FD_BATCH_MAX_LANES];
-    lane_words chains;
+    fd_lane_chains chains;
 
     for (unsigned lane = 0; lane < multi->lanes; lane++)
         lane_blocks[lane] = rows->blocks[lane < count ? lane : 0];
@@ -560,7 +551,7 @@ static void pbkdf2_run_kernel_lanes(const fd_algorithm *algorithm, const fd_kern
                                     uint32_t iterations_left)
 {
     const size_t digest_len = algorithm->digest_len;
-    lane_words words;
+    fd_lane_chains words;
 
     /* The words past a digest, which a kernel may load with it. */
     memset(&words, 0, sizeof words);

@@ -124,6 +124,15 @@ typedef void fd_sha256_hmac_key_fn(const uint8_t padded_key[FD_SHA256_BLOCK_LEN]
 /* The most lanes any kernel has, and so the most messages in flight. */
 #define FD_BATCH_MAX_LANES 16
 
+/* The chaining values of up to FD_BATCH_MAX_LANES lanes, in the layout each
+ * family's kernels take (the batch driver's lanes, PBKDF2's blocks). */
+typedef union fd_lane_chains {
+    uint32_t md5[FD_BATCH_MAX_LANES][4];
+    uint32_t sha1[FD_BATCH_MAX_LANES][5];
+    uint32_t sha256[FD_BATCH_MAX_LANES][8];
+    uint64_t sha512[FD_BATCH_MAX_LANES][8];
+} fd_lane_chains;
+
 /* Compresses nblocks consecutive blocks from blocks[lane] (any alignment)
  * into chains[lane] for each of the kernel's lanes: every lane advances by
  * the same number of blocks. */
