@@ -566,7 +566,8 @@ static const size_t pbkdf2_path_digests[] = {1, 2, 3, 4, 5, 7, 8, 9, 16, 17};
 /* Every way of deriving several PBKDF2 blocks at once (core/hmac.c) against
  * the portable one-block loop, with the kernel installed: the kernel's own
  * lanes (fd_kernel.pbkdf2_lanes) and, with each multi-buffer kernel the CPU
- * runs and with none, the generic loop over its lanes; each both with the
+ * runs and with none, that kernel's lanes (its own PBKDF2 loop, or
+ * core/hmac.c's loop over its compress function); each both with the
  * tables' minimum block counts and with every count from one block on (the
  * kernels' idle-lane handling). */
 static void run_pbkdf2_paths_test(const test_algorithm *test, unsigned algorithm_index,
@@ -600,7 +601,7 @@ static void run_pbkdf2_paths_test(const test_algorithm *test, unsigned algorithm
                 if (lanes_kernel.pbkdf2_lanes.lanes != 0)
                     lanes_kernel.pbkdf2_lanes.min_blocks = 1;
                 if (lanes_multi.name != NULL)
-                    lanes_multi.pbkdf2_min_blocks = 1;
+                    lanes_multi.pbkdf2.min_blocks = 1;
             }
             for (size_t d = 0; d < sizeof pbkdf2_path_digests / sizeof pbkdf2_path_digests[0];
                  d++) {

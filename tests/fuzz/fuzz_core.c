@@ -234,9 +234,9 @@ static void keyed_digests(enum fd_algorithm_id id, const uint8_t *message, size_
 }
 
 /* PBKDF2 with every way of deriving blocks side by side under the installed
- * single-stream kernel: its own lanes, and the generic loop over each
- * multi-buffer kernel's lanes the CPU runs, each from one block on (the
- * tables' minimums lowered to 1). */
+ * single-stream kernel: its own lanes, and each multi-buffer kernel's lanes
+ * the CPU runs (that kernel's own loop or core/hmac.c's), each from one
+ * block on (the tables' minimums lowered to 1). */
 static void check_pbkdf2_lanes(enum fd_algorithm_id id, const fd_kernel *kernel,
                                const uint8_t *message, size_t message_len,
                                const uint8_t *expected_derived, size_t derived_len)
@@ -253,7 +253,7 @@ static void check_pbkdf2_lanes(enum fd_algorithm_id id, const fd_kernel *kernel,
         if (!cpu_runs(multi->required_features))
             continue;
         fd_multi_kernel every_multi_count = *multi;
-        every_multi_count.pbkdf2_min_blocks = 1;
+        every_multi_count.pbkdf2.min_blocks = 1;
         fd_use_multi_kernel(family, &every_multi_count);
         derive_key(id, message, message_len, derived, derived_len);
         if (memcmp(derived, expected_derived, derived_len) != 0)

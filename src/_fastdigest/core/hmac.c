@@ -453,8 +453,9 @@ static void pbkdf2_output_block(enum fd_algorithm_id id, fd_hmac_state *keyed, u
  * several blocks with the digests in registers (SHA-NI's two streams, the
  * SHA-512 family's AVX-512 lanes). For a family whose kernel has none, the
  * active multi-buffer kernel's lanes serve when enough blocks are left
- * (fd_multi_kernel.pbkdf2_min_blocks): the loop below moves each
- * iteration's digests through memory, as pbkdf2_iterate32 does. */
+ * (fd_multi_kernel.pbkdf2.min_blocks): through that kernel's own loop where
+ * it has one (MD5's), or else the loop below, which moves each iteration's
+ * digests through memory, as pbkdf2_iterate32 does. */
 
 /* A round's output blocks: row i holds U (and its fixed padding) in the
  * algorithm's byte order for one block; t[i] accumulates that block's T as
@@ -544,9 +545,28 @@ static void pbkdf2_iterate_lanes(const fd_algorithm *algorithm, const fd_multi_k
     fd_secure_zero(&chains, sizeof chains);
 }
 
-/* Iterations 2..c of count blocks (rows) through the kernel's own loop
- * (fd_kernel.pbkdf2_lanes), which takes U_1 and returns T as chain words. */
-static void pbkdf2_run_kernel_lanes(const fd_algorithm *algorithm, const fd_kernel *kernel,
+/* Whether run has its family's loop. */
+static bool has_lanes_run(enum fd_family family, const fd_pbkdf2_lanes_run *run)
+{
+    switch (family) {
+    case FD_FAMILY_MD5:
+        return run->md5 != NULL;
+    case FD_FAMILY_SHA1:
+        return run->sha1 != NULL;
+    case FD_FAMILY_SHA256:
+        return run->sha256 != NULL;
+    case FD_FAMILY_SHA512:
+        return run->sha512 != NULL;
+    case FD_FAMILY_COUNT:
+        break;
+    }
+    return false;
+}
+
+/* Iterations 2..c of count blocks (rows) through a kernel's own loop
+ * (fd_kernel.pbkdf2_lanes, fd_multi_kernel.pbkdf2), which takes U_1 and
+ * returns T as chain words. */
+static void pbkdf2_run_kernel_lanes(const fd_algorithm *algorithm, const fd_pbkdf2_lanes_run *run,
                                     const fd_hmac_state *keyed, pbkdf2_rows *rows, size_t count,
                                     uint32_t iterations_left)
 {
@@ -560,7 +580,7 @@ static void pbkdf2_run_kernel_lanes(const fd_algorithm *algorithm, const fd_kern
     case FD_FAMILY_SHA1:
         for (size_t lane = 0; lane < count; lane++)
             load_words32(words.sha1[lane], rows->blocks[lane], 5, false);
-        kernel->pbkdf2_lanes.run.sha1(keyed->inner.sha1.chain, keyed->outer.sha1.chain,
+        run->sha1(keyed->inner.sha1.chain, keyed->outer.sha1.chain,
                                       words.sha1, count, iterations_left);
         for (size_t lane = 0; lane < count; lane++)
             store_words32(rows->t[lane], words.sha1[lane], 5, false);
@@ -568,7 +588,7 @@ static void pbkdf2_run_kernel_lanes(const fd_algorithm *algorithm, const fd_kern
     case FD_FAMILY_SHA256:
         for (size_t lane = 0; lane < count; lane++)
             load_words32(words.sha256[lane], rows->blocks[lane], digest_len / 4, false);
-        kernel->pbkdf2_lanes.run.sha256(keyed->inner.sha256.chain, keyed->outer.sha256.chain,
+        run->sha256(keyed->inner.sha256.chain, keyed->outer.sha256.chain,
                                         digest_len / 4, words.sha256, count, iterations_left);
         for (size_t lane = 0; lane < count; lane++)
             store_words32(rows->t[lane], words.sha256[lane], digest_len / 4, false);
@@ -576,12 +596,19 @@ static void pbkdf2_run_kernel_lanes(const fd_algorithm *algorithm, const fd_kern
     case FD_FAMILY_SHA512:
         for (size_t lane = 0; lane < count; lane++)
             load_digest64(words.sha512[lane], rows->blocks[lane], digest_len);
-        kernel->pbkdf2_lanes.run.sha512(keyed->inner.sha512.chain, keyed->outer.sha512.chain,
+        run->sha512(keyed->inner.sha512.chain, keyed->outer.sha512.chain,
                                         digest_len, words.sha512, count, iterations_left);
         for (size_t lane = 0; lane < count; lane++)
             store_digest64(rows->t[lane], words.sha512[lane], digest_len);
         break;
-    case FD_FAMILY_MD5: /* no kernel has MD5 lanes of its own */
+    case FD_FAMILY_MD5:
+        for (size_t lane = 0; lane < count; lane++)
+            load_words32(words.md5[lane], rows->blocks[lane], 4, true);
+        run->md5(keyed->inner.md5.chain, keyed->outer.md5.chain, words.md5, count,
+                 iterations_left);
+        for (size_t lane = 0; lane < count; lane++)
+            store_words32(rows->t[lane], words.md5[lane], 4, true);
+        break;
     case FD_FAMILY_COUNT:
         break;
     }
@@ -604,7 +631,7 @@ static size_t next_round(const fd_kernel *kernel, const fd_multi_kernel *multi, 
                                                             : kernel->pbkdf2_lanes.lanes;
         }
     }
-    else if (multi->pbkdf2_min_blocks != 0 && blocks_left >= multi->pbkdf2_min_blocks) {
+    else if (multi->pbkdf2.min_blocks != 0 && blocks_left >= multi->pbkdf2.min_blocks) {
         *path = PBKDF2_MULTI_LANES;
         return blocks_left < multi->lanes ? blocks_left : multi->lanes;
     }
@@ -656,10 +683,15 @@ void fd_pbkdf2_hmac(enum fd_algorithm_id id, const uint8_t *password, size_t pas
             pbkdf2_output_block(id, &keyed, rows.blocks[0], iterations - 1, rows.t[0]);
             break;
         case PBKDF2_KERNEL_LANES:
-            pbkdf2_run_kernel_lanes(algorithm, kernel, &keyed, &rows, count, iterations - 1);
+            pbkdf2_run_kernel_lanes(algorithm, &kernel->pbkdf2_lanes.run, &keyed, &rows, count,
+                                    iterations - 1);
             break;
         case PBKDF2_MULTI_LANES:
-            pbkdf2_iterate_lanes(algorithm, multi, &keyed, &rows, count, iterations - 1);
+            if (has_lanes_run(algorithm->family, &multi->pbkdf2.run))
+                pbkdf2_run_kernel_lanes(algorithm, &multi->pbkdf2.run, &keyed, &rows, count,
+                                        iterations - 1);
+            else
+                pbkdf2_iterate_lanes(algorithm, multi, &keyed, &rows, count, iterations - 1);
             break;
         }
 

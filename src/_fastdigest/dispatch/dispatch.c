@@ -123,11 +123,13 @@ const fd_kernel *const fd_kernel_lists[FD_FAMILY_COUNT] = {
 /* ---- multi-buffer kernels -----------------------------------------------
  *
  * The figures are each kernel's speed against the family's single-stream
- * kernel over batches of equal messages, on Zen 4. pbkdf2_min_blocks is the
+ * kernel over batches of equal messages, on Zen 4. pbkdf2.min_blocks is the
  * fewest PBKDF2 output blocks for which one round through the lanes took
  * less time than those blocks one after another through the single-stream
  * kernel picked beside it (Zen 4 with SHA-NI, and AVX-512, hidden); it is 0
- * where that kernel has PBKDF2 lanes of its own (SHA-NI). */
+ * where that kernel has PBKDF2 lanes of its own (SHA-NI). MD5's kernels run
+ * PBKDF2 in their own loops, at about the cost of one scalar block for any
+ * number of busy lanes: from two blocks on. */
 
 static const fd_multi_kernel md5_multi_kernels[] = {
 #ifdef FD_HAVE_AVX512_MULTI
@@ -136,7 +138,7 @@ static const fd_multi_kernel md5_multi_kernels[] = {
      .required_features = FD_AVX512_FEATURES,
      .lanes = 16,
      .drain_min_busy = 4,
-     .pbkdf2_min_blocks = 3,
+     .pbkdf2 = {.min_blocks = 2, .run.md5 = fd_md5_pbkdf2_avx512_x16},
      .blocks.md5 = fd_md5_blocks_avx512_x16},
 #endif
 #ifdef FD_HAVE_AVX2_MULTI
@@ -145,7 +147,7 @@ static const fd_multi_kernel md5_multi_kernels[] = {
      .required_features = FD_AVX2_FEATURES,
      .lanes = 8,
      .drain_min_busy = 3,
-     .pbkdf2_min_blocks = 3,
+     .pbkdf2 = {.min_blocks = 2, .run.md5 = fd_md5_pbkdf2_avx2_x8},
      .blocks.md5 = fd_md5_blocks_avx2_x8},
 #endif
     {.name = NULL},
@@ -158,7 +160,7 @@ static const fd_multi_kernel sha1_multi_kernels[] = {
      .required_features = FD_AVX512_FEATURES,
      .lanes = 16,
      .drain_min_busy = 12,
-     .pbkdf2_min_blocks = 6,
+     .pbkdf2 = {.min_blocks = 6},
      .blocks.sha1 = fd_sha1_blocks_avx512_x16},
 #endif
 #ifdef FD_HAVE_SHANI_X2
@@ -176,7 +178,7 @@ static const fd_multi_kernel sha1_multi_kernels[] = {
      .required_features = FD_AVX2_FEATURES,
      .lanes = 8,
      .drain_min_busy = 2,
-     .pbkdf2_min_blocks = 4,
+     .pbkdf2 = {.min_blocks = 4},
      .blocks.sha1 = fd_sha1_blocks_avx2_x8},
 #endif
     {.name = NULL},
@@ -202,7 +204,7 @@ static const fd_multi_kernel sha256_multi_kernels[] = {
      .required_features = FD_AVX512_FEATURES,
      .lanes = 16,
      .drain_min_busy = 16,
-     .pbkdf2_min_blocks = 4,
+     .pbkdf2 = {.min_blocks = 4},
      .blocks.sha256 = fd_sha256_blocks_avx512_x16},
 #endif
 #ifdef FD_HAVE_AVX2_MULTI
@@ -212,7 +214,7 @@ static const fd_multi_kernel sha256_multi_kernels[] = {
      .required_features = FD_AVX2_FEATURES,
      .lanes = 8,
      .drain_min_busy = 2,
-     .pbkdf2_min_blocks = 3,
+     .pbkdf2 = {.min_blocks = 3},
      .blocks.sha256 = fd_sha256_blocks_avx2_x8},
 #endif
     {.name = NULL},
@@ -225,7 +227,7 @@ static const fd_multi_kernel sha512_multi_kernels[] = {
      .required_features = FD_AVX512_FEATURES,
      .lanes = 8,
      .drain_min_busy = 4,
-     .pbkdf2_min_blocks = 3,
+     .pbkdf2 = {.min_blocks = 3},
      .blocks.sha512 = fd_sha512_blocks_avx512_x8},
 #endif
 #ifdef FD_HAVE_AVX2_MULTI
@@ -234,7 +236,7 @@ static const fd_multi_kernel sha512_multi_kernels[] = {
      .required_features = FD_AVX2_FEATURES,
      .lanes = 4,
      .drain_min_busy = 3,
-     .pbkdf2_min_blocks = 3,
+     .pbkdf2 = {.min_blocks = 3},
      .blocks.sha512 = fd_sha512_blocks_avx2_x4},
 #endif
     {.name = NULL},

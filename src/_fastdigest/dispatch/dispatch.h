@@ -61,6 +61,15 @@ fd_cpu_model fd_cpu_model_detected(void);
 
 /* ---- kernels (dispatch.c) ------------------------------------------------ */
 
+/* A kernel's PBKDF2 loop over several output blocks at once (kernel.h's
+ * fd_*_pbkdf2_lanes_fn), for its family. */
+typedef union fd_pbkdf2_lanes_run {
+    fd_md5_pbkdf2_lanes_fn *md5;
+    fd_sha1_pbkdf2_lanes_fn *sha1;
+    fd_sha256_pbkdf2_lanes_fn *sha256;
+    fd_sha512_pbkdf2_lanes_fn *sha512;
+} fd_pbkdf2_lanes_run;
+
 /* A single-stream kernel and its optional capabilities: a capability it
  * lacks is NULL, and core/hmac.c then does that part over `blocks`. */
 typedef struct fd_kernel {
@@ -84,11 +93,7 @@ typedef struct fd_kernel {
     struct {
         unsigned lanes;
         unsigned min_blocks;
-        union {
-            fd_sha1_pbkdf2_lanes_fn *sha1;
-            fd_sha256_pbkdf2_lanes_fn *sha256;
-            fd_sha512_pbkdf2_lanes_fn *sha512;
-        } run;
+        fd_pbkdf2_lanes_run run;
     } pbkdf2_lanes;
     /* The end of an HMAC: the inner hash's last blocks and the outer block. */
     union {
@@ -113,12 +118,16 @@ typedef struct fd_multi_kernel {
      * single-stream kernel (measured on Zen 4), rounded up; lanes itself where
      * it never does. */
     unsigned drain_min_busy;
-    /* The fewest output blocks of a PBKDF2 derivation worth deriving side by
-     * side through this kernel's lanes (core/hmac.c's generic lane loop, for
-     * a family whose single-stream kernel has no pbkdf2_lanes); 0 for never:
-     * the loop moves each iteration's digests through memory, and only enough
-     * busy lanes beat the single-stream loop (measured on Zen 4). */
-    unsigned pbkdf2_min_blocks;
+    /* PBKDF2's output blocks side by side through these lanes, for a family
+     * whose single-stream kernel has no pbkdf2_lanes: min_blocks is the
+     * fewest blocks worth a round through them (0: never; measured on Zen
+     * 4), run the kernel's own loop with the digests in registers, or NULL
+     * for core/hmac.c's loop over `blocks`, which moves each iteration's
+     * digests through memory. */
+    struct {
+        unsigned min_blocks;
+        fd_pbkdf2_lanes_run run;
+    } pbkdf2;
     union {
         fd_md5_blocks_multi_fn *md5;
         fd_sha1_blocks_multi_fn *sha1;

@@ -83,7 +83,11 @@ typedef void fd_sha1_pbkdf2_fn(const uint32_t inner_chain[5], const uint32_t out
  * blocks T_1, T_2, ... are independent chains over the same keyed states),
  * count from 1 to the kernel's lane count (fd_kernel.pbkdf2_lanes). Each
  * words[i] is as words of the single-block loops above: U_1 of its block on
- * entry, T on return. Rows from count on are neither read nor written. */
+ * entry, T on return (MD5's words are little-endian, as its digest is).
+ * Rows from count on are neither read nor written. */
+typedef void fd_md5_pbkdf2_lanes_fn(const uint32_t inner_chain[4], const uint32_t outer_chain[4],
+                                    uint32_t (*words)[4], size_t count,
+                                    uint32_t iterations_left);
 typedef void fd_sha1_pbkdf2_lanes_fn(const uint32_t inner_chain[5],
                                      const uint32_t outer_chain[5], uint32_t (*words)[5],
                                      size_t count, uint32_t iterations_left);

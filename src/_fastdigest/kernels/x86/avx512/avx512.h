@@ -22,6 +22,7 @@ fd_sha512_pbkdf2_lanes_fn fd_sha512_pbkdf2_avx512_x4; /* sha512_avx512_x4.c */
 #ifndef FD_NO_MULTI_BUFFER
 #define FD_HAVE_AVX512_MULTI 1
 fd_md5_blocks_multi_fn fd_md5_blocks_avx512_x16;       /* md5_avx512_x16.c */
+fd_md5_pbkdf2_lanes_fn fd_md5_pbkdf2_avx512_x16;       /* md5_avx512_x16.c */
 fd_sha1_blocks_multi_fn fd_sha1_blocks_avx512_x16;     /* sha1_avx512_x16.c */
 fd_sha256_blocks_multi_fn fd_sha256_blocks_avx512_x16; /* sha256_avx512_x16.c */
 fd_sha512_blocks_multi_fn fd_sha512_blocks_avx512_x8;  /* sha512_avx512_x8.c */
