@@ -471,8 +471,8 @@ typedef struct pbkdf2_rows {
  * reads it. */
 static void compress_digest_lanes(const fd_algorithm *algorithm, const fd_multi_kernel *multi,
                                   const fd_hash_state *state, fd_lane_chains *chains,
-                                  const uint8_t *const *lane_blocks, uint8_t (*blocks)[FD_MAX_BLOCK_LEN],
-                                  size_t count)
+                                  const uint8_t *const *lane_blocks,
+                                  uint8_t (*blocks)[FD_MAX_BLOCK_LEN], size_t count)
 {
     const unsigned lanes = multi->lanes;
 
@@ -580,24 +580,24 @@ static void pbkdf2_run_kernel_lanes(const fd_algorithm *algorithm, const fd_pbkd
     case FD_FAMILY_SHA1:
         for (size_t lane = 0; lane < count; lane++)
             load_words32(words.sha1[lane], rows->blocks[lane], 5, false);
-        run->sha1(keyed->inner.sha1.chain, keyed->outer.sha1.chain,
-                                      words.sha1, count, iterations_left);
+        run->sha1(keyed->inner.sha1.chain, keyed->outer.sha1.chain, words.sha1, count,
+                  iterations_left);
         for (size_t lane = 0; lane < count; lane++)
             store_words32(rows->t[lane], words.sha1[lane], 5, false);
         break;
     case FD_FAMILY_SHA256:
         for (size_t lane = 0; lane < count; lane++)
             load_words32(words.sha256[lane], rows->blocks[lane], digest_len / 4, false);
-        run->sha256(keyed->inner.sha256.chain, keyed->outer.sha256.chain,
-                                        digest_len / 4, words.sha256, count, iterations_left);
+        run->sha256(keyed->inner.sha256.chain, keyed->outer.sha256.chain, digest_len / 4,
+                    words.sha256, count, iterations_left);
         for (size_t lane = 0; lane < count; lane++)
             store_words32(rows->t[lane], words.sha256[lane], digest_len / 4, false);
         break;
     case FD_FAMILY_SHA512:
         for (size_t lane = 0; lane < count; lane++)
             load_digest64(words.sha512[lane], rows->blocks[lane], digest_len);
-        run->sha512(keyed->inner.sha512.chain, keyed->outer.sha512.chain,
-                                        digest_len, words.sha512, count, iterations_left);
+        run->sha512(keyed->inner.sha512.chain, keyed->outer.sha512.chain, digest_len,
+                    words.sha512, count, iterations_left);
         for (size_t lane = 0; lane < count; lane++)
             store_digest64(rows->t[lane], words.sha512[lane], digest_len);
         break;

@@ -89,8 +89,9 @@ static FD_ALWAYS_INLINE void compress(__m256i s[8], const __m256i chain[8], __m2
     for (int base_t = 16; base_t < 80; base_t += 16) {
         FD_UNROLL(16)
         for (int i = 0; i < 16; i++) {
-            w[i] = _mm256_add_epi64(_mm256_add_epi64(w[i], small_sigma0(w[(i + 1) & 15])),
-                                    _mm256_add_epi64(w[(i + 9) & 15], small_sigma1(w[(i + 14) & 15])));
+            w[i] = _mm256_add_epi64(
+                _mm256_add_epi64(w[i], small_sigma0(w[(i + 1) & 15])),
+                _mm256_add_epi64(w[(i + 9) & 15], small_sigma1(w[(i + 14) & 15])));
             round_t(s, base_t + i, w[i]);
         }
     }
@@ -106,12 +107,13 @@ FD_TARGET_AVX512
 static FD_ALWAYS_INLINE void digest_block(const __m256i s[8], size_t digest_len, __m256i w[16])
 {
     const size_t whole = digest_len / 8;
+    const __m256i high_half = _mm256_set1_epi64x((long long)0xffffffff00000000u);
 
     for (size_t i = 0; i < 15; i++) {
         if (i < whole)
             w[i] = s[i];
         else if (i == whole && digest_len % 8 != 0)
-            w[i] = _mm256_or_si256(_mm256_and_si256(s[i], _mm256_set1_epi64x((long long)0xffffffff00000000u)),
+            w[i] = _mm256_or_si256(_mm256_and_si256(s[i], high_half),
                                    _mm256_set1_epi64x(0x80000000));
         else if (i == whole)
             w[i] = _mm256_set1_epi64x((long long)0x8000000000000000u);
