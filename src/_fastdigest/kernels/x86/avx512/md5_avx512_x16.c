@@ -112,7 +112,8 @@ void fd_md5_blocks_avx512_x16(uint32_t (*chains)[4], const uint8_t *const *block
  * keyed block and the digest, the other words zero (RFC 1321, 3.1-3.2). The
  * digests never leave the registers, and the constant words' adds fold into
  * the step constants. A step's chain is as long as the scalar kernel's, so
- * sixteen blocks cost about what one costs there. */
+ * sixteen blocks cost little more than one costs there (on Zen 4, whose
+ * 512-bit operations take two passes, more than eight lanes of ymm do). */
 
 /* Compresses the block made of the digests u onto chain (the same in every
  * lane); u receives the result. */

@@ -7,7 +7,8 @@
  * The single-stream kernels run one chain of eighty dependent scalar rounds;
  * here the round of sha512_avx512_x8.c (vprorq rotates, vpternlogq for Ch,
  * Maj and the three-way xors) runs on four chains at once in the vector
- * unit, at about the speed of one scalar chain. ymm rather than zmm: Zen 4
+ * unit, a little slower than one scalar chain (so one block alone still
+ * takes the scalar loop: dispatch.c's min_blocks). ymm rather than zmm: Zen 4
  * executes a 512-bit operation as two 256-bit halves, and most derivations
  * have one to four blocks, so eight lanes would double the work for idle
  * ones.
