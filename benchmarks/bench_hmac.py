@@ -6,7 +6,9 @@ Usage:
     python benchmarks/bench_hmac.py --quick      # a few short rounds, for a CI smoke run
     python benchmarks/bench_hmac.py --rounds 41 --json
 
-Cases: pbkdf2_hmac against hashlib.pbkdf2_hmac (sha1, sha256, sha512; ns per iteration), the one-shot
+Cases: pbkdf2_hmac against hashlib.pbkdf2_hmac (sha1, sha256, sha512; ns per iteration); the same with
+dklen of one, two and three digests (md5, sha1, sha256, sha512), whose output blocks fastdigest derives
+side by side, with a second table of each side's time for two and three blocks over one block; the one-shot
 hmac.digest of a 64-byte message, hmac.new(...).digest(), and copy() and digest() of an HMAC object
 holding a short message, against the same calls of the standard library's hmac.
 
@@ -44,6 +46,8 @@ SHORT_MESSAGE = b'a short message'
 PASSWORD = b'correct horse battery staple'
 SALT = bytes(range(16))
 PBKDF2_ALGORITHMS = ('sha1', 'sha256', 'sha512')
+PBKDF2_BLOCKS_ALGORITHMS = ('md5', 'sha1', 'sha256', 'sha512')
+PBKDF2_BLOCK_COUNTS = (1, 2, 3)
 HMAC_ALGORITHMS = ('sha1', 'sha256', 'sha512')
 
 
@@ -78,8 +82,9 @@ class Case:
     """One measurement: the same loop for both sides; `per_call` divides a call's time (PBKDF2 reports
     nanoseconds per iteration)."""
 
-    def __init__(self, label, unit, stdlib_sample, fastdigest_sample, per_call=1):
+    def __init__(self, label, unit, stdlib_sample, fastdigest_sample, per_call=1, blocks_of=None):
         self.label, self.unit, self.per_call = label, unit, per_call
+        self.blocks_of = blocks_of  # (algorithm, output blocks) of a PBKDF2 dklen case
         self.samples = {'stdlib': stdlib_sample, 'fastdigest': fastdigest_sample}
         self.counts = {}
         self.times = {'stdlib': [], 'fastdigest': []}
@@ -95,6 +100,16 @@ def make_cases(pbkdf2_iterations):
             lambda count, args=args: loop_call(hashlib.pbkdf2_hmac, args, count),
             lambda count, args=args: loop_call(fastdigest.pbkdf2_hmac, args, count),
             per_call=pbkdf2_iterations))
+    for name in PBKDF2_BLOCKS_ALGORITHMS:
+        for blocks in PBKDF2_BLOCK_COUNTS:
+            dklen = blocks * hashlib.new(name).digest_size
+            args = (name, PASSWORD, SALT, pbkdf2_iterations, dklen)
+            cases.append(Case(
+                'pbkdf2_hmac %s, dklen %d (%d block%s), %d iterations' % (
+                    name, dklen, blocks, 's' if blocks > 1 else '', pbkdf2_iterations), 'ns/iteration',
+                lambda count, args=args: loop_call(hashlib.pbkdf2_hmac, args, count),
+                lambda count, args=args: loop_call(fastdigest.pbkdf2_hmac, args, count),
+                per_call=pbkdf2_iterations, blocks_of=(name, blocks)))
     for name in HMAC_ALGORITHMS:
         args = (KEY, MESSAGE_64, name)
         cases.append(Case(
@@ -168,7 +183,27 @@ def machine():
     }
 
 
+def block_ratios(cases):
+    """For each algorithm and block count above one: each side's median over the rounds of that round's
+    time for the dklen of n blocks over its time for one block (the cases run one after another within a
+    round, so each pair is close in time). Deriving blocks one after another gives n."""
+    one_block = {case.blocks_of[0]: case for case in cases if case.blocks_of and case.blocks_of[1] == 1}
+    rows = []
+    for case in cases:
+        if not case.blocks_of or case.blocks_of[1] == 1:
+            continue
+        name, blocks = case.blocks_of
+        base = one_block[name]
+        row = {'algorithm': name, 'blocks': blocks}
+        for side in ('fastdigest', 'stdlib'):
+            row[side] = statistics.median(
+                n_blocks / one for n_blocks, one in zip(case.times[side], base.times[side]))
+        rows.append(row)
+    return rows
+
+
 def report(cases, rounds, as_json, clock_name):
+    ratios_by_blocks = block_ratios(cases)
     rows = []
     for case in cases:
         rows.append({
@@ -181,7 +216,8 @@ def report(cases, rounds, as_json, clock_name):
             'ratio_max': max(case.ratios),
         })
     if as_json:
-        print(json.dumps({'machine': machine(), 'rounds': rounds, 'clock': clock_name, 'results': rows}, indent=2))
+        print(json.dumps({'machine': machine(), 'rounds': rounds, 'clock': clock_name, 'results': rows,
+                          'pbkdf2_block_ratios': ratios_by_blocks}, indent=2))
         return
     info = machine()
     print('CPU: %s' % info['cpu'])
@@ -198,6 +234,13 @@ def report(cases, rounds, as_json, clock_name):
         print('| %s | %s | %.1f | %.1f | **%.2fx** (%.2f..%.2f) |' % (
             row['case'], row['unit'], row['stdlib'], row['fastdigest'], row['ratio'],
             row['ratio_min'], row['ratio_max']))
+    print()
+    print('PBKDF2 time for n output blocks over one block (median of per-round ratios; n: blocks one after another)')
+    print()
+    print('| algorithm | blocks | fastdigest | stdlib |')
+    print('|---|---:|---:|---:|')
+    for row in ratios_by_blocks:
+        print('| %s | %d | **%.2fx** | %.2fx |' % (row['algorithm'], row['blocks'], row['fastdigest'], row['stdlib']))
 
 
 def main(argv=None):
@@ -219,6 +262,11 @@ def main(argv=None):
     # Same results before timing anything: a benchmark of a wrong answer is worthless.
     for name in PBKDF2_ALGORITHMS:
         assert fastdigest.pbkdf2_hmac(name, PASSWORD, SALT, 3) == hashlib.pbkdf2_hmac(name, PASSWORD, SALT, 3)
+    for name in PBKDF2_BLOCKS_ALGORITHMS:
+        for blocks in PBKDF2_BLOCK_COUNTS:
+            dklen = blocks * hashlib.new(name).digest_size
+            assert fastdigest.pbkdf2_hmac(name, PASSWORD, SALT, 3, dklen) == \
+                hashlib.pbkdf2_hmac(name, PASSWORD, SALT, 3, dklen)
     for name in HMAC_ALGORITHMS:
         assert fd_hmac.digest(KEY, MESSAGE_64, name) == hmac.digest(KEY, MESSAGE_64, name)
     run(cases, rounds, sample_ms)

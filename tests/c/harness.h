@@ -122,14 +122,9 @@ size_t family_block_len(enum fd_family family);
 size_t family_chain_len(enum fd_family family);
 
 /* The chaining values of up to FD_BATCH_MAX_LANES streams of one family, in
- * the layout its multi-buffer kernels take; a single-stream kernel
- * compresses one lane. */
-typedef union test_chains {
-    uint32_t md5[FD_BATCH_MAX_LANES][4];
-    uint32_t sha1[FD_BATCH_MAX_LANES][5];
-    uint32_t sha256[FD_BATCH_MAX_LANES][8];
-    uint64_t sha512[FD_BATCH_MAX_LANES][8];
-} test_chains;
+ * the layout its multi-buffer kernels take (kernel.h); a single-stream
+ * kernel compresses one lane. */
+typedef fd_lane_chains test_chains;
 
 /* Lane `lane`'s chain: family_chain_len(family) bytes. */
 void *chain_of(enum fd_family family, test_chains *chains, unsigned lane);

@@ -15,7 +15,10 @@
  *   - HMAC and PBKDF2 (hmac.c): RFC 2202/4231 and RFC 6070/7914 vectors,
  *     and random keys, messages, salts, iteration counts and output lengths
  *     against the portable kernel, so a kernel's own PBKDF2 loop and the
- *     SHA-NI key setup are checked against hmac.c's generic paths.
+ *     SHA-NI key setup are checked against hmac.c's generic paths; and
+ *     PBKDF2 output lengths of 1 to 17 digests through every way of
+ *     deriving blocks side by side (the kernel's own lanes, each
+ *     multi-buffer kernel's lanes, one block at a time).
  * Then, once, with the kernels fd_select_kernels picks, the portable state
  * format (state_format.c): the layout against the published initial values,
  * the same blob from every kernel, import and continuation against the
@@ -454,13 +457,32 @@ static const struct pbkdf2_vector {
 
 enum { RANDOM_HMAC_CASES = 24, RANDOM_PBKDF2_CASES = 24 };
 
+/* PBKDF2 through the portable kernel's one-block loop: no multi-buffer
+ * kernel, whose lanes would otherwise derive several blocks at once. The
+ * family's multi-buffer kernel is restored. */
+static void pbkdf2_portable(enum fd_algorithm_id id, const uint8_t *password, size_t password_len,
+                            const uint8_t *salt, size_t salt_len, uint32_t iterations,
+                            uint8_t *out, size_t out_len)
+{
+    const enum fd_family family = fd_algorithms[id].family;
+    const fd_kernel kernel = fd_active_kernels[family];
+    const fd_multi_kernel multi = fd_active_multi_kernels[family];
+
+    fd_use_kernel(family, portable_kernel(family));
+    fd_use_multi_kernel(family, NULL);
+    fd_pbkdf2_hmac(id, password, password_len, salt, salt_len, iterations, out, out_len);
+    fd_active_kernels[family] = kernel;
+    fd_active_multi_kernels[family] = multi;
+}
+
 /* The published vectors with the kernel installed; then, for any kernel but
  * the portable one, random keys of every size class (empty, shorter than a
  * block, a block, longer), messages, salts, iteration counts and output
  * lengths that are not multiples of the digest against the portable kernel.
  * A kernel's own PBKDF2 loop (fd_kernel.pbkdf2) and the SHA-NI key setup
  * both run here, and the portable kernel has neither: hmac.c's generic paths
- * are the reference. */
+ * are the reference (run_pbkdf2_paths_test covers the ways of deriving
+ * several blocks at once). */
 static void run_hmac_test(const test_algorithm *test, unsigned algorithm_index,
                           const fd_kernel *kernel, group_tally *tally)
 {
@@ -523,8 +545,8 @@ static void run_hmac_test(const test_algorithm *test, unsigned algorithm_index,
         size_t out_len = 1 + rng_below(&rng, sizeof expected);
         rng_fill(&rng, key, password_len);
         rng_fill(&rng, salt, salt_len);
-        fd_use_kernel(family, portable_kernel(family));
-        fd_pbkdf2_hmac(test->id, key, password_len, salt, salt_len, iterations, expected, out_len);
+        pbkdf2_portable(test->id, key, password_len, salt, salt_len, iterations, expected,
+                        out_len);
         fd_use_kernel(family, kernel);
         fd_pbkdf2_hmac(test->id, key, password_len, salt, salt_len, iterations, actual, out_len);
         check(tally, memcmp(expected, actual, out_len) == 0,
@@ -532,6 +554,83 @@ static void run_hmac_test(const test_algorithm *test, unsigned algorithm_index,
               "iterations, %zu bytes) differs from portable",
               algorithm->name, kernel->name, i, password_len, salt_len, iterations, out_len);
     }
+}
+
+/* Output lengths of PBKDF2 in digests, each less a byte, exactly, and a
+ * byte more: one block and a cut one, two (SHA-NI's streams), up to four
+ * (the SHA-512 family's lanes) and past them, a multi-buffer kernel's eight
+ * and sixteen lanes and past those, so that every path meets full rounds,
+ * a short last round and an odd block left alone. */
+static const size_t pbkdf2_path_digests[] = {1, 2, 3, 4, 5, 7, 8, 9, 16, 17};
+
+/* Every way of deriving several PBKDF2 blocks at once (core/hmac.c) against
+ * the portable one-block loop, with the kernel installed: the kernel's own
+ * lanes (fd_kernel.pbkdf2_lanes) and, with each multi-buffer kernel the CPU
+ * runs and with none, that kernel's lanes (its own PBKDF2 loop, or
+ * core/hmac.c's loop over its compress function); each both with the
+ * tables' minimum block counts and with every count from one block on (the
+ * kernels' idle-lane handling). */
+static void run_pbkdf2_paths_test(const test_algorithm *test, unsigned algorithm_index,
+                                  const fd_kernel *kernel, group_tally *tally)
+{
+    const fd_algorithm *algorithm = &fd_algorithms[test->id];
+    const enum fd_family family = algorithm->family;
+    const size_t digest_len = algorithm->digest_len;
+    const uint32_t iteration_counts[] = {1, 2, 3, 41};
+    test_rng rng = rng_for(5, algorithm_index);
+    uint8_t password[FD_MAX_BLOCK_LEN + 1], salt[40];
+    uint8_t expected[18 * FD_MAX_DIGEST_LEN], actual[18 * FD_MAX_DIGEST_LEN];
+    const fd_multi_kernel saved_multi = fd_active_multi_kernels[family];
+    const fd_multi_kernel *multis[FD_BATCH_MAX_LANES + 1];
+    size_t multi_count = 0;
+
+    multis[multi_count++] = NULL;
+    for (const fd_multi_kernel *multi = fd_multi_kernel_lists[family]; multi->name != NULL;
+         multi++) {
+        if (cpu_runs(multi->required_features))
+            multis[multi_count++] = multi;
+    }
+
+    for (size_t m = 0; m < multi_count; m++) {
+        for (int every_count = 0; every_count < 2; every_count++) {
+            fd_kernel lanes_kernel = *kernel;
+            fd_multi_kernel lanes_multi = {.name = NULL};
+            if (multis[m] != NULL)
+                lanes_multi = *multis[m];
+            if (every_count) {
+                if (lanes_kernel.pbkdf2_lanes.lanes != 0)
+                    lanes_kernel.pbkdf2_lanes.min_blocks = 1;
+                if (lanes_multi.name != NULL)
+                    lanes_multi.pbkdf2.min_blocks = 1;
+            }
+            for (size_t d = 0; d < sizeof pbkdf2_path_digests / sizeof pbkdf2_path_digests[0];
+                 d++) {
+                for (int edge = -1; edge <= 1; edge++) {
+                    size_t out_len = pbkdf2_path_digests[d] * digest_len + (size_t)edge;
+                    uint32_t iterations = iteration_counts[rng_below(&rng, 4)];
+                    size_t password_len = rng_below(&rng, sizeof password + 1);
+                    size_t salt_len = rng_below(&rng, sizeof salt + 1);
+                    rng_fill(&rng, password, password_len);
+                    rng_fill(&rng, salt, salt_len);
+                    pbkdf2_portable(test->id, password, password_len, salt, salt_len, iterations,
+                                    expected, out_len);
+                    fd_use_kernel(family, &lanes_kernel);
+                    fd_use_multi_kernel(family, lanes_multi.name != NULL ? &lanes_multi : NULL);
+                    fd_pbkdf2_hmac(test->id, password, password_len, salt, salt_len, iterations,
+                                   actual, out_len);
+                    check(tally, memcmp(expected, actual, out_len) == 0,
+                          "PBKDF2-HMAC-%s with %s%s, multi-buffer %s%s: %zu bytes (%u "
+                          "iterations) differ from portable",
+                          algorithm->name, kernel->name,
+                          lanes_kernel.pbkdf2_lanes.lanes != 0 ? " (own lanes)" : "",
+                          lanes_multi.name != NULL ? lanes_multi.name : "none",
+                          every_count ? ", every block count" : "", out_len, iterations);
+                }
+            }
+        }
+    }
+    fd_use_kernel(family, kernel);
+    fd_active_multi_kernels[family] = saved_multi;
 }
 
 /* ------------------------------------------------------------------------ */
@@ -901,11 +1000,13 @@ enum test_group {
     GROUP_MILLION_A,
     GROUP_RANDOM,
     GROUP_HMAC,
+    GROUP_PBKDF2_LANES,
     GROUP_COUNT
 };
 
 static const char *const group_names[GROUP_COUNT] = {
     "ShortMsg", "LongMsg", "Monte", "RFC1321", "splits", "million-a", "vs-portable", "hmac-pbkdf2",
+    "pbkdf2-lanes",
 };
 
 static void run_kernel(enum fd_family family, const fd_kernel *kernel, bool run_monte)
@@ -949,7 +1050,8 @@ static void run_kernel(enum fd_family family, const fd_kernel *kernel, bool run_
             group_ran[GROUP_RANDOM] = true;
         }
         run_hmac_test(test, a, kernel, &tallies[GROUP_HMAC]);
-        group_ran[GROUP_HMAC] = true;
+        run_pbkdf2_paths_test(test, a, kernel, &tallies[GROUP_PBKDF2_LANES]);
+        group_ran[GROUP_HMAC] = group_ran[GROUP_PBKDF2_LANES] = true;
     }
     if (group_ran[GROUP_RANDOM])
         run_random_kernel_test(family, kernel, &tallies[GROUP_RANDOM]);

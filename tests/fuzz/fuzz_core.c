@@ -33,8 +33,10 @@
  * And HMAC and PBKDF2 (hmac.c) against the portable kernel's: the message up
  * to the copy point is the key and the password, the rest the HMAC message
  * and the salt; byte 1 also picks 1..8 iterations and the message length
- * the output length (1 to three digests), so the kernels' own PBKDF2 loops
- * and the two-stream key setup meet keys of every size.
+ * the output length (1 to 17 digests), so the kernels' own PBKDF2 loops
+ * and the two-stream key setup meet keys of every size. PBKDF2 runs again
+ * with every way of deriving output blocks side by side (the kernel's own
+ * lanes, each multi-buffer kernel's lanes from one block on, none).
  *
  * Any mismatch prints what differed and aborts, which libFuzzer reports as a
  * crash and saves the input. */
@@ -52,6 +54,9 @@
 #define MAX_SPLITS 16
 /* The batch holds every update and the whole message. */
 #define MAX_UPDATES_IN_BATCH 4096 /* more: the last update takes the rest */
+/* PBKDF2 output lengths reach past sixteen digests: every lane count of the
+ * multi-buffer kernels, and a second round. */
+#define MAX_DERIVED_DIGESTS 17
 
 int LLVMFuzzerInitialize(int *argc, char ***argv);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -204,18 +209,62 @@ static void check_batch(enum fd_algorithm_id id, const char *kernel, const uint8
     }
 }
 
-/* The HMAC and PBKDF2 of the message (see the top), by the active kernels. */
-static void keyed_digests(enum fd_algorithm_id id, const uint8_t *message, size_t message_len,
-                          uint8_t *mac, uint8_t *derived, size_t derived_len)
+/* The PBKDF2 of the message (see the top), by the active kernels. */
+static void derive_key(enum fd_algorithm_id id, const uint8_t *message, size_t message_len,
+                       uint8_t *derived, size_t derived_len)
 {
     size_t key_len = plan.copy_after == plan.count ? message_len : plan.offsets[plan.copy_after];
     const uint8_t *key = slice(message, 0, key_len);
     const uint8_t *rest = slice(message, key_len, message_len - key_len);
     uint32_t iterations = 1 + plan.copy_after % 8;
 
-    fd_hmac(id, key, key_len, rest, message_len - key_len, mac);
     fd_pbkdf2_hmac(id, key, key_len, rest, message_len - key_len, iterations, derived,
                    derived_len);
+}
+
+/* The HMAC and PBKDF2 of the message (see the top), by the active kernels. */
+static void keyed_digests(enum fd_algorithm_id id, const uint8_t *message, size_t message_len,
+                          uint8_t *mac, uint8_t *derived, size_t derived_len)
+{
+    size_t key_len = plan.copy_after == plan.count ? message_len : plan.offsets[plan.copy_after];
+
+    fd_hmac(id, slice(message, 0, key_len), key_len, slice(message, key_len, message_len - key_len),
+            message_len - key_len, mac);
+    derive_key(id, message, message_len, derived, derived_len);
+}
+
+/* PBKDF2 with every way of deriving blocks side by side under the installed
+ * single-stream kernel: its own lanes, and each multi-buffer kernel's lanes
+ * the CPU runs (that kernel's own loop or core/hmac.c's), each from one
+ * block on (the tables' minimums lowered to 1). */
+static void check_pbkdf2_lanes(enum fd_algorithm_id id, const fd_kernel *kernel,
+                               const uint8_t *message, size_t message_len,
+                               const uint8_t *expected_derived, size_t derived_len)
+{
+    const enum fd_family family = fd_algorithms[id].family;
+    static uint8_t derived[MAX_DERIVED_DIGESTS * FD_MAX_DIGEST_LEN];
+    fd_kernel every_count = *kernel;
+
+    if (every_count.pbkdf2_lanes.lanes != 0)
+        every_count.pbkdf2_lanes.min_blocks = 1;
+    fd_use_kernel(family, &every_count);
+    for (const fd_multi_kernel *multi = fd_multi_kernel_lists[family]; multi->name != NULL;
+         multi++) {
+        if (!cpu_runs(multi->required_features))
+            continue;
+        fd_multi_kernel every_multi_count = *multi;
+        every_multi_count.pbkdf2.min_blocks = 1;
+        fd_use_multi_kernel(family, &every_multi_count);
+        derive_key(id, message, message_len, derived, derived_len);
+        if (memcmp(derived, expected_derived, derived_len) != 0)
+            fail("PBKDF2, blocks side by side", id, kernel->name, multi->name, message_len,
+                 derived_len);
+    }
+    fd_use_multi_kernel(family, NULL);
+    derive_key(id, message, message_len, derived, derived_len);
+    if (memcmp(derived, expected_derived, derived_len) != 0)
+        fail("PBKDF2, blocks side by side", id, kernel->name, "none", message_len, derived_len);
+    fd_use_kernel(family, kernel);
 }
 
 static void check_algorithm(enum fd_algorithm_id id, const uint8_t *message, size_t message_len)
@@ -227,17 +276,20 @@ static void check_algorithm(enum fd_algorithm_id id, const uint8_t *message, siz
     uint8_t expected[FD_MAX_DIGEST_LEN], expected_prefix[FD_MAX_DIGEST_LEN];
     uint8_t digest[FD_MAX_DIGEST_LEN];
 
-    /* The references: the portable kernel's one-shots. */
+    /* The references: the portable kernel's one-shots, and its PBKDF2 one
+     * block at a time (no multi-buffer kernel's lanes). */
     fd_use_kernel(family, portable_kernel(family));
+    fd_use_multi_kernel(family, NULL);
     fd_hash(id, message, message_len, expected);
     size_t prefix_len = plan.copy_after == plan.count ? message_len : plan.offsets[plan.copy_after];
     fd_hash(id, slice(message, 0, prefix_len), prefix_len, expected_prefix);
     for (size_t i = 0; i < plan.count; i++)
         fd_hash(id, slice(message, plan.offsets[i], plan.lengths[i]), plan.lengths[i],
                 expected_updates + i * digest_len);
-    uint8_t expected_mac[FD_MAX_DIGEST_LEN], expected_derived[3 * FD_MAX_DIGEST_LEN];
-    uint8_t mac[FD_MAX_DIGEST_LEN], derived[3 * FD_MAX_DIGEST_LEN];
-    const size_t derived_len = 1 + message_len % (3 * digest_len);
+    static uint8_t expected_derived[MAX_DERIVED_DIGESTS * FD_MAX_DIGEST_LEN];
+    static uint8_t derived[MAX_DERIVED_DIGESTS * FD_MAX_DIGEST_LEN];
+    uint8_t expected_mac[FD_MAX_DIGEST_LEN], mac[FD_MAX_DIGEST_LEN];
+    const size_t derived_len = 1 + message_len % (MAX_DERIVED_DIGESTS * digest_len);
     keyed_digests(id, message, message_len, expected_mac, expected_derived, derived_len);
 
     for (const fd_kernel *kernel = fd_kernel_lists[family]; kernel->name != NULL; kernel++) {
@@ -253,6 +305,7 @@ static void check_algorithm(enum fd_algorithm_id id, const uint8_t *message, siz
             fail("HMAC", id, kernel->name, "-", message_len, 0);
         if (memcmp(derived, expected_derived, derived_len) != 0)
             fail("PBKDF2", id, kernel->name, "-", message_len, derived_len);
+        check_pbkdf2_lanes(id, kernel, message, message_len, expected_derived, derived_len);
 
         fd_use_multi_kernel(family, NULL);
         check_batch(id, kernel->name, message, message_len, expected_updates, expected);

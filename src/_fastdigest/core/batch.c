@@ -28,15 +28,6 @@
 
 /* ---- the driver -------------------------------------------------------- */
 
-/* The chaining values of the lanes, in the layout each family's kernels
- * take. */
-typedef union lane_chains {
-    uint32_t md5[FD_BATCH_MAX_LANES][4];
-    uint32_t sha1[FD_BATCH_MAX_LANES][5];
-    uint32_t sha256[FD_BATCH_MAX_LANES][8];
-    uint64_t sha512[FD_BATCH_MAX_LANES][8];
-} lane_chains;
-
 /* A message whose padded length is at most this many blocks is copied into
  * its lane whole, so that it is one run and one kernel call, not two (its
  * whole blocks, then its tail). With the copies written out inline this is
@@ -62,7 +53,7 @@ typedef struct batch {
     size_t digest_len;
     fd_kernel single;      /* fd_active_kernels[family], read once */
     fd_hash_state initial; /* the algorithm's IV is its chain */
-    lane_chains chains;
+    fd_lane_chains chains;
     /* The next block of each lane's current run, laid out as the kernel
      * takes them, so that a call passes this array as it is. Copied out of
      * the lanes before each call, as it once was, the pointers were loaded

@@ -317,7 +317,8 @@ void fd_hmac(enum fd_algorithm_id id, const uint8_t *key, size_t key_len, const 
  * next compression loads it back. A kernel that can do better runs the whole
  * loop itself (fd_kernel.pbkdf2: the SHA-NI kernels keep the digest in
  * registers, which makes an iteration faster); the loops here serve the
- * others. */
+ * others. Several output blocks are derived side by side where a kernel
+ * allows (see "several output blocks side by side" below). */
 
 /* Iterations 2..c of one output block of a 32-bit-word family. On entry
  * block holds U_1 and its padding, and t holds U_1 as words; on return t
@@ -443,43 +444,269 @@ static void pbkdf2_output_block(enum fd_algorithm_id id, fd_hmac_state *keyed, u
     fd_secure_zero(t64, sizeof t64);
 }
 
+/* ---- several output blocks side by side ---------------------------------
+ *
+ * The blocks T_1, T_2, ... are independent chains over the same keyed
+ * states, and each chain is a row of dependent compressions that leaves
+ * most of the core idle: derived side by side, two or more blocks cost
+ * little more than one. A kernel with pbkdf2_lanes runs its own loop over
+ * several blocks with the digests in registers (SHA-NI's two streams, the
+ * SHA-512 family's AVX-512 lanes). For a family whose kernel has none, the
+ * active multi-buffer kernel's lanes serve when enough blocks are left
+ * (fd_multi_kernel.pbkdf2.min_blocks): through that kernel's own loop where
+ * it has one (MD5's), or else the loop below, which moves each iteration's
+ * digests through memory, as pbkdf2_iterate32 does. */
+
+/* A round's output blocks: row i holds U (and its fixed padding) in the
+ * algorithm's byte order for one block; t[i] accumulates that block's T as
+ * bytes, where XOR is the same in any byte order. */
+typedef struct pbkdf2_rows {
+    uint8_t blocks[FD_BATCH_MAX_LANES][FD_MAX_BLOCK_LEN];
+    uint8_t t[FD_BATCH_MAX_LANES][FD_MAX_DIGEST_LEN];
+} pbkdf2_rows;
+
+/* Sets every lane's chain to the keyed chain of state (one of the HMAC's
+ * two) and compresses each lane's block onto it, then writes each busy
+ * lane's digest over the start of its block, where the next compression
+ * reads it. */
+static void compress_digest_lanes(const fd_algorithm *algorithm, const fd_multi_kernel *multi,
+                                  const fd_hash_state *state, fd_lane_chains *chains,
+                                  const uint8_t *const *lane_blocks,
+                                  uint8_t (*blocks)[FD_MAX_BLOCK_LEN], size_t count)
+{
+    const unsigned lanes = multi->lanes;
+
+    switch (algorithm->family) {
+    case FD_FAMILY_MD5:
+        for (unsigned lane = 0; lane < lanes; lane++)
+            memcpy(chains->md5[lane], state->md5.chain, sizeof chains->md5[lane]);
+        multi->blocks.md5(chains->md5, lane_blocks, 1);
+        for (size_t lane = 0; lane < count; lane++)
+            store_words32(blocks[lane], chains->md5[lane], 4, true);
+        break;
+    case FD_FAMILY_SHA1:
+        for (unsigned lane = 0; lane < lanes; lane++)
+            memcpy(chains->sha1[lane], state->sha1.chain, sizeof chains->sha1[lane]);
+        multi->blocks.sha1(chains->sha1, lane_blocks, 1);
+        for (size_t lane = 0; lane < count; lane++)
+            store_words32(blocks[lane], chains->sha1[lane], 5, false);
+        break;
+    case FD_FAMILY_SHA256:
+        for (unsigned lane = 0; lane < lanes; lane++)
+            memcpy(chains->sha256[lane], state->sha256.chain, sizeof chains->sha256[lane]);
+        multi->blocks.sha256(chains->sha256, lane_blocks, 1);
+        for (size_t lane = 0; lane < count; lane++)
+            store_words32(blocks[lane], chains->sha256[lane], algorithm->digest_len / 4, false);
+        break;
+    case FD_FAMILY_SHA512:
+        for (unsigned lane = 0; lane < lanes; lane++)
+            memcpy(chains->sha512[lane], state->sha512.chain, sizeof chains->sha512[lane]);
+        multi->blocks.sha512(chains->sha512, lane_blocks, 1);
+        for (size_t lane = 0; lane < count; lane++)
+            store_digest64(blocks[lane], chains->sha512[lane], algorithm->digest_len);
+        break;
+    case FD_FAMILY_COUNT:
+        break;
+    }
+}
+
+static void xor_digest(uint8_t *t, const uint8_t *u, size_t digest_len)
+{
+    /* Every digest length is a multiple of four bytes. */
+    for (size_t i = 0; i < digest_len; i += 4) {
+        uint32_t t_word, u_word;
+        memcpy(&t_word, t + i, 4);
+        memcpy(&u_word, u + i, 4);
+        t_word ^= u_word;
+        memcpy(t + i, &t_word, 4);
+    }
+}
+
+/* Iterations 2..c of count blocks (rows) through the multi-buffer kernel's
+ * lanes; lanes past count compress row 0's block again, and their results
+ * are dropped. */
+static void pbkdf2_iterate_lanes(const fd_algorithm *algorithm, const fd_multi_kernel *multi,
+                                 const fd_hmac_state *keyed, pbkdf2_rows *rows, size_t count,
+                                 uint32_t iterations_left)
+{
+    const uint8_t *lane_blocks[FD_BATCH_MAX_LANES];
+    fd_lane_chains chains;
+
+    for (unsigned lane = 0; lane < multi->lanes; lane++)
+        lane_blocks[lane] = rows->blocks[lane < count ? lane : 0];
+    for (; iterations_left != 0; iterations_left--) {
+        compress_digest_lanes(algorithm, multi, &keyed->inner, &chains, lane_blocks, rows->blocks,
+                              count);
+        compress_digest_lanes(algorithm, multi, &keyed->outer, &chains, lane_blocks, rows->blocks,
+                              count);
+        for (size_t lane = 0; lane < count; lane++)
+            xor_digest(rows->t[lane], rows->blocks[lane], algorithm->digest_len);
+    }
+    fd_secure_zero(&chains, sizeof chains);
+}
+
+/* Whether run has its family's loop. */
+static bool has_lanes_run(enum fd_family family, const fd_pbkdf2_lanes_run *run)
+{
+    switch (family) {
+    case FD_FAMILY_MD5:
+        return run->md5 != NULL;
+    case FD_FAMILY_SHA1:
+        return run->sha1 != NULL;
+    case FD_FAMILY_SHA256:
+        return run->sha256 != NULL;
+    case FD_FAMILY_SHA512:
+        return run->sha512 != NULL;
+    case FD_FAMILY_COUNT:
+        break;
+    }
+    return false;
+}
+
+/* Iterations 2..c of count blocks (rows) through a kernel's own loop
+ * (fd_kernel.pbkdf2_lanes, fd_multi_kernel.pbkdf2), which takes U_1 and
+ * returns T as chain words. */
+static void pbkdf2_run_kernel_lanes(const fd_algorithm *algorithm, const fd_pbkdf2_lanes_run *run,
+                                    const fd_hmac_state *keyed, pbkdf2_rows *rows, size_t count,
+                                    uint32_t iterations_left)
+{
+    const size_t digest_len = algorithm->digest_len;
+    fd_lane_chains words;
+
+    /* The words past a digest, which a kernel may load with it. */
+    memset(&words, 0, sizeof words);
+
+    switch (algorithm->family) {
+    case FD_FAMILY_SHA1:
+        for (size_t lane = 0; lane < count; lane++)
+            load_words32(words.sha1[lane], rows->blocks[lane], 5, false);
+        run->sha1(keyed->inner.sha1.chain, keyed->outer.sha1.chain, words.sha1, count,
+                  iterations_left);
+        for (size_t lane = 0; lane < count; lane++)
+            store_words32(rows->t[lane], words.sha1[lane], 5, false);
+        break;
+    case FD_FAMILY_SHA256:
+        for (size_t lane = 0; lane < count; lane++)
+            load_words32(words.sha256[lane], rows->blocks[lane], digest_len / 4, false);
+        run->sha256(keyed->inner.sha256.chain, keyed->outer.sha256.chain, digest_len / 4,
+                    words.sha256, count, iterations_left);
+        for (size_t lane = 0; lane < count; lane++)
+            store_words32(rows->t[lane], words.sha256[lane], digest_len / 4, false);
+        break;
+    case FD_FAMILY_SHA512:
+        for (size_t lane = 0; lane < count; lane++)
+            load_digest64(words.sha512[lane], rows->blocks[lane], digest_len);
+        run->sha512(keyed->inner.sha512.chain, keyed->outer.sha512.chain, digest_len,
+                    words.sha512, count, iterations_left);
+        for (size_t lane = 0; lane < count; lane++)
+            store_digest64(rows->t[lane], words.sha512[lane], digest_len);
+        break;
+    case FD_FAMILY_MD5:
+        for (size_t lane = 0; lane < count; lane++)
+            load_words32(words.md5[lane], rows->blocks[lane], 4, true);
+        run->md5(keyed->inner.md5.chain, keyed->outer.md5.chain, words.md5, count,
+                 iterations_left);
+        for (size_t lane = 0; lane < count; lane++)
+            store_words32(rows->t[lane], words.md5[lane], 4, true);
+        break;
+    case FD_FAMILY_COUNT:
+        break;
+    }
+    fd_secure_zero(&words, sizeof words);
+}
+
+/* How the next round derives its blocks, and how many: the kernel's own
+ * lanes where it has them, else the multi-buffer kernel's, else one block
+ * alone; lanes only while at least their min_blocks are left, so that an
+ * odd last block runs alone rather than beside idle lanes. */
+enum pbkdf2_path { PBKDF2_ONE_BLOCK, PBKDF2_KERNEL_LANES, PBKDF2_MULTI_LANES };
+
+static size_t next_round(const fd_kernel *kernel, const fd_multi_kernel *multi, size_t blocks_left,
+                         enum pbkdf2_path *path)
+{
+    if (kernel->pbkdf2_lanes.lanes != 0) {
+        if (blocks_left >= kernel->pbkdf2_lanes.min_blocks) {
+            *path = PBKDF2_KERNEL_LANES;
+            return blocks_left < kernel->pbkdf2_lanes.lanes ? blocks_left
+                                                            : kernel->pbkdf2_lanes.lanes;
+        }
+    }
+    else if (multi->pbkdf2.min_blocks != 0 && blocks_left >= multi->pbkdf2.min_blocks) {
+        *path = PBKDF2_MULTI_LANES;
+        return blocks_left < multi->lanes ? blocks_left : multi->lanes;
+    }
+    *path = PBKDF2_ONE_BLOCK;
+    return 1;
+}
+
 void fd_pbkdf2_hmac(enum fd_algorithm_id id, const uint8_t *password, size_t password_len,
                     const uint8_t *salt, size_t salt_len, uint32_t iterations, uint8_t *out,
                     size_t out_len)
 {
     const fd_algorithm *algorithm = &fd_algorithms[id];
+    /* Read once: the kernels of every round of this derivation. */
+    const fd_kernel *kernel = &fd_active_kernels[algorithm->family];
+    const fd_multi_kernel *multi = &fd_active_multi_kernels[algorithm->family];
     size_t digest_len = algorithm->digest_len;
     size_t state_len = algorithm->state_len;
+    size_t blocks_left = out_len / digest_len + (out_len % digest_len != 0);
+    size_t rows_used = 0;
+    uint32_t index = 1;
     fd_hmac_state keyed;
     fd_hash_state salted; /* the inner hash after the keyed block and the salt */
     fd_hash_state inner;
-    uint8_t block[FD_MAX_BLOCK_LEN];
-    uint8_t t_bytes[FD_MAX_DIGEST_LEN];
+    pbkdf2_rows rows;
 
     fd_hmac_init(&keyed, id, password, password_len);
     memcpy(&salted, &keyed.inner, state_len);
     algorithm->update(&salted, salt, salt_len);
-    pad_one_digest_block(algorithm, block);
 
-    for (uint32_t index = 1; out_len != 0; index++) {
-        /* U_1 = HMAC(P, S || INT(i)), written where the loop reads U. */
-        uint8_t index_be[4];
-        fd_store_be32(index_be, index);
-        memcpy(&inner, &salted, state_len);
-        algorithm->update(&inner, index_be, sizeof index_be);
-        hmac_finish(algorithm, &inner, &keyed.outer, block);
+    while (blocks_left != 0) {
+        enum pbkdf2_path path;
+        size_t count = next_round(kernel, multi, blocks_left, &path);
 
-        pbkdf2_output_block(id, &keyed, block, iterations - 1, t_bytes);
+        for (size_t row = 0; row < count; row++, index++) {
+            /* U_1 = HMAC(P, S || INT(i)), written where the loops read U;
+             * T starts as U_1. */
+            uint8_t index_be[4];
+            fd_store_be32(index_be, index);
+            memcpy(&inner, &salted, state_len);
+            algorithm->update(&inner, index_be, sizeof index_be);
+            pad_one_digest_block(algorithm, rows.blocks[row]);
+            hmac_finish(algorithm, &inner, &keyed.outer, rows.blocks[row]);
+            memcpy(rows.t[row], rows.blocks[row], digest_len);
+        }
+        rows_used = count > rows_used ? count : rows_used;
 
-        size_t take = out_len < digest_len ? out_len : digest_len;
-        memcpy(out, t_bytes, take);
-        out += take;
-        out_len -= take;
+        switch (path) {
+        case PBKDF2_ONE_BLOCK:
+            pbkdf2_output_block(id, &keyed, rows.blocks[0], iterations - 1, rows.t[0]);
+            break;
+        case PBKDF2_KERNEL_LANES:
+            pbkdf2_run_kernel_lanes(algorithm, &kernel->pbkdf2_lanes.run, &keyed, &rows, count,
+                                    iterations - 1);
+            break;
+        case PBKDF2_MULTI_LANES:
+            if (has_lanes_run(algorithm->family, &multi->pbkdf2.run))
+                pbkdf2_run_kernel_lanes(algorithm, &multi->pbkdf2.run, &keyed, &rows, count,
+                                        iterations - 1);
+            else
+                pbkdf2_iterate_lanes(algorithm, multi, &keyed, &rows, count, iterations - 1);
+            break;
+        }
+
+        for (size_t row = 0; row < count; row++) {
+            size_t take = out_len < digest_len ? out_len : digest_len;
+            memcpy(out, rows.t[row], take);
+            out += take;
+            out_len -= take;
+        }
+        blocks_left -= count;
     }
 
     fd_hmac_wipe(&keyed);
     fd_secure_zero(&salted, sizeof salted);
     fd_secure_zero(&inner, sizeof inner);
-    fd_secure_zero(block, sizeof block);
-    fd_secure_zero(t_bytes, sizeof t_bytes);
+    fd_secure_zero(rows.blocks, rows_used * sizeof rows.blocks[0]);
+    fd_secure_zero(rows.t, rows_used * sizeof rows.t[0]);
 }

@@ -54,8 +54,12 @@ void fd_hmac(enum fd_algorithm_id id, const uint8_t *key, size_t key_len, const 
  * Each iteration after the first is exactly two compressions of one block
  * that was padded once, by the family's active kernel (fd_active_kernels):
  * its own PBKDF2 loop where it has one (SHA-NI), with the digest kept in
- * registers, or else two calls of its compress function. Nothing is
- * buffered, allocated or finalized in the loop. */
+ * registers, or else two calls of its compress function. Output blocks are
+ * derived side by side, several per loop, through the kernel's PBKDF2 lanes
+ * (fd_kernel.pbkdf2_lanes) or else, when enough blocks are left, the
+ * family's multi-buffer kernel (fd_active_multi_kernels). Nothing is
+ * buffered, allocated or finalized in the loops, and no key-derived data is
+ * left on the stack. */
 void fd_pbkdf2_hmac(enum fd_algorithm_id id, const uint8_t *password, size_t password_len,
                     const uint8_t *salt, size_t salt_len, uint32_t iterations, uint8_t *out,
                     size_t out_len);

@@ -19,7 +19,12 @@
 #include "kernels/x86/shani/shani.h"
 #include "kernels/x86/ssse3/ssse3.h"
 
-/* ---- single-stream kernels --------------------------------------------- */
+/* ---- single-stream kernels ---------------------------------------------
+ *
+ * pbkdf2_lanes' min_blocks: SHA-NI's two streams take two blocks or none,
+ * as an odd last block ran faster alone through the kernel's one-block
+ * loop than beside an idle stream; the SHA-512 family's four AVX-512 lanes
+ * take two to four, one block running faster through the scalar rounds. */
 
 static const fd_kernel md5_kernels[] = {
     {.name = "tuned", .blocks.md5 = fd_md5_blocks_tuned},
@@ -41,7 +46,8 @@ static const fd_kernel sha1_kernels[] = {
      .blocks.sha1 = fd_sha1_blocks_shani,
      .pbkdf2.sha1 = fd_sha1_pbkdf2_shani,
      .hmac_finish.sha1 = fd_sha1_hmac_finish_shani,
-     .hmac_key.sha1 = fd_sha1_hmac_key_shani_x2},
+     .hmac_key.sha1 = fd_sha1_hmac_key_shani_x2,
+     .pbkdf2_lanes = {.lanes = 2, .min_blocks = 2, .run.sha1 = fd_sha1_pbkdf2_shani_x2}},
 #endif
 #ifdef FD_HAVE_AVX2
     {.name = "avx2",
@@ -73,7 +79,8 @@ static const fd_kernel sha256_kernels[] = {
      .blocks.sha256 = fd_sha256_blocks_shani,
      .pbkdf2.sha256 = fd_sha256_pbkdf2_shani,
      .hmac_finish.sha256 = fd_sha256_hmac_finish_shani,
-     .hmac_key.sha256 = fd_sha256_hmac_key_shani_x2},
+     .hmac_key.sha256 = fd_sha256_hmac_key_shani_x2,
+     .pbkdf2_lanes = {.lanes = 2, .min_blocks = 2, .run.sha256 = fd_sha256_pbkdf2_shani_x2}},
 #endif
 #ifdef FD_HAVE_AVX2
     {.name = "avx2",
@@ -96,7 +103,8 @@ static const fd_kernel sha512_kernels[] = {
 #ifdef FD_HAVE_AVX512
     {.name = "avx512",
      .required_features = FD_AVX512_FEATURES,
-     .blocks.sha512 = fd_sha512_blocks_avx512},
+     .blocks.sha512 = fd_sha512_blocks_avx512,
+     .pbkdf2_lanes = {.lanes = 4, .min_blocks = 2, .run.sha512 = fd_sha512_pbkdf2_avx512_x4}},
 #endif
 #ifdef FD_HAVE_AVX2
     {.name = "avx2", .required_features = FD_AVX2_FEATURES, .blocks.sha512 = fd_sha512_blocks_avx2},
@@ -118,7 +126,13 @@ const fd_kernel *const fd_kernel_lists[FD_FAMILY_COUNT] = {
  * each drain_min_busy follows from the kernel's speed-up over the family's
  * single-stream kernel on batches of equal messages (dispatch.h), which
  * tests/c/test_batch.c --bench measures; the figures belong to the
- * benchmark docs. */
+ * benchmark docs. pbkdf2.min_blocks is the fewest PBKDF2 output blocks for
+ * which one round through the lanes takes less time than those blocks one
+ * after another through the single-stream kernel picked beside it (with
+ * SHA-NI hidden where the CPU has it); it is 0 where that kernel has PBKDF2
+ * lanes of its own (SHA-NI). MD5's kernels run PBKDF2 in their own loops,
+ * at about the cost of one scalar block for any number of busy lanes: from
+ * two blocks on. */
 
 static const fd_multi_kernel md5_multi_kernels[] = {
 #ifdef FD_HAVE_AVX512_MULTI
@@ -126,6 +140,7 @@ static const fd_multi_kernel md5_multi_kernels[] = {
      .required_features = FD_AVX512_FEATURES,
      .lanes = 16,
      .drain_min_busy = 4,
+     .pbkdf2 = {.min_blocks = 2, .run.md5 = fd_md5_pbkdf2_avx512_x16},
      .blocks.md5 = fd_md5_blocks_avx512_x16},
 #endif
 #ifdef FD_HAVE_AVX2_MULTI
@@ -133,6 +148,7 @@ static const fd_multi_kernel md5_multi_kernels[] = {
      .required_features = FD_AVX2_FEATURES,
      .lanes = 8,
      .drain_min_busy = 3,
+     .pbkdf2 = {.min_blocks = 2, .run.md5 = fd_md5_pbkdf2_avx2_x8},
      .blocks.md5 = fd_md5_blocks_avx2_x8},
 #endif
     {.name = NULL},
@@ -144,6 +160,7 @@ static const fd_multi_kernel sha1_multi_kernels[] = {
      .required_features = FD_AVX512_FEATURES,
      .lanes = 16,
      .drain_min_busy = 12,
+     .pbkdf2 = {.min_blocks = 6},
      .blocks.sha1 = fd_sha1_blocks_avx512_x16},
 #endif
 #ifdef FD_HAVE_SHANI_X2
@@ -160,6 +177,7 @@ static const fd_multi_kernel sha1_multi_kernels[] = {
      .required_features = FD_AVX2_FEATURES,
      .lanes = 8,
      .drain_min_busy = 2,
+     .pbkdf2 = {.min_blocks = 4},
      .blocks.sha1 = fd_sha1_blocks_avx2_x8},
 #endif
     {.name = NULL},
@@ -184,6 +202,7 @@ static const fd_multi_kernel sha256_multi_kernels[] = {
      .required_features = FD_AVX512_FEATURES,
      .lanes = 16,
      .drain_min_busy = 16,
+     .pbkdf2 = {.min_blocks = 4},
      .blocks.sha256 = fd_sha256_blocks_avx512_x16},
 #endif
 #ifdef FD_HAVE_AVX2_MULTI
@@ -193,6 +212,7 @@ static const fd_multi_kernel sha256_multi_kernels[] = {
      .required_features = FD_AVX2_FEATURES,
      .lanes = 8,
      .drain_min_busy = 2,
+     .pbkdf2 = {.min_blocks = 3},
      .blocks.sha256 = fd_sha256_blocks_avx2_x8},
 #endif
     {.name = NULL},
@@ -204,6 +224,7 @@ static const fd_multi_kernel sha512_multi_kernels[] = {
      .required_features = FD_AVX512_FEATURES,
      .lanes = 8,
      .drain_min_busy = 4,
+     .pbkdf2 = {.min_blocks = 3},
      .blocks.sha512 = fd_sha512_blocks_avx512_x8},
 #endif
 #ifdef FD_HAVE_AVX2_MULTI
@@ -211,6 +232,7 @@ static const fd_multi_kernel sha512_multi_kernels[] = {
      .required_features = FD_AVX2_FEATURES,
      .lanes = 4,
      .drain_min_busy = 3,
+     .pbkdf2 = {.min_blocks = 3},
      .blocks.sha512 = fd_sha512_blocks_avx2_x4},
 #endif
     {.name = NULL},

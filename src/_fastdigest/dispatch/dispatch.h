@@ -18,6 +18,15 @@
 
 /* ---- kernels (dispatch.c) ------------------------------------------------ */
 
+/* A kernel's PBKDF2 loop over several output blocks at once (kernel.h's
+ * fd_*_pbkdf2_lanes_fn), for its family. */
+typedef union fd_pbkdf2_lanes_run {
+    fd_md5_pbkdf2_lanes_fn *md5;
+    fd_sha1_pbkdf2_lanes_fn *sha1;
+    fd_sha256_pbkdf2_lanes_fn *sha256;
+    fd_sha512_pbkdf2_lanes_fn *sha512;
+} fd_pbkdf2_lanes_run;
+
 /* A single-stream kernel and its optional capabilities: a capability it
  * lacks is NULL, and core/hmac.c then does that part over `blocks`. */
 typedef struct fd_kernel {
@@ -34,6 +43,15 @@ typedef struct fd_kernel {
         fd_sha1_pbkdf2_fn *sha1;
         fd_sha256_pbkdf2_fn *sha256;
     } pbkdf2;
+    /* PBKDF2's loop for several output blocks at once: up to `lanes` of
+     * them per call, and never fewer than `min_blocks` (measured: below
+     * that, blocks one at a time are faster); a derivation's blocks go
+     * through it in rounds while that many are left. */
+    struct {
+        unsigned lanes;
+        unsigned min_blocks;
+        fd_pbkdf2_lanes_run run;
+    } pbkdf2_lanes;
     /* The end of an HMAC: the inner hash's last blocks and the outer block. */
     union {
         fd_sha1_hmac_finish_fn *sha1;
@@ -57,6 +75,16 @@ typedef struct fd_multi_kernel {
      * single-stream kernel (tests/c/test_batch.c --bench measures it),
      * rounded up; lanes itself where it never does. */
     unsigned drain_min_busy;
+    /* PBKDF2's output blocks side by side through these lanes, for a family
+     * whose single-stream kernel has no pbkdf2_lanes: min_blocks is the
+     * fewest blocks worth a round through them (0: never; measured on Zen
+     * 4), run the kernel's own loop with the digests in registers, or NULL
+     * for core/hmac.c's loop over `blocks`, which moves each iteration's
+     * digests through memory. */
+    struct {
+        unsigned min_blocks;
+        fd_pbkdf2_lanes_run run;
+    } pbkdf2;
     union {
         fd_md5_blocks_multi_fn *md5;
         fd_sha1_blocks_multi_fn *sha1;

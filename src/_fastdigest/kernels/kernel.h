@@ -79,6 +79,30 @@ typedef void fd_sha256_pbkdf2_fn(const uint32_t inner_chain[8], const uint32_t o
 typedef void fd_sha1_pbkdf2_fn(const uint32_t inner_chain[5], const uint32_t outer_chain[5],
                                uint32_t words[5], uint32_t iterations_left);
 
+/* Iterations 2..c of count PBKDF2-HMAC output blocks side by side (the
+ * blocks T_1, T_2, ... are independent chains over the same keyed states),
+ * count from 1 to the kernel's lane count (fd_kernel.pbkdf2_lanes). Each
+ * words[i] is as words of the single-block loops above: U_1 of its block on
+ * entry, T on return (MD5's words are little-endian, as its digest is).
+ * Rows from count on are neither read nor written. */
+typedef void fd_md5_pbkdf2_lanes_fn(const uint32_t inner_chain[4], const uint32_t outer_chain[4],
+                                    uint32_t (*words)[4], size_t count,
+                                    uint32_t iterations_left);
+typedef void fd_sha1_pbkdf2_lanes_fn(const uint32_t inner_chain[5],
+                                     const uint32_t outer_chain[5], uint32_t (*words)[5],
+                                     size_t count, uint32_t iterations_left);
+typedef void fd_sha256_pbkdf2_lanes_fn(const uint32_t inner_chain[8],
+                                       const uint32_t outer_chain[8], size_t digest_words,
+                                       uint32_t (*words)[8], size_t count,
+                                       uint32_t iterations_left);
+/* The SHA-512 family's: digest_len is 64, 48, 32 or 28 bytes (SHA-512/224's
+ * digest ends in the high half of its fourth word, whose low half is then
+ * neither read nor written). */
+typedef void fd_sha512_pbkdf2_lanes_fn(const uint64_t inner_chain[8],
+                                       const uint64_t outer_chain[8], size_t digest_len,
+                                       uint64_t (*words)[8], size_t count,
+                                       uint32_t iterations_left);
+
 /* The end of an HMAC inside a kernel: compresses the inner hash's last
  * tail_blocks blocks, already padded, from tail onto inner_chain; then the
  * block made of that digest and its fixed padding (the outer hash sees one
@@ -103,6 +127,15 @@ typedef void fd_sha256_hmac_key_fn(const uint8_t padded_key[FD_SHA256_BLOCK_LEN]
 
 /* The most lanes any kernel has, and so the most messages in flight. */
 #define FD_BATCH_MAX_LANES 16
+
+/* The chaining values of up to FD_BATCH_MAX_LANES lanes, in the layout each
+ * family's kernels take (the batch driver's lanes, PBKDF2's blocks). */
+typedef union fd_lane_chains {
+    uint32_t md5[FD_BATCH_MAX_LANES][4];
+    uint32_t sha1[FD_BATCH_MAX_LANES][5];
+    uint32_t sha256[FD_BATCH_MAX_LANES][8];
+    uint64_t sha512[FD_BATCH_MAX_LANES][8];
+} fd_lane_chains;
 
 /* Compresses nblocks consecutive blocks from blocks[lane] (any alignment)
  * into chains[lane] for each of the kernel's lanes: every lane advances by

@@ -21,6 +21,7 @@ fd_sha512_blocks_fn fd_sha512_blocks_avx2; /* sha512_avx2.c */
 #ifndef FD_NO_MULTI_BUFFER
 #define FD_HAVE_AVX2_MULTI 1
 fd_md5_blocks_multi_fn fd_md5_blocks_avx2_x8;       /* md5_avx2_x8.c */
+fd_md5_pbkdf2_lanes_fn fd_md5_pbkdf2_avx2_x8;       /* md5_avx2_x8.c */
 fd_sha1_blocks_multi_fn fd_sha1_blocks_avx2_x8;     /* sha1_avx2_x8.c */
 fd_sha256_blocks_multi_fn fd_sha256_blocks_avx2_x8; /* sha256_avx2_x8.c */
 fd_sha512_blocks_multi_fn fd_sha512_blocks_avx2_x4; /* sha512_avx2_x4.c */

@@ -125,4 +125,80 @@ void fd_md5_blocks_avx2_x8(uint32_t (*chains)[4], const uint8_t *const *blocks, 
     }
 }
 
+/* ---- PBKDF2 -------------------------------------------------------------
+ *
+ * Up to eight output blocks of PBKDF2-HMAC-MD5 at once, as
+ * md5_avx512_x16.c's fd_md5_pbkdf2_avx512_x16 derives sixteen (see there):
+ * the digests stay in the lanes, the padding words are constants. */
+
+/* Compresses the block made of the digests u onto chain (the same in every
+ * lane); u receives the result. */
+FD_TARGET_AVX2
+static FD_ALWAYS_INLINE void compress_digest_block(__m256i u[4], const __m256i chain[4])
+{
+    const __m256i zero = _mm256_setzero_si256();
+    const __m256i x[16] = {
+        u[0], u[1], u[2], u[3], _mm256_set1_epi32(0x80), zero, zero, zero, zero, zero, zero,
+        zero, zero, zero, _mm256_set1_epi32((FD_MD5_BLOCK_LEN + FD_MD5_DIGEST_LEN) * 8), zero,
+    };
+    __m256i a = chain[0], b = chain[1], c = chain[2], d = chain[3];
+
+#define MD5_STEP(f, a, b, c, d, k, t, s) a = step_##f(a, b, c, d, x[k], t, s);
+    FD_MD5_ROUND1(MD5_STEP)
+    FD_MD5_ROUND2(MD5_STEP)
+    FD_MD5_ROUND3(MD5_STEP)
+    FD_MD5_ROUND4(MD5_STEP)
+#undef MD5_STEP
+
+    u[0] = _mm256_add_epi32(a, chain[0]);
+    u[1] = _mm256_add_epi32(b, chain[1]);
+    u[2] = _mm256_add_epi32(c, chain[2]);
+    u[3] = _mm256_add_epi32(d, chain[3]);
+}
+
+FD_TARGET_AVX2
+void fd_md5_pbkdf2_avx2_x8(const uint32_t inner_chain[4], const uint32_t outer_chain[4],
+                           uint32_t (*words)[4], size_t count, uint32_t iterations_left)
+{
+    /* Word w of row l is 4 * l + w words from words[0]; lanes past count
+     * read row 0 and are never stored. */
+    int row_starts[8];
+    for (size_t lane = 0; lane < 8; lane++)
+        row_starts[lane] = lane < count ? (int)(4 * lane) : 0;
+    const __m256i row_words = _mm256_loadu_si256((const __m256i *)(const void *)row_starts);
+    const int *base = (const int *)(const void *)words;
+    __m256i inner[4], outer[4], u[4], t[4];
+
+    for (int w = 0; w < 4; w++) {
+        inner[w] = _mm256_set1_epi32((int)inner_chain[w]);
+        outer[w] = _mm256_set1_epi32((int)outer_chain[w]);
+        u[w] = _mm256_i32gather_epi32(base, _mm256_add_epi32(row_words, _mm256_set1_epi32(w)), 4);
+        t[w] = u[w];
+    }
+    for (; iterations_left != 0; iterations_left--) {
+        compress_digest_block(u, inner);
+        compress_digest_block(u, outer);
+        for (int w = 0; w < 4; w++)
+            t[w] = _mm256_xor_si256(t[w], u[w]);
+    }
+
+    /* Back to rows: lane l's four words in the 128-bit half l / 4 of
+     * rows[l % 4]. */
+    __m256i ab_low = _mm256_unpacklo_epi32(t[0], t[1]); /* a0 b0 a1 b1 | a4 b4 a5 b5 */
+    __m256i ab_high = _mm256_unpackhi_epi32(t[0], t[1]); /* a2 b2 a3 b3 | a6 b6 a7 b7 */
+    __m256i cd_low = _mm256_unpacklo_epi32(t[2], t[3]);
+    __m256i cd_high = _mm256_unpackhi_epi32(t[2], t[3]);
+    const __m256i rows[4] = {
+        _mm256_unpacklo_epi64(ab_low, cd_low),
+        _mm256_unpackhi_epi64(ab_low, cd_low),
+        _mm256_unpacklo_epi64(ab_high, cd_high),
+        _mm256_unpackhi_epi64(ab_high, cd_high),
+    };
+    for (size_t lane = 0; lane < count; lane++) {
+        __m128i row = lane < 4 ? _mm256_castsi256_si128(rows[lane])
+                               : _mm256_extracti128_si256(rows[lane - 4], 1);
+        _mm_storeu_si128((__m128i *)(void *)words[lane], row);
+    }
+}
+
 #endif /* FD_HAVE_AVX2_MULTI */

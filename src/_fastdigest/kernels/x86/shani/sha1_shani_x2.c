@@ -5,7 +5,9 @@
  * a second, independent message's rounds, interleaved call by call, run in
  * the cycles the first leaves idle (isa-l_crypto's sha1_ni_x2 does the same).
  * Both lanes' steps are written side by side in inline functions over
- * two-element arrays, which the compiler keeps in registers once inlined. */
+ * two-element arrays, which the compiler keeps in registers once inlined.
+ * The two streams also key HMAC (fd_sha1_hmac_key_shani_x2) and iterate
+ * two PBKDF2 output blocks (fd_sha1_pbkdf2_shani_x2). */
 #include "kernels/x86/shani/shani.h"
 
 #ifdef FD_HAVE_SHANI
@@ -171,6 +173,51 @@ void fd_sha1_hmac_key_shani_x2(const uint8_t padded_key[FD_SHA1_BLOCK_LEN],
     compress_pair(abcd, e, w[0], w[1], w[2], w[3]);
     state_to_chain(abcd[0], e[0], inner_chain);
     state_to_chain(abcd[1], e[1], outer_chain);
+}
+
+/* PBKDF2's iterations for two output blocks at once (core/hmac.c), as
+ * fd_sha256_pbkdf2_shani_x2 does them: sha1_shani.c's loop, the digest in
+ * registers (abcd is the block's first word group, e with the 0x80 marker
+ * beside it the second), with two blocks' chains interleaved. */
+FD_TARGET_SHANI
+void fd_sha1_pbkdf2_shani_x2(const uint32_t inner_chain[5], const uint32_t outer_chain[5],
+                             uint32_t (*words)[5], size_t count, uint32_t iterations_left)
+{
+    /* W[5] = 0x80000000 (INT32_MIN), W[6..14] = 0, W[15] = the bit length of
+     * the keyed block and the digest (FIPS 180-4, 5.1.1). */
+    const __m128i marker = _mm_set_epi32(0, INT32_MIN, 0, 0);
+    const __m128i group3 = _mm_set_epi32(0, 0, 0, (FD_SHA1_BLOCK_LEN + FD_SHA1_DIGEST_LEN) * 8);
+    __m128i inner_abcd, inner_e, outer_abcd, outer_e, u_abcd[2], u_e[2], t_abcd[2], t_e[2];
+
+    chain_to_state(inner_chain, &inner_abcd, &inner_e);
+    chain_to_state(outer_chain, &outer_abcd, &outer_e);
+    for (int lane = 0; lane < 2; lane++) {
+        /* A single block runs in both lanes; only the first is stored. */
+        chain_to_state(words[(size_t)lane < count ? lane : 0], &u_abcd[lane], &u_e[lane]);
+        t_abcd[lane] = u_abcd[lane];
+        t_e[lane] = u_e[lane];
+    }
+
+    for (; iterations_left != 0; iterations_left--) {
+        __m128i abcd[2] = {inner_abcd, inner_abcd}, e[2] = {inner_e, inner_e};
+        __m128i w1[2] = {_mm_or_si128(u_e[0], marker), _mm_or_si128(u_e[1], marker)};
+        __m128i w2[2] = {_mm_setzero_si128(), _mm_setzero_si128()}, w3[2] = {group3, group3};
+        compress_pair(abcd, e, u_abcd, w1, w2, w3);
+        for (int lane = 0; lane < 2; lane++) {
+            u_abcd[lane] = outer_abcd;
+            u_e[lane] = outer_e;
+            w1[lane] = _mm_or_si128(e[lane], marker);
+            w2[lane] = _mm_setzero_si128();
+            w3[lane] = group3;
+        }
+        compress_pair(u_abcd, u_e, abcd, w1, w2, w3);
+        for (int lane = 0; lane < 2; lane++) {
+            t_abcd[lane] = _mm_xor_si128(t_abcd[lane], u_abcd[lane]);
+            t_e[lane] = _mm_xor_si128(t_e[lane], u_e[lane]);
+        }
+    }
+    for (size_t lane = 0; lane < count; lane++)
+        state_to_chain(t_abcd[lane], t_e[lane], words[lane]);
 }
 
 #endif /* FD_HAVE_SHANI */

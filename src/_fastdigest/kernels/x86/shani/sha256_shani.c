@@ -19,7 +19,6 @@
 #ifdef FD_HAVE_SHANI
 
 #include <immintrin.h>
-#include <stdbool.h>
 #include <string.h>
 
 #include "kernels/x86/shani/sha256_shani_steps.h"
@@ -119,44 +118,6 @@ void fd_sha256_blocks_shani(uint32_t chain[8], const uint8_t *blocks, size_t nbl
  * instead stores the chain, writes the digest big-endian into a block and
  * reloads and byte-swaps it, with stalls where the narrow stores meet the
  * wide loads: a sizeable part of a short HMAC's time. */
-
-/* The first eight chain words of a state, as the word groups W[0..3] and
- * W[4..7] of a block that begins with them. */
-FD_TARGET_SHANI
-static inline void state_to_groups(__m128i abef, __m128i cdgh, __m128i *w0, __m128i *w1)
-{
-    *w0 = _mm_shuffle_epi32(_mm_unpackhi_epi64(cdgh, abef), 0x1b); /* d c b a, reversed */
-    *w1 = _mm_shuffle_epi32(_mm_unpacklo_epi64(cdgh, abef), 0x1b); /* h g f e, reversed */
-}
-
-/* The rest of a block that holds one digest of digest_words words (8 for
- * SHA-256, 7 for SHA-224) after one keyed block: the 0x80 marker, zeros and
- * the bit length (FIPS 180-4, 5.1.1). For SHA-256 the marker opens group 2;
- * SHA-224's seven words leave it in the top lane of group 1, where
- * mark_digest_end puts it. INT32_MIN is the word 0x80000000. */
-typedef struct digest_block_padding {
-    bool truncated;
-    __m128i group2, group3;
-} digest_block_padding;
-
-FD_TARGET_SHANI
-static inline digest_block_padding padding_after_digest(size_t digest_words)
-{
-    const bool truncated = digest_words == 7;
-    const digest_block_padding padding = {
-        truncated,
-        truncated ? _mm_setzero_si128() : _mm_set_epi32(0, 0, 0, INT32_MIN),
-        _mm_set_epi32((int)((FD_SHA256_BLOCK_LEN + 4 * digest_words) * 8), 0, 0, 0),
-    };
-    return padding;
-}
-
-FD_TARGET_SHANI
-static inline __m128i mark_digest_end(const digest_block_padding *padding, __m128i w1)
-{
-    const __m128i marker_in_top_lane = _mm_set_epi32(INT32_MIN, 0, 0, 0);
-    return padding->truncated ? _mm_blend_epi16(w1, marker_in_top_lane, 0xc0) : w1;
-}
 
 /* The PBKDF2 loop for a digest of digest_words words (a constant after
  * inlining); T is accumulated in word groups. */

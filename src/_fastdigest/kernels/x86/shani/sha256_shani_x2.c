@@ -13,8 +13,9 @@
  * functions over two-element arrays, which the compiler keeps in registers
  * once inlined. Sixteen xmm registers do not hold both lanes' state, window
  * and saved state, so the saved state lives on the stack: it is read once
- * per block. The two streams serve HMAC too: fd_sha256_hmac_key_shani_x2
- * compresses its two keyed blocks at once. */
+ * per block. The two streams serve HMAC and PBKDF2 too:
+ * fd_sha256_hmac_key_shani_x2 compresses HMAC's two keyed blocks at once,
+ * and fd_sha256_pbkdf2_shani_x2 iterates two PBKDF2 output blocks. */
 #include "kernels/x86/shani/shani.h"
 
 #ifdef FD_HAVE_SHANI
@@ -163,6 +164,78 @@ void fd_sha256_hmac_key_shani_x2(const uint8_t padded_key[FD_SHA256_BLOCK_LEN],
     compress_pair(abef, cdgh, w[0], w[1], w[2], w[3]);
     state_to_chain(abef[0], cdgh[0], inner_chain);
     state_to_chain(abef[1], cdgh[1], outer_chain);
+}
+
+/* PBKDF2's iterations for two output blocks at once (core/hmac.c): the
+ * loop of sha256_shani.c, whose digest never leaves the registers, with the
+ * two blocks' chains interleaved through compress_pair. One block's loop is
+ * a chain of dependent sha256rnds2; the other's fills the cycles in between,
+ * so two blocks cost little more than one. */
+FD_TARGET_SHANI
+static FD_ALWAYS_INLINE void pbkdf2_iterate_pair(const uint32_t inner_chain[8],
+                                                 const uint32_t outer_chain[8],
+                                                 size_t digest_words, uint32_t (*words)[8],
+                                                 size_t count, uint32_t iterations_left)
+{
+    const digest_block_padding padding = padding_after_digest(digest_words);
+    __m128i inner_abef, inner_cdgh, outer_abef, outer_cdgh, u0[2], u1[2], t0[2], t1[2];
+
+    chain_to_state(inner_chain, &inner_abef, &inner_cdgh);
+    chain_to_state(outer_chain, &outer_abef, &outer_cdgh);
+    for (int lane = 0; lane < 2; lane++) {
+        /* A single block runs in both lanes; only the first is stored. */
+        const uint32_t *u = words[(size_t)lane < count ? lane : 0];
+        u0[lane] = _mm_loadu_si128((const __m128i *)(const void *)u);
+        u1[lane] = mark_digest_end(&padding,
+                                   _mm_loadu_si128((const __m128i *)(const void *)(u + 4)));
+        t0[lane] = u0[lane];
+        t1[lane] = u1[lane];
+    }
+
+    for (; iterations_left != 0; iterations_left--) {
+        __m128i abef[2] = {inner_abef, inner_abef}, cdgh[2] = {inner_cdgh, inner_cdgh};
+        __m128i w2[2] = {padding.group2, padding.group2}, w3[2] = {padding.group3, padding.group3};
+        compress_pair(abef, cdgh, u0, u1, w2, w3);
+        for (int lane = 0; lane < 2; lane++) {
+            state_to_groups(abef[lane], cdgh[lane], &u0[lane], &u1[lane]);
+            u1[lane] = mark_digest_end(&padding, u1[lane]);
+            abef[lane] = outer_abef;
+            cdgh[lane] = outer_cdgh;
+            w2[lane] = padding.group2;
+            w3[lane] = padding.group3;
+        }
+        compress_pair(abef, cdgh, u0, u1, w2, w3);
+        for (int lane = 0; lane < 2; lane++) {
+            state_to_groups(abef[lane], cdgh[lane], &u0[lane], &u1[lane]);
+            u1[lane] = mark_digest_end(&padding, u1[lane]);
+            t0[lane] = _mm_xor_si128(t0[lane], u0[lane]);
+            t1[lane] = _mm_xor_si128(t1[lane], u1[lane]);
+        }
+    }
+
+    for (size_t lane = 0; lane < count; lane++) {
+        _mm_storeu_si128((__m128i *)(void *)words[lane], t0[lane]);
+        if (padding.truncated) {
+            /* SHA-224's eighth word is the marker, not T's. */
+            words[lane][4] = (uint32_t)_mm_cvtsi128_si32(t1[lane]);
+            words[lane][5] = (uint32_t)_mm_extract_epi32(t1[lane], 1);
+            words[lane][6] = (uint32_t)_mm_extract_epi32(t1[lane], 2);
+        }
+        else {
+            _mm_storeu_si128((__m128i *)(void *)(words[lane] + 4), t1[lane]);
+        }
+    }
+}
+
+FD_TARGET_SHANI
+void fd_sha256_pbkdf2_shani_x2(const uint32_t inner_chain[8], const uint32_t outer_chain[8],
+                               size_t digest_words, uint32_t (*words)[8], size_t count,
+                               uint32_t iterations_left)
+{
+    if (digest_words == 7)
+        pbkdf2_iterate_pair(inner_chain, outer_chain, 7, words, count, iterations_left);
+    else
+        pbkdf2_iterate_pair(inner_chain, outer_chain, 8, words, count, iterations_left);
 }
 
 #endif /* FD_HAVE_SHANI */

@@ -3,7 +3,8 @@
  * on AMD since Zen. The single-stream kernels carry the PBKDF2 loop and the
  * end of an HMAC in registers; the two-stream (_x2) kernels interleave two
  * messages, whose round instructions would otherwise leave the unit waiting
- * on their latency, and key both HMAC pads at once. */
+ * on their latency, key both HMAC pads at once and iterate two PBKDF2 output
+ * blocks at once. */
 #ifndef FD_KERNELS_X86_SHANI_H
 #define FD_KERNELS_X86_SHANI_H
 
@@ -20,10 +21,12 @@ fd_sha1_blocks_fn fd_sha1_blocks_shani;               /* sha1_shani.c */
 fd_sha1_pbkdf2_fn fd_sha1_pbkdf2_shani;               /* sha1_shani.c */
 fd_sha1_hmac_finish_fn fd_sha1_hmac_finish_shani;     /* sha1_shani.c */
 fd_sha1_hmac_key_fn fd_sha1_hmac_key_shani_x2;        /* sha1_shani_x2.c */
+fd_sha1_pbkdf2_lanes_fn fd_sha1_pbkdf2_shani_x2;      /* sha1_shani_x2.c */
 fd_sha256_blocks_fn fd_sha256_blocks_shani;           /* sha256_shani.c */
 fd_sha256_pbkdf2_fn fd_sha256_pbkdf2_shani;           /* sha256_shani.c */
 fd_sha256_hmac_finish_fn fd_sha256_hmac_finish_shani; /* sha256_shani.c */
 fd_sha256_hmac_key_fn fd_sha256_hmac_key_shani_x2;    /* sha256_shani_x2.c */
+fd_sha256_pbkdf2_lanes_fn fd_sha256_pbkdf2_shani_x2;  /* sha256_shani_x2.c */
 
 #ifndef FD_NO_MULTI_BUFFER
 #define FD_HAVE_SHANI_X2 1
