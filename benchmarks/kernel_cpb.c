@@ -5,7 +5,10 @@
  *   gcc -std=c11 -O3 -Isrc/_fastdigest \
  *       $(find src/_fastdigest/core src/_fastdigest/dispatch src/_fastdigest/kernels -name '*.c') \
  *       benchmarks/kernel_cpb.c -lcrypto -o /tmp/kernel_cpb
- * (every source but the binding's)
+ * (every source but the binding's). Against another OpenSSL 3 (the same
+ * soname), run it with that OpenSSL's libraries first, e.g. Debian sid's
+ * (.ci/sid-pythons.sh unpacks them):
+ *   ROOT/usr/lib/x86_64-linux-gnu/ld-linux-x86-64.so.2 --library-path ROOT/usr/lib/x86_64-linux-gnu /tmp/kernel_cpb
  *   OPENSSL_ia32cap=":~0x20000000" /tmp/kernel_cpb [sha1|sha256|sha512] [KIB] [ROUNDS]
  * (the mask hides SHA-NI from OpenSSL, which then runs its AVX2 code; see
  * shared notes for the other masks). Defaults: sha256, 256 KiB (in L2, so
@@ -24,6 +27,7 @@
 #include <string.h>
 #include <x86intrin.h>
 
+#include <openssl/crypto.h>
 #include <openssl/evp.h>
 
 #include "dispatch/dispatch.h"
@@ -146,8 +150,8 @@ int main(int argc, char **argv)
         }
     }
 
-    printf("%s, %zu KiB, %d rounds; core cycles per TSC tick ~%.3f\n", name, len >> 10, rounds,
-           core_cycles_per_tick());
+    printf("%s, %zu KiB, %d rounds; core cycles per TSC tick ~%.3f; %s\n", name, len >> 10, rounds,
+           core_cycles_per_tick(), OpenSSL_version(OPENSSL_VERSION));
     printf("%-10s %10s %10s %14s\n", "kernel", "min cpb", "median cpb", "OpenSSL/kernel");
     for (int k = 0; k < kernel_count; k++) {
         double median_cpb = median(cpb[k], rounds);
