@@ -15,7 +15,7 @@ from typing_extensions import Self, TypeAlias
 
 from fastdigest import HASH, _HashObject, _ReadableBuffer
 
-__all__ = ["HMAC", "compare_digest", "digest", "digest_size", "new"]
+__all__ = ["HMAC", "compare_digest", "digest", "digest_size", "new", "trans_36", "trans_5C"]
 
 # What fastdigest runs itself: its constructors (fastdigest.sha256, ...), and the names.
 _FastDigestMod: TypeAlias = Callable[..., HASH]
@@ -24,6 +24,9 @@ _DigestMod: TypeAlias = str | Callable[[], _HashObject] | ModuleType
 
 # As in the standard library: None; the size depends on the hash (HMAC.digest_size).
 digest_size: None
+# The standard library's key-padding tables (its own objects).
+trans_5C: bytes
+trans_36: bytes
 
 @final
 class HMAC:

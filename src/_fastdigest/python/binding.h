@@ -283,11 +283,12 @@ int fd_algorithm_from_object(PyObject *module, PyObject *obj, const char *functi
  * the kernel its family runs: kernel_of_family[family]. */
 PyObject *fd_kernels_by_algorithm(const char *const kernel_of_family[FD_FAMILY_COUNT]);
 
-/* The standard library's hashlib module, a new reference (NULL with an
- * exception set): what the package's _stdlib_hashlib() returns, which stays
- * right where fastdigest itself was put in sys.modules as 'hashlib'; without
- * the package, an import of hashlib. The names fastdigest lacks go to it. */
-PyObject *fd_stdlib_hashlib(PyObject *module);
+/* The standard library's module name ("hashlib" or "hmac"), a new reference
+ * (NULL with an exception set): what the package's _stdlib_module(name)
+ * returns, which stays the standard library's where fastdigest's own
+ * modules were put in sys.modules under those names; without the package,
+ * an import of name. What fastdigest does not implement goes to it. */
+PyObject *fd_stdlib_module(PyObject *module, const char *name);
 
 /* ---- hash.c -------------------------------------------------------------- */
 

@@ -236,16 +236,16 @@ int fd_algorithm_from_object(PyObject *module, PyObject *obj, const char *functi
     return -1;
 }
 
-PyObject *fd_stdlib_hashlib(PyObject *module)
+PyObject *fd_stdlib_module(PyObject *module, const char *name)
 {
-    PyObject *loader = PyObject_GetAttrString(module, "_stdlib_hashlib");
+    PyObject *loader = PyObject_GetAttrString(module, "_stdlib_module");
     if (loader == NULL) {
         if (!PyErr_ExceptionMatches(PyExc_AttributeError))
             return NULL;
         PyErr_Clear();
-        return PyImport_ImportModule("hashlib");
+        return PyImport_ImportModule(name);
     }
-    PyObject *hashlib = PyObject_CallNoArgs(loader);
+    PyObject *stdlib = PyObject_CallFunction(loader, "s", name);
     Py_DECREF(loader);
-    return hashlib;
+    return stdlib;
 }

@@ -56,14 +56,20 @@ static int fast_algorithm(PyObject *module, PyObject *digestmod, const char *fun
     }
     /* hashlib's constructors name the same algorithms: the common
      * hmac.new(key, msg, hashlib.sha256) gets the fast path too. A caller
-     * holding one has imported hashlib, so it is looked up, not imported. */
+     * holding one has imported hashlib, so it is looked up, not imported;
+     * where the name 'hashlib' is fastdigest itself, the standard library's
+     * is asked (its constructors may have been taken before the swap). */
     PyObject *name = PyUnicode_FromString("hashlib");
     if (name == NULL)
         return -1;
-    PyObject *hashlib = PyImport_GetModule(name);
+    PyObject *imported = PyImport_GetModule(name);
     Py_DECREF(name);
-    if (hashlib == NULL)
+    if (imported == NULL)
         return PyErr_Occurred() ? -1 : FOREIGN_DIGESTMOD;
+    Py_DECREF(imported);
+    PyObject *hashlib = fd_stdlib_module(module, "hashlib");
+    if (hashlib == NULL)
+        return -1;
     int found = FOREIGN_DIGESTMOD;
     for (int id = 0; id < FD_ALGORITHM_COUNT && found == FOREIGN_DIGESTMOD; id++) {
         /* hashlib has no sha512_224 or sha512_256 attribute. */
@@ -78,15 +84,16 @@ static int fast_algorithm(PyObject *module, PyObject *digestmod, const char *fun
     return found;
 }
 
-/* Calls module_name.function_name with the caller's arguments as they came. */
-static PyObject *call_stdlib(const char *module_name, const char *function_name,
-                             PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames)
+/* Calls the standard library's hmac.function_name with the caller's
+ * arguments as they came. */
+static PyObject *call_stdlib_hmac(PyObject *module, const char *function_name,
+                                  PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames)
 {
-    PyObject *module = PyImport_ImportModule(module_name);
-    if (module == NULL)
+    PyObject *hmac = fd_stdlib_module(module, "hmac");
+    if (hmac == NULL)
         return NULL;
-    PyObject *function = PyObject_GetAttrString(module, function_name);
-    Py_DECREF(module);
+    PyObject *function = PyObject_GetAttrString(hmac, function_name);
+    Py_DECREF(hmac);
     if (function == NULL)
         return NULL;
     PyObject *result = PyObject_Vectorcall(function, args, (size_t)nargs, kwnames);
@@ -342,7 +349,7 @@ static PyObject *fastdigest_hmac_new(PyObject *module, PyObject *const *args, Py
     if (id < 0) {
         PyBuffer_Release(&key_view);
         if (id == FOREIGN_DIGESTMOD)
-            return call_stdlib("hmac", "new", args, nargs, kwnames);
+            return call_stdlib_hmac(module, "new", args, nargs, kwnames);
         return NULL;
     }
     if (msg != NULL && msg != Py_None && fd_get_buffer(msg, &msg_view) < 0) {
@@ -395,7 +402,7 @@ static PyObject *fastdigest_hmac_digest(PyObject *module, PyObject *const *args,
      * that its checks run in its order. */
     int id = fast_algorithm(module, given[2], "digest", "digest");
     if (id == FOREIGN_DIGESTMOD)
-        return call_stdlib("hmac", "digest", args, nargs, kwnames);
+        return call_stdlib_hmac(module, "digest", args, nargs, kwnames);
     if (id < 0)
         return NULL;
     /* For these digests the stdlib's _hashlib.hmac_digest takes both
@@ -429,7 +436,7 @@ static PyObject *fastdigest_hmac_digest(PyObject *module, PyObject *const *args,
 
 static PyObject *call_hashlib_pbkdf2_hmac(PyObject *module, PyObject *args, PyObject *kwargs)
 {
-    PyObject *hashlib = fd_stdlib_hashlib(module);
+    PyObject *hashlib = fd_stdlib_module(module, "hashlib");
     if (hashlib == NULL)
         return NULL;
     PyObject *pbkdf2_hmac = PyObject_GetAttrString(hashlib, "pbkdf2_hmac");

@@ -185,7 +185,7 @@ static PyObject *new_name_argument(PyObject *const *args, Py_ssize_t nargs, PyOb
 static PyObject *new_from_stdlib(PyObject *module, PyObject *const *args, Py_ssize_t nargs,
                                  PyObject *kwnames)
 {
-    PyObject *hashlib = fd_stdlib_hashlib(module);
+    PyObject *hashlib = fd_stdlib_module(module, "hashlib");
     if (hashlib == NULL)
         return NULL;
     PyObject *stdlib_new = PyObject_GetAttrString(hashlib, "new");
