@@ -74,6 +74,14 @@ __all__ = [
     "shake_128",
     "shake_256",
 ]
+# hashlib lists scrypt in its __all__ from 3.15, where it has it (from OpenSSL): so does fastdigest,
+# without importing OpenSSL to find out.
+if _sys.version_info >= (3, 15):
+    import importlib.util as _importlib_util
+
+    if _importlib_util.find_spec("_hashlib") is not None:
+        __all__.append("scrypt")
+    del _importlib_util
 
 # --- the rest of hashlib's namespace -----------------------------------------------------------------
 #
@@ -81,7 +89,7 @@ __all__ = [
 # first use (module __getattr__), so that importing fastdigest does not import hashlib, and with it
 # OpenSSL, which costs about as much again as fastdigest's own import: the command line tool never
 # needs it. scrypt is absent where hashlib lacks it (Python built without OpenSSL) and, as in
-# hashlib.__all__, is not in __all__.
+# hashlib.__all__, is in __all__ from 3.15 only.
 _FROM_HASHLIB = frozenset(
     (
         "blake2b",

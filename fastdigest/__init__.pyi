@@ -1,9 +1,9 @@
 # Type stubs for fastdigest, written by hand and checked against the runtime by
 # `python -m mypy.stubtest fastdigest` (tests/test_typing.py).
 #
-# The signatures follow typeshed's hashlib/_hashlib stubs for Python 3.13+, where
-# the constructors take `data` positionally or by keyword, plus the deprecated
-# keyword `string`. Stubs are never executed, so importing typing_extensions
+# The signatures follow typeshed's hashlib/_hashlib stubs, per Python version as
+# the runtime's: from 3.14 the constructors take `data` positionally or by
+# keyword, plus the deprecated keyword `string`; before, `string`. Stubs are never executed, so importing typing_extensions
 # here adds no runtime dependency: type checkers bundle it with typeshed.
 
 import sys
@@ -72,6 +72,9 @@ __all__ = [
     "shake_128",
     "shake_256",
 ]
+# As hashlib's __all__ from 3.15.
+if sys.version_info >= (3, 15):
+    __all__ += ["scrypt"]
 
 __version__: str
 
@@ -126,29 +129,56 @@ class HASH:
 _FastdigestName: TypeAlias = Literal["md5", "sha1", "sha224", "sha256", "sha384", "sha512", "sha512_224", "sha512_256"]
 
 # fastdigest's hash object for the eight algorithms; any other name, with every keyword, goes to
-# hashlib.new, whose object (typed as typeshed types hashlib.new's) or exception it returns.
-@overload
-def new(
-    name: _FastdigestName,
-    data: _ReadableBuffer = b"",
-    *,
-    usedforsecurity: bool = True,
-    string: _ReadableBuffer | None = None,
-) -> HASH: ...
-@overload
-def new(name: str, data: _ReadableBuffer = b"", **kwargs: Any) -> HASH | _StdlibHash: ...
-def md5(data: _ReadableBuffer = b"", *, usedforsecurity: bool = True, string: _ReadableBuffer | None = None) -> HASH: ...
-def sha1(data: _ReadableBuffer = b"", *, usedforsecurity: bool = True, string: _ReadableBuffer | None = None) -> HASH: ...
-def sha224(data: _ReadableBuffer = b"", *, usedforsecurity: bool = True, string: _ReadableBuffer | None = None) -> HASH: ...
-def sha256(data: _ReadableBuffer = b"", *, usedforsecurity: bool = True, string: _ReadableBuffer | None = None) -> HASH: ...
-def sha384(data: _ReadableBuffer = b"", *, usedforsecurity: bool = True, string: _ReadableBuffer | None = None) -> HASH: ...
-def sha512(data: _ReadableBuffer = b"", *, usedforsecurity: bool = True, string: _ReadableBuffer | None = None) -> HASH: ...
-def sha512_224(
-    data: _ReadableBuffer = b"", *, usedforsecurity: bool = True, string: _ReadableBuffer | None = None
-) -> HASH: ...
-def sha512_256(
-    data: _ReadableBuffer = b"", *, usedforsecurity: bool = True, string: _ReadableBuffer | None = None
-) -> HASH: ...
+# hashlib.new, whose object (typed as typeshed types hashlib.new's) or exception it returns. The
+# signatures are those of this Python's hashlib: from 3.14, new(name, *args, **kwargs) in front of
+# OpenSSL's new(name, data=b'', *, usedforsecurity=True, string=None), and the constructors take
+# data or (deprecated from 3.15) string; before 3.14, new(name, data=b'', **kwargs), whose one keyword
+# for the eight is usedforsecurity, and constructors that take string.
+if sys.version_info >= (3, 14):
+    @overload
+    def new(
+        name: _FastdigestName,
+        data: _ReadableBuffer = b"",
+        *,
+        usedforsecurity: bool = True,
+        string: _ReadableBuffer | None = None,
+    ) -> HASH: ...
+    @overload
+    def new(name: str, data: _ReadableBuffer = b"", **kwargs: Any) -> HASH | _StdlibHash: ...
+    def md5(data: _ReadableBuffer = b"", *, usedforsecurity: bool = True, string: _ReadableBuffer | None = None) -> HASH: ...
+    def sha1(data: _ReadableBuffer = b"", *, usedforsecurity: bool = True, string: _ReadableBuffer | None = None) -> HASH: ...
+    def sha224(
+        data: _ReadableBuffer = b"", *, usedforsecurity: bool = True, string: _ReadableBuffer | None = None
+    ) -> HASH: ...
+    def sha256(
+        data: _ReadableBuffer = b"", *, usedforsecurity: bool = True, string: _ReadableBuffer | None = None
+    ) -> HASH: ...
+    def sha384(
+        data: _ReadableBuffer = b"", *, usedforsecurity: bool = True, string: _ReadableBuffer | None = None
+    ) -> HASH: ...
+    def sha512(
+        data: _ReadableBuffer = b"", *, usedforsecurity: bool = True, string: _ReadableBuffer | None = None
+    ) -> HASH: ...
+    def sha512_224(
+        data: _ReadableBuffer = b"", *, usedforsecurity: bool = True, string: _ReadableBuffer | None = None
+    ) -> HASH: ...
+    def sha512_256(
+        data: _ReadableBuffer = b"", *, usedforsecurity: bool = True, string: _ReadableBuffer | None = None
+    ) -> HASH: ...
+
+else:
+    @overload
+    def new(name: _FastdigestName, data: _ReadableBuffer = b"", *, usedforsecurity: bool = True) -> HASH: ...
+    @overload
+    def new(name: str, data: _ReadableBuffer = b"", **kwargs: Any) -> HASH | _StdlibHash: ...
+    def md5(string: _ReadableBuffer = b"", *, usedforsecurity: bool = True) -> HASH: ...
+    def sha1(string: _ReadableBuffer = b"", *, usedforsecurity: bool = True) -> HASH: ...
+    def sha224(string: _ReadableBuffer = b"", *, usedforsecurity: bool = True) -> HASH: ...
+    def sha256(string: _ReadableBuffer = b"", *, usedforsecurity: bool = True) -> HASH: ...
+    def sha384(string: _ReadableBuffer = b"", *, usedforsecurity: bool = True) -> HASH: ...
+    def sha512(string: _ReadableBuffer = b"", *, usedforsecurity: bool = True) -> HASH: ...
+    def sha512_224(string: _ReadableBuffer = b"", *, usedforsecurity: bool = True) -> HASH: ...
+    def sha512_256(string: _ReadableBuffer = b"", *, usedforsecurity: bool = True) -> HASH: ...
 
 # hashlib.pbkdf2_hmac's signature (typeshed's hashlib stub); names fastdigest lacks are
 # handed to hashlib.pbkdf2_hmac.

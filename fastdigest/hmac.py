@@ -11,9 +11,8 @@ module) is handed to the standard library's hmac with the same arguments, so it 
 there and fails with the standard library's own exceptions; the object returned is then the
 standard library's hmac.HMAC.
 
-One difference: new() and HMAC() accept a key in any C-contiguous buffer (memoryview, array, ...),
-where the standard library takes only bytes and bytearray. A str key is refused with hmac's
-TypeError.
+The arguments are taken as the running Python's hmac takes them, and refused with its words: new()
+and HMAC() take the key as bytes or bytearray only, digest() in any buffer.
 
 A program may put this module in sys.modules as 'hmac' (and fastdigest as 'hashlib'), so that every
 library uses it: what it hands on then still goes to the standard library's hmac, never back here.

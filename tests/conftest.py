@@ -15,6 +15,19 @@ import pytest
 ALGORITHMS = ('md5', 'sha1', 'sha224', 'sha256', 'sha384', 'sha512', 'sha512_224', 'sha512_256')
 
 
+def unsupported(name):
+    """hashlib's ValueError message for an algorithm name it does not know, as this Python words it
+    ('unsupported hash type NAME'; 3.15: 'unsupported hash algorithm NAME')."""
+    import hashlib
+
+    probe = 'no such algorithm'
+    try:
+        hashlib.new(probe)
+    except ValueError as error:
+        return str(error)[: -len(probe)] + name
+    raise AssertionError(f'hashlib.new knows {probe!r}')
+
+
 def pytest_configure(config):
     # Registered rather than left implicit so that `--strict-markers` accepts it. The slow tests run in
     # the default run; `-m 'not slow'` is only a convenience for a quick local loop.
