@@ -74,6 +74,14 @@ __all__ = [
     "shake_128",
     "shake_256",
 ]
+# hashlib lists scrypt in its __all__ from 3.15, where it has it (from OpenSSL): so does fastdigest,
+# without importing OpenSSL to find out.
+if _sys.version_info >= (3, 15):
+    import importlib.util as _importlib_util
+
+    if _importlib_util.find_spec("_hashlib") is not None:
+        __all__.append("scrypt")
+    del _importlib_util
 
 # --- the rest of hashlib's namespace -----------------------------------------------------------------
 #
@@ -81,7 +89,7 @@ __all__ = [
 # first use (module __getattr__), so that importing fastdigest does not import hashlib, and with it
 # OpenSSL, which costs about as much again as fastdigest's own import: the command line tool never
 # needs it. scrypt is absent where hashlib lacks it (Python built without OpenSSL) and, as in
-# hashlib.__all__, is not in __all__.
+# hashlib.__all__, is in __all__ from 3.15 only.
 _FROM_HASHLIB = frozenset(
     (
         "blake2b",
@@ -97,35 +105,62 @@ _FROM_HASHLIB = frozenset(
 )
 _SETS_FROM_HASHLIB = frozenset(("algorithms_available", "algorithms_guaranteed"))
 
-_stdlib_hashlib_module = None
+_stdlib_modules = {}
+
+
+def _stdlib_module(name):
+    """The standard library's module `name` ('hashlib' or 'hmac'), imported on the first call.
+
+    A program may put fastdigest itself in sys.modules as 'hashlib', and fastdigest.hmac as 'hmac', to
+    make every library use them. Importing the name would then give fastdigest's module back, and
+    handing it a call fastdigest passes on would recurse; so the standard module is then loaded afresh
+    from the standard library's folder, for fastdigest's use only (it is not put in sys.modules).
+    """
+    module = _stdlib_modules.get(name)
+    if module is None:
+        module = _sys.modules.get(name)
+        if module is None:
+            import importlib
+
+            module = importlib.import_module(name)
+        if _is_fastdigests(module):
+            module = _load_stdlib_module(name)
+        _stdlib_modules[name] = module
+    return module
+
+
+def _is_fastdigests(module):
+    return getattr(module, '__name__', '').partition('.')[0] == __name__
+
+
+def _load_stdlib_module(name):
+    import importlib.machinery
+    import importlib.util
+    import os
+
+    # The standard library's folder first, where os.py is, so that no module of that name elsewhere on
+    # sys.path (fastdigest's own hmac.py, when its folder is the current one) is taken for it.
+    spec = importlib.machinery.PathFinder.find_spec(name, [os.path.dirname(os.__file__)])
+    if spec is None:
+        spec = importlib.machinery.PathFinder.find_spec(name)
+    if spec is None:
+        raise ImportError(f'no standard library module named {name!r}', name=name)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    if _is_fastdigests(module):
+        raise ImportError(f"{spec.origin} is fastdigest's module, not the standard library's {name!r}", name=name)
+    return module
 
 
 def _stdlib_hashlib():
-    """The standard library's hashlib module, imported on the first call.
-
-    A program may put fastdigest itself in sys.modules as 'hashlib', to make every library use it;
-    importing 'hashlib' would then give fastdigest back, so the standard module is loaded afresh
-    from its file, for fastdigest's use only.
-    """
-    global _stdlib_hashlib_module
-    if _stdlib_hashlib_module is None:
-        module = _sys.modules.get("hashlib")
-        if module is None:
-            import hashlib as module
-        if module is _sys.modules[__name__]:
-            import importlib.machinery
-            import importlib.util
-
-            spec = importlib.machinery.PathFinder.find_spec("hashlib")
-            module = importlib.util.module_from_spec(spec)
-            spec.loader.exec_module(module)
-        _stdlib_hashlib_module = module
-    return _stdlib_hashlib_module
+    """The standard library's hashlib (see _stdlib_module)."""
+    return _stdlib_module('hashlib')
 
 
-# new() and pbkdf2_hmac() (in C) hand a name that is none of the eight algorithms here, with the
-# caller's arguments as given, to this module's hashlib.new and hashlib.pbkdf2_hmac.
-_fastdigest._stdlib_hashlib = _stdlib_hashlib
+# new(), pbkdf2_hmac() and fastdigest.hmac (in C) hand what they do not implement themselves (other
+# algorithm names, other digestmods), with the caller's arguments as given, to the standard library's
+# hashlib and hmac found here.
+_fastdigest._stdlib_module = _stdlib_module
 
 
 def __getattr__(name):

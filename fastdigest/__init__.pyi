@@ -1,9 +1,9 @@
 # Type stubs for fastdigest, written by hand and checked against the runtime by
 # `python -m mypy.stubtest fastdigest` (tests/test_typing.py).
 #
-# The signatures follow typeshed's hashlib/_hashlib stubs for Python 3.13+, where
-# the constructors take `data` positionally or by keyword, plus the deprecated
-# keyword `string`. Stubs are never executed, so importing typing_extensions
+# The signatures follow typeshed's hashlib/_hashlib stubs, per Python version as
+# the runtime's: from 3.14 the constructors take `data` positionally or by
+# keyword, plus the deprecated keyword `string`; before, `string`. Stubs are never executed, so importing typing_extensions
 # here adds no runtime dependency: type checkers bundle it with typeshed.
 #
 # The docstrings are the API reference: the documentation site renders them (docs/reference/), so each
@@ -86,6 +86,9 @@ __all__ = [
     "shake_128",
     "shake_256",
 ]
+# As hashlib's __all__ from 3.15.
+if sys.version_info >= (3, 15):
+    __all__ += ["scrypt"]
 
 __version__: str
 """The version of fastdigest, as in the package metadata (for example `'0.1.0'`)."""
@@ -231,207 +234,245 @@ class HASH:
 _FastdigestName: TypeAlias = Literal["md5", "sha1", "sha224", "sha256", "sha384", "sha512", "sha512_224", "sha512_256"]
 
 # fastdigest's hash object for the eight algorithms; any other name, with every keyword, goes to
-# hashlib.new, whose object (typed as typeshed types hashlib.new's) or exception it returns.
-@overload
-def new(
-    name: _FastdigestName,
-    data: _ReadableBuffer = b"",
-    *,
-    usedforsecurity: bool = True,
-    string: _ReadableBuffer | None = None,
-) -> HASH:
-    """Return a new hash object of the named algorithm, optionally fed data, as hashlib.new() does.
+# hashlib.new, whose object (typed as typeshed types hashlib.new's) or exception it returns. The
+# signatures are those of this Python's hashlib: from 3.14, new(name, *args, **kwargs) in front of
+# OpenSSL's new(name, data=b'', *, usedforsecurity=True, string=None), and the constructors take
+# data or (deprecated from 3.15) string; before 3.14, new(name, data=b'', **kwargs), whose one keyword
+# for the eight is usedforsecurity, and constructors that take string.
+# The reference (docs/reference) renders the last definition of each name: the newest Python's.
+if sys.version_info < (3, 14):
+    @overload
+    def new(name: _FastdigestName, data: _ReadableBuffer = b"", *, usedforsecurity: bool = True) -> HASH: ...
+    @overload
+    def new(name: str, data: _ReadableBuffer = b"", **kwargs: Any) -> HASH | _StdlibHash: ...
+    def md5(string: _ReadableBuffer = b"", *, usedforsecurity: bool = True) -> HASH: ...
+    def sha1(string: _ReadableBuffer = b"", *, usedforsecurity: bool = True) -> HASH: ...
+    def sha224(string: _ReadableBuffer = b"", *, usedforsecurity: bool = True) -> HASH: ...
+    def sha256(string: _ReadableBuffer = b"", *, usedforsecurity: bool = True) -> HASH: ...
+    def sha384(string: _ReadableBuffer = b"", *, usedforsecurity: bool = True) -> HASH: ...
+    def sha512(string: _ReadableBuffer = b"", *, usedforsecurity: bool = True) -> HASH: ...
+    def sha512_224(string: _ReadableBuffer = b"", *, usedforsecurity: bool = True) -> HASH: ...
+    def sha512_256(string: _ReadableBuffer = b"", *, usedforsecurity: bool = True) -> HASH: ...
 
-    For the eight algorithms, name is any spelling hashlib.new() accepts for them, in any letter
-    case: `'sha256'`, `'SHA256'`, `'sha-256'`, `'SHA2-256'`, `'sha512_224'`, `'SHA512-224'`, their
-    OIDs (`'2.16.840.1.101.3.4.2.1'`). Any other name goes to the standard library's hashlib.new()
-    with every argument as given (`new('sha3_256', data)`, `new('blake2b', digest_size=16)`), which
-    returns its own object or raises its own error.
+else:
+    @overload
+    def new(
+        name: _FastdigestName,
+        data: _ReadableBuffer = b"",
+        *,
+        usedforsecurity: bool = True,
+        string: _ReadableBuffer | None = None,
+    ) -> HASH:
+        """Return a new hash object of the named algorithm, optionally fed data, as hashlib.new() does.
 
-    Args:
-        name: The algorithm's name.
-        data: Initial data: any C-contiguous buffer.
-        usedforsecurity: Accepted as hashlib accepts it; fastdigest has no FIPS mode and restricts
-            nothing.
-        string: The old name of data (deprecated in hashlib); give one or the other.
+        For the eight algorithms, name is any spelling hashlib.new() accepts for them, in any letter
+        case: `'sha256'`, `'SHA256'`, `'sha-256'`, `'SHA2-256'`, `'sha512_224'`, `'SHA512-224'`, their
+        OIDs (`'2.16.840.1.101.3.4.2.1'`). Any other name goes to the standard library's hashlib.new()
+        with every argument as given (`new('sha3_256', data)`, `new('blake2b', digest_size=16)`), which
+        returns its own object or raises its own error.
 
-    Returns:
-        A HASH for the eight algorithms; for any other name, what hashlib.new() returns.
+        Args:
+            name: The algorithm's name.
+            data: Initial data: any C-contiguous buffer.
+            usedforsecurity: Accepted as hashlib accepts it; fastdigest has no FIPS mode and restricts
+                nothing.
+            string: The old name of data, as in hashlib: give one or the other. Python 3.15's hashlib
+                deprecates it, and so does fastdigest there (DeprecationWarning).
 
-    Raises:
-        TypeError: name is not a str (`new() argument 'name' must be str, not int`); data is a
-            str or has no buffer (as update()); data and string are both given (`'data' and
-            'string' are mutually exclusive ...`); an unknown keyword or too many arguments.
-        BufferError: data is not C-contiguous.
-        ValueError: name is known neither to fastdigest nor to hashlib (`unsupported hash type
-            NAME`).
-    """
-@overload
-def new(name: str, data: _ReadableBuffer = b"", **kwargs: Any) -> HASH | _StdlibHash: ...
-def md5(data: _ReadableBuffer = b"", *, usedforsecurity: bool = True, string: _ReadableBuffer | None = None) -> HASH:
-    """Return a new MD5 hash object, optionally fed data: hashlib.md5().
+        Returns:
+            A HASH for the eight algorithms; for any other name, what hashlib.new() returns.
 
-    Args:
-        data: Initial data: any C-contiguous buffer (bytes, bytearray, memoryview, array.array,
-            mmap, a NumPy array, ...).
-        usedforsecurity: Accepted as hashlib accepts it; fastdigest has no FIPS mode and restricts
-            nothing.
-        string: The old name of data (deprecated in hashlib); give one or the other.
+        Raises:
+            TypeError: name is not a str (`new() argument 'name' must be str, not int`); data is a
+                str or has no buffer (as update()); data and string are both given (`'data' and
+                'string' are mutually exclusive ...`); an unknown keyword or too many
+                arguments, in the words of this Python's hashlib.
+            BufferError: data is not C-contiguous.
+            ValueError: name is known neither to fastdigest nor to hashlib (`unsupported hash type
+                NAME`; from Python 3.15 `unsupported hash algorithm NAME`, as hashlib words it).
+        """
+    @overload
+    def new(name: str, data: _ReadableBuffer = b"", **kwargs: Any) -> HASH | _StdlibHash: ...
+    def md5(data: _ReadableBuffer = b"", *, usedforsecurity: bool = True, string: _ReadableBuffer | None = None) -> HASH:
+        """Return a new MD5 hash object, optionally fed data: hashlib.md5().
 
-    Returns:
-        A HASH whose name is `'md5'` and digest_size 16.
+        Args:
+            data: Initial data: any C-contiguous buffer (bytes, bytearray, memoryview, array.array,
+                mmap, a NumPy array, ...). Before Python 3.14 this parameter is named string, as in
+                that Python's hashlib, and data is no keyword.
+            usedforsecurity: Accepted as hashlib accepts it; fastdigest has no FIPS mode and restricts
+                nothing.
+            string: The old name of data, as in hashlib: give one or the other. Python 3.15's hashlib
+                deprecates it, and so does fastdigest there (DeprecationWarning).
 
-    Raises:
-        TypeError: data is a str (`Strings must be encoded before hashing`) or has no buffer
-            (`object supporting the buffer API required`); data and string are both given
-            (`'data' and 'string' are mutually exclusive ...`); an unknown keyword or more than
-            one positional argument.
-        BufferError: data is not C-contiguous.
-    """
-def sha1(data: _ReadableBuffer = b"", *, usedforsecurity: bool = True, string: _ReadableBuffer | None = None) -> HASH:
-    """Return a new SHA-1 hash object, optionally fed data: hashlib.sha1().
+        Returns:
+            A HASH whose name is `'md5'` and digest_size 16.
 
-    Args:
-        data: Initial data: any C-contiguous buffer (bytes, bytearray, memoryview, array.array,
-            mmap, a NumPy array, ...).
-        usedforsecurity: Accepted as hashlib accepts it; fastdigest has no FIPS mode and restricts
-            nothing.
-        string: The old name of data (deprecated in hashlib); give one or the other.
+        Raises:
+            TypeError: data is a str (`Strings must be encoded before hashing`) or has no buffer
+                (`object supporting the buffer API required`); data and string are both given
+                (`'data' and 'string' are mutually exclusive ...`); an unknown keyword or more than
+                one positional argument.
+            BufferError: data is not C-contiguous.
+        """
+    def sha1(data: _ReadableBuffer = b"", *, usedforsecurity: bool = True, string: _ReadableBuffer | None = None) -> HASH:
+        """Return a new SHA-1 hash object, optionally fed data: hashlib.sha1().
 
-    Returns:
-        A HASH whose name is `'sha1'` and digest_size 20.
+        Args:
+            data: Initial data: any C-contiguous buffer (bytes, bytearray, memoryview, array.array,
+                mmap, a NumPy array, ...). Before Python 3.14 this parameter is named string, as in
+                that Python's hashlib, and data is no keyword.
+            usedforsecurity: Accepted as hashlib accepts it; fastdigest has no FIPS mode and restricts
+                nothing.
+            string: The old name of data, as in hashlib: give one or the other. Python 3.15's hashlib
+                deprecates it, and so does fastdigest there (DeprecationWarning).
 
-    Raises:
-        TypeError: data is a str (`Strings must be encoded before hashing`) or has no buffer
-            (`object supporting the buffer API required`); data and string are both given
-            (`'data' and 'string' are mutually exclusive ...`); an unknown keyword or more than
-            one positional argument.
-        BufferError: data is not C-contiguous.
-    """
-def sha224(data: _ReadableBuffer = b"", *, usedforsecurity: bool = True, string: _ReadableBuffer | None = None) -> HASH:
-    """Return a new SHA-224 hash object, optionally fed data: hashlib.sha224().
+        Returns:
+            A HASH whose name is `'sha1'` and digest_size 20.
 
-    Args:
-        data: Initial data: any C-contiguous buffer (bytes, bytearray, memoryview, array.array,
-            mmap, a NumPy array, ...).
-        usedforsecurity: Accepted as hashlib accepts it; fastdigest has no FIPS mode and restricts
-            nothing.
-        string: The old name of data (deprecated in hashlib); give one or the other.
+        Raises:
+            TypeError: data is a str (`Strings must be encoded before hashing`) or has no buffer
+                (`object supporting the buffer API required`); data and string are both given
+                (`'data' and 'string' are mutually exclusive ...`); an unknown keyword or more than
+                one positional argument.
+            BufferError: data is not C-contiguous.
+        """
+    def sha224(data: _ReadableBuffer = b"", *, usedforsecurity: bool = True, string: _ReadableBuffer | None = None) -> HASH:
+        """Return a new SHA-224 hash object, optionally fed data: hashlib.sha224().
 
-    Returns:
-        A HASH whose name is `'sha224'` and digest_size 28.
+        Args:
+            data: Initial data: any C-contiguous buffer (bytes, bytearray, memoryview, array.array,
+                mmap, a NumPy array, ...). Before Python 3.14 this parameter is named string, as in
+                that Python's hashlib, and data is no keyword.
+            usedforsecurity: Accepted as hashlib accepts it; fastdigest has no FIPS mode and restricts
+                nothing.
+            string: The old name of data, as in hashlib: give one or the other. Python 3.15's hashlib
+                deprecates it, and so does fastdigest there (DeprecationWarning).
 
-    Raises:
-        TypeError: data is a str (`Strings must be encoded before hashing`) or has no buffer
-            (`object supporting the buffer API required`); data and string are both given
-            (`'data' and 'string' are mutually exclusive ...`); an unknown keyword or more than
-            one positional argument.
-        BufferError: data is not C-contiguous.
-    """
-def sha256(data: _ReadableBuffer = b"", *, usedforsecurity: bool = True, string: _ReadableBuffer | None = None) -> HASH:
-    """Return a new SHA-256 hash object, optionally fed data: hashlib.sha256().
+        Returns:
+            A HASH whose name is `'sha224'` and digest_size 28.
 
-    Args:
-        data: Initial data: any C-contiguous buffer (bytes, bytearray, memoryview, array.array,
-            mmap, a NumPy array, ...).
-        usedforsecurity: Accepted as hashlib accepts it; fastdigest has no FIPS mode and restricts
-            nothing.
-        string: The old name of data (deprecated in hashlib); give one or the other.
+        Raises:
+            TypeError: data is a str (`Strings must be encoded before hashing`) or has no buffer
+                (`object supporting the buffer API required`); data and string are both given
+                (`'data' and 'string' are mutually exclusive ...`); an unknown keyword or more than
+                one positional argument.
+            BufferError: data is not C-contiguous.
+        """
+    def sha256(data: _ReadableBuffer = b"", *, usedforsecurity: bool = True, string: _ReadableBuffer | None = None) -> HASH:
+        """Return a new SHA-256 hash object, optionally fed data: hashlib.sha256().
 
-    Returns:
-        A HASH whose name is `'sha256'` and digest_size 32.
+        Args:
+            data: Initial data: any C-contiguous buffer (bytes, bytearray, memoryview, array.array,
+                mmap, a NumPy array, ...). Before Python 3.14 this parameter is named string, as in
+                that Python's hashlib, and data is no keyword.
+            usedforsecurity: Accepted as hashlib accepts it; fastdigest has no FIPS mode and restricts
+                nothing.
+            string: The old name of data, as in hashlib: give one or the other. Python 3.15's hashlib
+                deprecates it, and so does fastdigest there (DeprecationWarning).
 
-    Raises:
-        TypeError: data is a str (`Strings must be encoded before hashing`) or has no buffer
-            (`object supporting the buffer API required`); data and string are both given
-            (`'data' and 'string' are mutually exclusive ...`); an unknown keyword or more than
-            one positional argument.
-        BufferError: data is not C-contiguous.
-    """
-def sha384(data: _ReadableBuffer = b"", *, usedforsecurity: bool = True, string: _ReadableBuffer | None = None) -> HASH:
-    """Return a new SHA-384 hash object, optionally fed data: hashlib.sha384().
+        Returns:
+            A HASH whose name is `'sha256'` and digest_size 32.
 
-    Args:
-        data: Initial data: any C-contiguous buffer (bytes, bytearray, memoryview, array.array,
-            mmap, a NumPy array, ...).
-        usedforsecurity: Accepted as hashlib accepts it; fastdigest has no FIPS mode and restricts
-            nothing.
-        string: The old name of data (deprecated in hashlib); give one or the other.
+        Raises:
+            TypeError: data is a str (`Strings must be encoded before hashing`) or has no buffer
+                (`object supporting the buffer API required`); data and string are both given
+                (`'data' and 'string' are mutually exclusive ...`); an unknown keyword or more than
+                one positional argument.
+            BufferError: data is not C-contiguous.
+        """
+    def sha384(data: _ReadableBuffer = b"", *, usedforsecurity: bool = True, string: _ReadableBuffer | None = None) -> HASH:
+        """Return a new SHA-384 hash object, optionally fed data: hashlib.sha384().
 
-    Returns:
-        A HASH whose name is `'sha384'` and digest_size 48.
+        Args:
+            data: Initial data: any C-contiguous buffer (bytes, bytearray, memoryview, array.array,
+                mmap, a NumPy array, ...). Before Python 3.14 this parameter is named string, as in
+                that Python's hashlib, and data is no keyword.
+            usedforsecurity: Accepted as hashlib accepts it; fastdigest has no FIPS mode and restricts
+                nothing.
+            string: The old name of data, as in hashlib: give one or the other. Python 3.15's hashlib
+                deprecates it, and so does fastdigest there (DeprecationWarning).
 
-    Raises:
-        TypeError: data is a str (`Strings must be encoded before hashing`) or has no buffer
-            (`object supporting the buffer API required`); data and string are both given
-            (`'data' and 'string' are mutually exclusive ...`); an unknown keyword or more than
-            one positional argument.
-        BufferError: data is not C-contiguous.
-    """
-def sha512(data: _ReadableBuffer = b"", *, usedforsecurity: bool = True, string: _ReadableBuffer | None = None) -> HASH:
-    """Return a new SHA-512 hash object, optionally fed data: hashlib.sha512().
+        Returns:
+            A HASH whose name is `'sha384'` and digest_size 48.
 
-    Args:
-        data: Initial data: any C-contiguous buffer (bytes, bytearray, memoryview, array.array,
-            mmap, a NumPy array, ...).
-        usedforsecurity: Accepted as hashlib accepts it; fastdigest has no FIPS mode and restricts
-            nothing.
-        string: The old name of data (deprecated in hashlib); give one or the other.
+        Raises:
+            TypeError: data is a str (`Strings must be encoded before hashing`) or has no buffer
+                (`object supporting the buffer API required`); data and string are both given
+                (`'data' and 'string' are mutually exclusive ...`); an unknown keyword or more than
+                one positional argument.
+            BufferError: data is not C-contiguous.
+        """
+    def sha512(data: _ReadableBuffer = b"", *, usedforsecurity: bool = True, string: _ReadableBuffer | None = None) -> HASH:
+        """Return a new SHA-512 hash object, optionally fed data: hashlib.sha512().
 
-    Returns:
-        A HASH whose name is `'sha512'` and digest_size 64.
+        Args:
+            data: Initial data: any C-contiguous buffer (bytes, bytearray, memoryview, array.array,
+                mmap, a NumPy array, ...). Before Python 3.14 this parameter is named string, as in
+                that Python's hashlib, and data is no keyword.
+            usedforsecurity: Accepted as hashlib accepts it; fastdigest has no FIPS mode and restricts
+                nothing.
+            string: The old name of data, as in hashlib: give one or the other. Python 3.15's hashlib
+                deprecates it, and so does fastdigest there (DeprecationWarning).
 
-    Raises:
-        TypeError: data is a str (`Strings must be encoded before hashing`) or has no buffer
-            (`object supporting the buffer API required`); data and string are both given
-            (`'data' and 'string' are mutually exclusive ...`); an unknown keyword or more than
-            one positional argument.
-        BufferError: data is not C-contiguous.
-    """
-def sha512_224(
-    data: _ReadableBuffer = b"", *, usedforsecurity: bool = True, string: _ReadableBuffer | None = None
-) -> HASH:
-    """Return a new SHA-512/224 hash object, optionally fed data: hashlib.sha512_224(), which hashlib has only as new('sha512_224').
+        Returns:
+            A HASH whose name is `'sha512'` and digest_size 64.
 
-    Args:
-        data: Initial data: any C-contiguous buffer (bytes, bytearray, memoryview, array.array,
-            mmap, a NumPy array, ...).
-        usedforsecurity: Accepted as hashlib accepts it; fastdigest has no FIPS mode and restricts
-            nothing.
-        string: The old name of data (deprecated in hashlib); give one or the other.
+        Raises:
+            TypeError: data is a str (`Strings must be encoded before hashing`) or has no buffer
+                (`object supporting the buffer API required`); data and string are both given
+                (`'data' and 'string' are mutually exclusive ...`); an unknown keyword or more than
+                one positional argument.
+            BufferError: data is not C-contiguous.
+        """
+    def sha512_224(
+        data: _ReadableBuffer = b"", *, usedforsecurity: bool = True, string: _ReadableBuffer | None = None
+    ) -> HASH:
+        """Return a new SHA-512/224 hash object, optionally fed data: hashlib.sha512_224(), which hashlib has only as new('sha512_224').
 
-    Returns:
-        A HASH whose name is `'sha512_224'` and digest_size 28.
+        Args:
+            data: Initial data: any C-contiguous buffer (bytes, bytearray, memoryview, array.array,
+                mmap, a NumPy array, ...). Before Python 3.14 this parameter is named string, as in
+                that Python's hashlib, and data is no keyword.
+            usedforsecurity: Accepted as hashlib accepts it; fastdigest has no FIPS mode and restricts
+                nothing.
+            string: The old name of data, as in hashlib: give one or the other. Python 3.15's hashlib
+                deprecates it, and so does fastdigest there (DeprecationWarning).
 
-    Raises:
-        TypeError: data is a str (`Strings must be encoded before hashing`) or has no buffer
-            (`object supporting the buffer API required`); data and string are both given
-            (`'data' and 'string' are mutually exclusive ...`); an unknown keyword or more than
-            one positional argument.
-        BufferError: data is not C-contiguous.
-    """
-def sha512_256(
-    data: _ReadableBuffer = b"", *, usedforsecurity: bool = True, string: _ReadableBuffer | None = None
-) -> HASH:
-    """Return a new SHA-512/256 hash object, optionally fed data: hashlib.sha512_256(), which hashlib has only as new('sha512_256').
+        Returns:
+            A HASH whose name is `'sha512_224'` and digest_size 28.
 
-    Args:
-        data: Initial data: any C-contiguous buffer (bytes, bytearray, memoryview, array.array,
-            mmap, a NumPy array, ...).
-        usedforsecurity: Accepted as hashlib accepts it; fastdigest has no FIPS mode and restricts
-            nothing.
-        string: The old name of data (deprecated in hashlib); give one or the other.
+        Raises:
+            TypeError: data is a str (`Strings must be encoded before hashing`) or has no buffer
+                (`object supporting the buffer API required`); data and string are both given
+                (`'data' and 'string' are mutually exclusive ...`); an unknown keyword or more than
+                one positional argument.
+            BufferError: data is not C-contiguous.
+        """
+    def sha512_256(
+        data: _ReadableBuffer = b"", *, usedforsecurity: bool = True, string: _ReadableBuffer | None = None
+    ) -> HASH:
+        """Return a new SHA-512/256 hash object, optionally fed data: hashlib.sha512_256(), which hashlib has only as new('sha512_256').
 
-    Returns:
-        A HASH whose name is `'sha512_256'` and digest_size 32.
+        Args:
+            data: Initial data: any C-contiguous buffer (bytes, bytearray, memoryview, array.array,
+                mmap, a NumPy array, ...). Before Python 3.14 this parameter is named string, as in
+                that Python's hashlib, and data is no keyword.
+            usedforsecurity: Accepted as hashlib accepts it; fastdigest has no FIPS mode and restricts
+                nothing.
+            string: The old name of data, as in hashlib: give one or the other. Python 3.15's hashlib
+                deprecates it, and so does fastdigest there (DeprecationWarning).
 
-    Raises:
-        TypeError: data is a str (`Strings must be encoded before hashing`) or has no buffer
-            (`object supporting the buffer API required`); data and string are both given
-            (`'data' and 'string' are mutually exclusive ...`); an unknown keyword or more than
-            one positional argument.
-        BufferError: data is not C-contiguous.
-    """
+        Returns:
+            A HASH whose name is `'sha512_256'` and digest_size 32.
+
+        Raises:
+            TypeError: data is a str (`Strings must be encoded before hashing`) or has no buffer
+                (`object supporting the buffer API required`); data and string are both given
+                (`'data' and 'string' are mutually exclusive ...`); an unknown keyword or more than
+                one positional argument.
+            BufferError: data is not C-contiguous.
+        """
 
 # hashlib.pbkdf2_hmac's signature (typeshed's hashlib stub); names fastdigest lacks are
 # handed to hashlib.pbkdf2_hmac.

@@ -11,16 +11,39 @@ module) is handed to the standard library's hmac with the same arguments, so it 
 there and fails with the standard library's own exceptions; the object returned is then the
 standard library's hmac.HMAC.
 
-One difference: new() and HMAC() accept a key in any C-contiguous buffer (memoryview, array, ...),
-where the standard library takes only bytes and bytearray. A str key is refused with hmac's
-TypeError.
+The arguments are taken as the running Python's hmac takes them, and refused with its words: new()
+and HMAC() take the key as bytes or bytearray only, digest() in any buffer.
+
+A program may put this module in sys.modules as 'hmac' (and fastdigest as 'hashlib'), so that every
+library uses it: what it hands on then still goes to the standard library's hmac, never back here.
 """
 
-from hmac import compare_digest
-
+from fastdigest import _stdlib_module
 from fastdigest._fastdigest import HMAC, _hmac_digest, _hmac_new
 
-__all__ = ["HMAC", "compare_digest", "digest", "digest_size", "new"]
+try:
+    # The standard library's hmac.compare_digest itself (OpenSSL's CRYPTO_memcmp), taken from where hmac
+    # takes it, so that importing this module does not import hmac.
+    from _hashlib import compare_digest
+except ImportError:  # pragma: no cover - Python built without OpenSSL
+    from _operator import _compare_digest as compare_digest
+
+__all__ = ["HMAC", "compare_digest", "digest", "digest_size", "new", "trans_36", "trans_5C"]
+
+
+def __getattr__(name):
+    # The key-padding tables of the standard library's hmac, which code computing HMAC or PBKDF2 by
+    # hand imports from it: its own objects, looked up on first use.
+    if name in ("trans_5C", "trans_36"):
+        value = getattr(_stdlib_module("hmac"), name)
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def __dir__():
+    return sorted({*globals(), "trans_5C", "trans_36"})
+
 
 # As in the standard library: the size of an HMAC depends on its hash, so the module-level value is
 # None. Read digest_size from an HMAC object instead.

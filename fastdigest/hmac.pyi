@@ -24,7 +24,7 @@ from typing_extensions import Self, TypeAlias
 
 from fastdigest import HASH, _HashObject, _ReadableBuffer
 
-__all__ = ["HMAC", "compare_digest", "digest", "digest_size", "new"]
+__all__ = ["HMAC", "compare_digest", "digest", "digest_size", "new", "trans_36", "trans_5C"]
 
 # What fastdigest runs itself: its constructors (fastdigest.sha256, ...), and the names.
 _FastDigestMod: TypeAlias = Callable[..., HASH]
@@ -33,6 +33,10 @@ _DigestMod: TypeAlias = str | Callable[[], _HashObject] | ModuleType
 
 digest_size: None
 """None, as in the standard library: the size depends on the hash (read HMAC.digest_size)."""
+trans_5C: bytes
+"""The standard library's table of key bytes XOR 0x5C (its own object)."""
+trans_36: bytes
+"""The standard library's table of key bytes XOR 0x36 (its own object)."""
 
 @final
 class HMAC:
@@ -47,7 +51,7 @@ class HMAC:
     # For a digestmod fastdigest does not run itself, the call returns the standard library's
     # hmac.HMAC (use new() for that type); the stub describes the fast case.
     def __new__(
-        cls, key: _ReadableBuffer, msg: _ReadableBuffer | None = None, digestmod: _FastDigestMod | str = ""
+        cls, key: bytes | bytearray, msg: _ReadableBuffer | None = None, digestmod: _FastDigestMod | str = ""
     ) -> Self: ...
 
     @property
@@ -87,11 +91,11 @@ class HMAC:
 # raises TypeError. The first overload says so (NoReturn) and gives the runtime's defaults, which
 # stubtest checks; every overload that returns an object requires digestmod.
 @overload
-def new(key: _ReadableBuffer, msg: _ReadableBuffer | None = None, digestmod: Literal[""] | None = "") -> NoReturn:
+def new(key: bytes | bytearray, msg: _ReadableBuffer | None = None, digestmod: Literal[""] | None = "") -> NoReturn:
     """Return a new HMAC object keyed with key, optionally fed msg: hmac.new().
 
     Args:
-        key: The key: any C-contiguous buffer (the standard library takes only bytes and bytearray).
+        key: The key: bytes or bytearray, as the standard library takes it.
         msg: Initial message data, or None.
         digestmod: Required. One of the eight algorithms by name (`'sha256'`, as new() takes names),
             or fastdigest's or hashlib's constructor for one (fastdigest.sha256, hashlib.sha256).
@@ -104,22 +108,22 @@ def new(key: _ReadableBuffer, msg: _ReadableBuffer | None = None, digestmod: Lit
 
     Raises:
         TypeError: digestmod is missing, None or empty (`Missing required argument 'digestmod'.`);
-            key is a str or has no buffer (`key: expected bytes or bytearray, but got 'str'`); msg
+            key is neither bytes nor bytearray (`key: expected bytes or bytearray, but got 'str'`); msg
             is a str or has no buffer.
-        BufferError: key or msg is not C-contiguous.
+        BufferError: msg is not C-contiguous.
         ValueError: digestmod is a name known neither to fastdigest nor to hashlib (`unsupported
-            hash type NAME`).
+            hash type NAME`; from Python 3.15 `unsupported hash algorithm NAME`).
         Exception: for a digestmod handed to the standard library, whatever hmac.new() raises for
             it (an int raises AttributeError there).
     """
 @overload
-def new(key: _ReadableBuffer, msg: _ReadableBuffer | None, digestmod: _FastDigestMod) -> HMAC: ...
+def new(key: bytes | bytearray, msg: _ReadableBuffer | None, digestmod: _FastDigestMod) -> HMAC: ...
 @overload
-def new(key: _ReadableBuffer, *, digestmod: _FastDigestMod) -> HMAC: ...
+def new(key: bytes | bytearray, *, digestmod: _FastDigestMod) -> HMAC: ...
 @overload
-def new(key: _ReadableBuffer, msg: _ReadableBuffer | None, digestmod: _DigestMod) -> HMAC | _stdlib_hmac.HMAC: ...
+def new(key: bytes | bytearray, msg: _ReadableBuffer | None, digestmod: _DigestMod) -> HMAC | _stdlib_hmac.HMAC: ...
 @overload
-def new(key: _ReadableBuffer, *, digestmod: _DigestMod) -> HMAC | _stdlib_hmac.HMAC: ...
+def new(key: bytes | bytearray, *, digestmod: _DigestMod) -> HMAC | _stdlib_hmac.HMAC: ...
 def digest(key: _ReadableBuffer, msg: _ReadableBuffer, digest: _DigestMod) -> bytes:
     """Return the HMAC of msg under key in one call: hmac.digest(), with no object made.
 
@@ -137,6 +141,6 @@ def digest(key: _ReadableBuffer, msg: _ReadableBuffer, digest: _DigestMod) -> by
             'str'`).
         BufferError: key or msg is not C-contiguous.
         ValueError: digest is a name known neither to fastdigest nor to hashlib (`unsupported hash
-            type NAME`).
+            type NAME`; from Python 3.15 `unsupported hash algorithm NAME`).
         Exception: for a digest handed to the standard library, whatever hmac.digest() raises.
     """

@@ -36,6 +36,19 @@ def pytest_addoption(parser):
     )
 
 
+def unsupported(name):
+    """hashlib's ValueError message for an algorithm name it does not know, as this Python words it
+    ('unsupported hash type NAME'; 3.15: 'unsupported hash algorithm NAME')."""
+    import hashlib
+
+    probe = 'no such algorithm'
+    try:
+        hashlib.new(probe)
+    except ValueError as error:
+        return str(error)[: -len(probe)] + name
+    raise AssertionError(f'hashlib.new knows {probe!r}')
+
+
 def pytest_configure(config):
     # Registered rather than left implicit so that `--strict-markers` accepts them.
     config.addinivalue_line(

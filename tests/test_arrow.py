@@ -22,7 +22,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import fastdigest
-from conftest import ALGORITHMS
+from conftest import ALGORITHMS, unsupported
 
 pa = pytest.importorskip('pyarrow', reason='pyarrow (test extra) is not installed or has no wheel here')
 
@@ -445,8 +445,9 @@ def test_dictionary_and_wide_tables_raise_type_error():
 
 
 def test_bad_arguments():
-    with pytest.raises(ValueError, match='unsupported hash type sha3_256'):
+    with pytest.raises(ValueError) as raised:
         fastdigest.digest_array('sha3_256', pa.array([b'a']))
+    assert str(raised.value) == unsupported('sha3_256')
     with pytest.raises(TypeError, match='str or a fastdigest constructor'):
         fastdigest.digest_array(hashlib.sha256, pa.array([b'a']))
     with pytest.raises(TypeError, match='Arrow PyCapsule interface'):

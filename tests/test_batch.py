@@ -23,7 +23,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import fastdigest
-from conftest import ALGORITHMS
+from conftest import ALGORITHMS, unsupported
 from test_backend import cpu_flags
 
 BLOCK_SIZES = {name: hashlib.new(name).block_size for name in ALGORITHMS}
@@ -349,10 +349,12 @@ def test_errors_of_the_generator_propagate():
 
 
 def test_bad_names():
-    with pytest.raises(ValueError, match=r'^unsupported hash type blake2b$'):
+    with pytest.raises(ValueError) as raised:
         fastdigest.digest_many('blake2b', [b''])
-    with pytest.raises(ValueError, match=r'^unsupported hash type nope$'):
+    assert str(raised.value) == unsupported('blake2b')
+    with pytest.raises(ValueError) as raised:
         fastdigest.digest_many('nope', [])
+    assert str(raised.value) == unsupported('nope')
     with pytest.raises(TypeError, match=r'must be str or a fastdigest constructor, not builtin_function'):
         fastdigest.digest_many(hashlib.sha256, [b''])
     with pytest.raises(TypeError, match=r'must be str or a fastdigest constructor, not None'):

@@ -14,6 +14,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import fastdigest
+from conftest import unsupported
 from test_api import BASE_SPELLINGS, NOT_A_BUFFER, STR_DATA, raises
 
 ALGORITHMS = sorted(fastdigest.implementation)
@@ -81,8 +82,8 @@ def test_errors(oneshot):
     raises(TypeError, lambda: function('sha256', None), NOT_A_BUFFER)
     raises(TypeError, lambda: function('sha256', 1), NOT_A_BUFFER)
     # The name, as new() checks it (and, like new(), after the data).
-    raises(ValueError, lambda: function('sha3_256', b''), 'unsupported hash type sha3_256')
-    raises(ValueError, lambda: function('', b''), 'unsupported hash type ')
+    raises(ValueError, lambda: function('sha3_256', b''), unsupported('sha3_256'))
+    raises(ValueError, lambda: function('', b''), unsupported(''))
     raises(TypeError, lambda: function('nope', 'abc'), STR_DATA)
     for name in (None, 1, b'sha256', hashlib.sha256, fastdigest.new, fastdigest.sha256(b'')):
         # Named as CPython's argument errors name them: by the type's tp_name.

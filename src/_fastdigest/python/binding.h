@@ -52,27 +52,51 @@ typedef struct {
 
 /* ---- helpers.c ---------------------------------------------------------- */
 
-/* A function's parameters: the first npositional of names may be passed by
- * position, the rest only by keyword; the first nrequired have no default.
- * extra_positional is 1 for a method, whose messages count self. A call
- * that does not fit gets CPython's messages: a Python function's (the
- * stdlib's hmac), or with clinic_messages Argument Clinic's for too many
- * arguments (hashlib's C functions). */
+/* Whose words a call that does not fit gets: a Python function's (the
+ * interpreter's, as hashlib.new's Python layer and the stdlib's hmac give
+ * them) or Argument Clinic's (hashlib's C functions), each in the wording of
+ * the Python this extension is built for. */
+typedef enum { FD_PYTHON_FUNCTION, FD_ARGUMENT_CLINIC } fd_parser;
+
+/* A function's parameters, in order: the first npositional of names may be
+ * passed by position, the rest only by keyword; the first nrequired have no
+ * default. For a Python function, the first nbound are bound before the
+ * call (a method's self, which messages count and name), and
+ * extra_keywords collects unknown keywords (**kwargs) instead of refusing
+ * them. For Argument Clinic, nbound is 0 and extra_keywords false. */
 typedef struct fd_signature {
-    const char *function; /* as messages name it: "new", "HMAC.update" */
+    const char *function; /* as messages name it: "new", "HMAC.update", "openssl_sha256" */
     const char *const *names;
     Py_ssize_t nparams;
     Py_ssize_t npositional;
     Py_ssize_t nrequired;
-    Py_ssize_t extra_positional;
-    bool clinic_messages;
+    Py_ssize_t nbound;
+    fd_parser parser;
+    bool extra_keywords;
 } fd_signature;
 
 /* Binds vectorcall arguments to signature's parameters: out[i] is the
- * argument of names[i], NULL where an optional one was omitted. Returns 0,
- * or -1 with TypeError set. */
+ * argument of names[nbound + i], NULL where an optional one was omitted.
+ * Returns 0, or -1 with CPython's TypeError for that call set. */
 int fd_bind_arguments(const fd_signature *signature, PyObject *const *args, Py_ssize_t nargs,
                       PyObject *kwnames, PyObject **out);
+
+/* Raises CPython's TypeError for keyword, which none of names[0..count)
+ * matches (with 3.13+'s "Did you mean" among them). Returns -1. */
+int fd_unexpected_keyword(fd_parser parser, const char *function, PyObject *keyword,
+                          const char *const *names, Py_ssize_t count);
+
+/* The argument of a vectorcall given as keyword name, or NULL. */
+PyObject *fd_keyword_argument(PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames,
+                              const char *name);
+
+/* How hashlib words a name it does not know ("unsupported hash type sha3"
+ * before 3.15). */
+#if PY_VERSION_HEX >= 0x030F0000
+#define FD_UNSUPPORTED_ALGORITHM "unsupported hash algorithm "
+#else
+#define FD_UNSUPPORTED_ALGORITHM "unsupported hash type "
+#endif
 
 /* A new ASCII str of the digest in lowercase hexadecimal, as hashlib's. */
 PyObject *fd_hex_string(const uint8_t *digest, size_t digest_len);
@@ -84,8 +108,8 @@ PyObject *fd_make_algorithm_ids(void);
 
 /* Looks name (a str) up as new() does: exactly, then in ASCII lowercase,
  * since OpenSSL (which hashlib.new asks) compares names case-insensitively.
- * Returns the algorithm id, or -1 with ValueError "unsupported hash type
- * NAME" set. */
+ * Returns the algorithm id, or -1 with hashlib's ValueError for an unknown
+ * name (FD_UNSUPPORTED_ALGORITHM) set. */
 int fd_lookup_algorithm(fd_module_state *state, PyObject *name);
 
 /* The algorithm id a name or a constructor stands for: a str is looked up as
@@ -99,11 +123,12 @@ int fd_algorithm_from_object(PyObject *module, PyObject *obj, const char *functi
  * the kernel its family runs: kernel_of_family[family]. */
 PyObject *fd_kernels_by_algorithm(const char *const kernel_of_family[FD_FAMILY_COUNT]);
 
-/* The standard library's hashlib module, a new reference (NULL with an
- * exception set): what the package's _stdlib_hashlib() returns, which stays
- * right where fastdigest itself was put in sys.modules as 'hashlib'; without
- * the package, an import of hashlib. The names fastdigest lacks go to it. */
-PyObject *fd_stdlib_hashlib(PyObject *module);
+/* The standard library's module name ("hashlib" or "hmac"), a new reference
+ * (NULL with an exception set): what the package's _stdlib_module(name)
+ * returns, which stays the standard library's where fastdigest's own
+ * modules were put in sys.modules under those names; without the package,
+ * an import of name. What fastdigest does not implement goes to it. */
+PyObject *fd_stdlib_module(PyObject *module, const char *name);
 
 /* ---- hash.c -------------------------------------------------------------- */
 

@@ -31,67 +31,285 @@ int fd_get_buffer(PyObject *obj, Py_buffer *view)
 
 /* ---- arguments ---------------------------------------------------------- */
 
-int fd_bind_arguments(const fd_signature *signature, PyObject *const *args, Py_ssize_t nargs,
-                      PyObject *kwnames, PyObject **out)
+/* The messages are CPython's own, in the wording of the Python this
+ * extension is built for (one build per minor version): a Python function's
+ * from the interpreter's argument binding (Python/ceval.c), a C function's
+ * from Argument Clinic's parser (_PyArg_UnpackKeywords in Python/getargs.c).
+ * Each check runs in the order CPython's runs it, so that a call with two
+ * mistakes gets the same complaint. None of this runs unless a call has
+ * keywords or an unusual number of arguments. */
+
+#if PY_VERSION_HEX >= 0x030D0000
+/* 3.13+ ends "unexpected keyword argument" with a suggestion: the parameter
+ * name nearest to the keyword by CPython's edit distance (Python/suggestions.c:
+ * moving or substituting a character costs 2, changing its case 1), if it is
+ * within a third of both names' characters. Parameter names are short ASCII;
+ * a keyword over 40 bytes gets no suggestion, as in CPython. */
+#define SUGGESTION_MOVE_COST 2
+#define SUGGESTION_CASE_COST 1
+#define SUGGESTION_MAX_LEN 40
+
+static size_t substitution_cost(char a, char b)
+{
+    if (a == b)
+        return 0;
+    if ((a & 31) != (b & 31))
+        return SUGGESTION_MOVE_COST;
+    char lower_a = (a >= 'A' && a <= 'Z') ? (char)(a - 'A' + 'a') : a;
+    char lower_b = (b >= 'A' && b <= 'Z') ? (char)(b - 'A' + 'a') : b;
+    return lower_a == lower_b ? SUGGESTION_CASE_COST : SUGGESTION_MOVE_COST;
+}
+
+/* The edit distance of a and b, or more than max_cost as soon as it must be. */
+static size_t edit_distance(const char *a, size_t a_len, const char *b, size_t b_len,
+                            size_t max_cost)
+{
+    while (a_len > 0 && b_len > 0 && a[0] == b[0]) {
+        a++, b++;
+        a_len--, b_len--;
+    }
+    while (a_len > 0 && b_len > 0 && a[a_len - 1] == b[b_len - 1])
+        a_len--, b_len--;
+    if (a_len == 0 || b_len == 0)
+        return (a_len + b_len) * SUGGESTION_MOVE_COST;
+    if (a_len > SUGGESTION_MAX_LEN || b_len > SUGGESTION_MAX_LEN)
+        return max_cost + 1;
+    if (b_len < a_len) { /* the row runs along the shorter one */
+        const char *t = a;
+        a = b, b = t;
+        size_t t_len = a_len;
+        a_len = b_len, b_len = t_len;
+    }
+    if ((b_len - a_len) * SUGGESTION_MOVE_COST > max_cost)
+        return max_cost + 1;
+    /* row[i]: the cost of turning b's first characters so far into a[:i+1]. */
+    size_t row[SUGGESTION_MAX_LEN];
+    for (size_t i = 0; i < a_len; i++)
+        row[i] = (i + 1) * SUGGESTION_MOVE_COST;
+    size_t result = 0;
+    for (size_t j = 0; j < b_len; j++) {
+        size_t diagonal = j * SUGGESTION_MOVE_COST, lowest = SIZE_MAX;
+        result = diagonal;
+        for (size_t i = 0; i < a_len; i++) {
+            size_t substitute = diagonal + substitution_cost(b[j], a[i]);
+            diagonal = row[i];
+            size_t insert_or_delete = (result < diagonal ? result : diagonal) + SUGGESTION_MOVE_COST;
+            result = insert_or_delete < substitute ? insert_or_delete : substitute;
+            row[i] = result;
+            if (result < lowest)
+                lowest = result;
+        }
+        if (lowest > max_cost)
+            return max_cost + 1;
+    }
+    return result;
+}
+
+/* The name of names[0..count) CPython would suggest for keyword, or NULL. */
+static const char *suggest_keyword(PyObject *keyword, const char *const *names, Py_ssize_t count)
+{
+    Py_ssize_t keyword_len;
+    const char *keyword_text = PyUnicode_AsUTF8AndSize(keyword, &keyword_len);
+    if (keyword_text == NULL) {
+        PyErr_Clear(); /* unencodable: no suggestion, as in CPython */
+        return NULL;
+    }
+    const char *best = NULL;
+    size_t best_distance = SIZE_MAX;
+    for (Py_ssize_t i = 0; i < count; i++) {
+        size_t name_len = strlen(names[i]);
+        if ((size_t)keyword_len == name_len && memcmp(keyword_text, names[i], name_len) == 0)
+            continue;
+        size_t max_distance = ((size_t)keyword_len + name_len + 3) * SUGGESTION_MOVE_COST / 6;
+        if (best_distance - 1 < max_distance) /* only a closer name can win */
+            max_distance = best_distance - 1;
+        size_t distance =
+            edit_distance(keyword_text, (size_t)keyword_len, names[i], name_len, max_distance);
+        if (distance <= max_distance && (best == NULL || distance < best_distance)) {
+            best = names[i];
+            best_distance = distance;
+        }
+    }
+    return best;
+}
+#endif
+
+int fd_unexpected_keyword(fd_parser parser, const char *function, PyObject *keyword,
+                          const char *const *names, Py_ssize_t count)
+{
+#if PY_VERSION_HEX >= 0x030D0000
+    const char *suggestion = suggest_keyword(keyword, names, count);
+    if (suggestion != NULL)
+        PyErr_Format(PyExc_TypeError,
+                     "%s() got an unexpected keyword argument '%S'. Did you mean '%s'?", function,
+                     keyword, suggestion);
+    else
+        PyErr_Format(PyExc_TypeError, "%s() got an unexpected keyword argument '%S'", function,
+                     keyword);
+    (void)parser;
+#else
+    (void)names, (void)count;
+    if (parser == FD_ARGUMENT_CLINIC)
+        PyErr_Format(PyExc_TypeError, "'%S' is an invalid keyword argument for %s()", keyword,
+                     function);
+    else
+        PyErr_Format(PyExc_TypeError, "%s() got an unexpected keyword argument '%S'", function,
+                     keyword);
+#endif
+    return -1;
+}
+
+/* The index of the parameter keyword names, or -1. */
+static Py_ssize_t parameter_index(const fd_signature *signature, PyObject *keyword)
+{
+    for (Py_ssize_t i = 0; i < signature->nparams; i++) {
+        if (PyUnicode_CompareWithASCIIString(keyword, signature->names[i]) == 0)
+            return i;
+    }
+    return -1;
+}
+
+/* The argument given as keyword name, or NULL. */
+static PyObject *keyword_argument(PyObject *const *kwargs, PyObject *kwnames, const char *name)
+{
+    for (Py_ssize_t k = 0; k < PyTuple_GET_SIZE(kwnames); k++) {
+        if (PyUnicode_CompareWithASCIIString(PyTuple_GET_ITEM(kwnames, k), name) == 0)
+            return kwargs[k];
+    }
+    return NULL;
+}
+
+static int keywords_must_be_strings(PyObject *kwnames)
+{
+    for (Py_ssize_t k = 0; k < PyTuple_GET_SIZE(kwnames); k++) {
+        if (!PyUnicode_Check(PyTuple_GET_ITEM(kwnames, k))) {
+            PyErr_SetString(PyExc_TypeError, "keywords must be strings");
+            return -1;
+        }
+    }
+    return 0;
+}
+
+/* _PyArg_UnpackKeywords for parameters that may all be passed by keyword,
+ * none of them required after a positional-only one. */
+static int bind_clinic(const fd_signature *signature, PyObject *const *args, Py_ssize_t nargs,
+                       PyObject *kwnames, PyObject **out)
 {
     const char *function = signature->function;
     const char *const *names = signature->names;
-    Py_ssize_t nparams = signature->nparams, npositional = signature->npositional;
-    Py_ssize_t nrequired = signature->nrequired, extra_positional = signature->extra_positional;
+    Py_ssize_t nparams = signature->nparams, maxpos = signature->npositional;
+    Py_ssize_t minpos = signature->nrequired;
     Py_ssize_t nkeywords = kwnames == NULL ? 0 : PyTuple_GET_SIZE(kwnames);
+    PyObject *const *kwargs = args + nargs;
 
-    if (nargs > npositional && signature->clinic_messages) {
-        PyErr_Format(PyExc_TypeError, "%s() takes at most %zd positional argument%s (%zd given)",
-                     function, npositional, npositional == 1 ? "" : "s", nargs);
+    if (nargs + nkeywords > nparams) {
+        /* "keyword" when nothing came by position (CPython's bpo-31229). */
+        PyErr_Format(PyExc_TypeError, "%s() takes at most %zd %sargument%s (%zd given)", function,
+                     nparams, nargs == 0 ? "keyword " : "", nparams == 1 ? "" : "s",
+                     nargs + nkeywords);
         return -1;
     }
-    if (nargs > npositional) {
-        Py_ssize_t most = npositional + extra_positional, given = nargs + extra_positional;
-        if (nrequired == npositional)
-            PyErr_Format(PyExc_TypeError, "%s() takes %zd positional argument%s but %zd %s given",
-                         function, most, most == 1 ? "" : "s", given,
-                         given == 1 ? "was" : "were");
+    if (nargs > maxpos) {
+        if (maxpos == 0)
+            PyErr_Format(PyExc_TypeError, "%s() takes no positional arguments", function);
         else
-            PyErr_Format(PyExc_TypeError,
-                         "%s() takes from %zd to %zd positional arguments but %zd were given",
-                         function, nrequired + extra_positional, most, given);
+            PyErr_Format(PyExc_TypeError, "%s() takes %s %zd positional argument%s (%zd given)",
+                         function, minpos < maxpos ? "at most" : "exactly", maxpos,
+                         maxpos == 1 ? "" : "s", nargs);
         return -1;
     }
-    if (nargs + nkeywords > nparams && signature->clinic_messages) {
-        PyErr_Format(PyExc_TypeError, "%s() takes at most %zd %sarguments (%zd given)", function,
-                     nparams, nargs == 0 ? "keyword " : "", nargs + nkeywords);
+    if (nkeywords > 0 && keywords_must_be_strings(kwnames) < 0)
         return -1;
-    }
-    for (Py_ssize_t i = 0; i < nparams; i++)
+    Py_ssize_t unmatched = nkeywords;
+    for (Py_ssize_t i = 0; i < nparams; i++) {
         out[i] = i < nargs ? args[i] : NULL;
-    for (Py_ssize_t k = 0; k < nkeywords; k++) {
-        PyObject *keyword = PyTuple_GET_ITEM(kwnames, k);
-        Py_ssize_t i = 0;
-        while (i < nparams && PyUnicode_CompareWithASCIIString(keyword, names[i]) != 0)
-            i++;
-        if (i == nparams) {
-            PyErr_Format(PyExc_TypeError, "%s() got an unexpected keyword argument '%S'",
-                         function, keyword);
+        if (i < nargs || (unmatched == 0 && i >= minpos))
+            continue;
+        if (unmatched > 0)
+            out[i] = keyword_argument(kwargs, kwnames, names[i]);
+        if (out[i] != NULL) {
+            unmatched--;
+        }
+        else if (i < minpos) {
+            PyErr_Format(PyExc_TypeError, "%s() missing required argument '%s' (pos %zd)",
+                         function, names[i], i + 1);
             return -1;
         }
-        if (out[i] != NULL) {
+    }
+    if (unmatched == 0)
+        return 0;
+    for (Py_ssize_t i = 0; i < nargs; i++) {
+        if (keyword_argument(kwargs, kwnames, names[i]) != NULL) {
+            PyErr_Format(PyExc_TypeError, "argument for %s() given by name ('%s') and position (%zd)",
+                         function, names[i], i + 1);
+            return -1;
+        }
+    }
+    for (Py_ssize_t k = 0; k < nkeywords; k++) {
+        PyObject *keyword = PyTuple_GET_ITEM(kwnames, k);
+        if (parameter_index(signature, keyword) < 0)
+            return fd_unexpected_keyword(FD_ARGUMENT_CLINIC, function, keyword, names, nparams);
+    }
+    PyErr_Format(PyExc_TypeError, "invalid keyword argument for %s()", function);
+    return -1;
+}
+
+/* A Python function's binding, for parameters that may all be passed by
+ * position or keyword, the first nbound of them bound before the call (a
+ * method's self) and **kwargs where extra_keywords says so. */
+static int bind_python(const fd_signature *signature, PyObject *const *args, Py_ssize_t nargs,
+                       PyObject *kwnames, PyObject **out)
+{
+    const char *function = signature->function;
+    const char *const *names = signature->names;
+    Py_ssize_t nparams = signature->nparams, nrequired = signature->nrequired;
+    Py_ssize_t nbound = signature->nbound;
+    Py_ssize_t nkeywords = kwnames == NULL ? 0 : PyTuple_GET_SIZE(kwnames);
+    Py_ssize_t given = nbound + nargs; /* positional arguments, as messages count them */
+
+    for (Py_ssize_t i = nbound; i < nparams; i++)
+        out[i - nbound] = i < given ? args[i - nbound] : NULL;
+    for (Py_ssize_t k = 0; k < nkeywords; k++) {
+        PyObject *keyword = PyTuple_GET_ITEM(kwnames, k);
+        if (!PyUnicode_Check(keyword)) {
+            PyErr_Format(PyExc_TypeError, "%s() keywords must be strings", function);
+            return -1;
+        }
+        Py_ssize_t i = parameter_index(signature, keyword);
+        if (i < 0) {
+            if (signature->extra_keywords)
+                continue; /* for **kwargs: the caller's */
+            return fd_unexpected_keyword(FD_PYTHON_FUNCTION, function, keyword, names, nparams);
+        }
+        if (i < nbound || out[i - nbound] != NULL) {
             PyErr_Format(PyExc_TypeError, "%s() got multiple values for argument '%s'", function,
                          names[i]);
             return -1;
         }
-        out[i] = args[nargs + k];
+        out[i - nbound] = args[nargs + k];
+    }
+    if (given > nparams) {
+        if (nrequired < nparams)
+            PyErr_Format(PyExc_TypeError,
+                         "%s() takes from %zd to %zd positional arguments but %zd were given",
+                         function, nrequired, nparams, given);
+        else
+            PyErr_Format(PyExc_TypeError, "%s() takes %zd positional argument%s but %zd %s given",
+                         function, nparams, nparams == 1 ? "" : "s", given,
+                         given == 1 ? "was" : "were");
+        return -1;
     }
 
     /* Python lists the missing names as 'a', 'a' and 'b', or 'a', 'b', and 'c'. */
     Py_ssize_t missing = 0;
-    for (Py_ssize_t i = 0; i < nrequired; i++)
-        missing += out[i] == NULL;
+    for (Py_ssize_t i = nbound; i < nrequired; i++)
+        missing += out[i - nbound] == NULL;
     if (missing == 0)
         return 0;
     PyObject *listed = PyUnicode_FromString("");
     Py_ssize_t seen = 0;
-    for (Py_ssize_t i = 0; i < nrequired && listed != NULL; i++) {
-        if (out[i] != NULL)
+    for (Py_ssize_t i = nbound; i < nrequired && listed != NULL; i++) {
+        if (out[i - nbound] != NULL)
             continue;
         const char *separator = seen == 0              ? ""
                                 : seen + 1 < missing   ? ", "
@@ -107,6 +325,20 @@ int fd_bind_arguments(const fd_signature *signature, PyObject *const *args, Py_s
         Py_DECREF(listed);
     }
     return -1;
+}
+
+int fd_bind_arguments(const fd_signature *signature, PyObject *const *args, Py_ssize_t nargs,
+                      PyObject *kwnames, PyObject **out)
+{
+    if (signature->parser == FD_ARGUMENT_CLINIC)
+        return bind_clinic(signature, args, nargs, kwnames, out);
+    return bind_python(signature, args, nargs, kwnames, out);
+}
+
+PyObject *fd_keyword_argument(PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames,
+                              const char *name)
+{
+    return kwnames == NULL ? NULL : keyword_argument(args + nargs, kwnames, name);
 }
 
 /* ---- hexadecimal ---------------------------------------------------------- */
@@ -214,7 +446,7 @@ int fd_lookup_algorithm(fd_module_state *state, PyObject *name)
     }
     if (id == NULL) {
         if (!PyErr_Occurred())
-            PyErr_Format(PyExc_ValueError, "unsupported hash type %U", name);
+            PyErr_Format(PyExc_ValueError, FD_UNSUPPORTED_ALGORITHM "%U", name);
         return -1;
     }
     return (int)PyLong_AsLong(id);
@@ -236,16 +468,16 @@ int fd_algorithm_from_object(PyObject *module, PyObject *obj, const char *functi
     return -1;
 }
 
-PyObject *fd_stdlib_hashlib(PyObject *module)
+PyObject *fd_stdlib_module(PyObject *module, const char *name)
 {
-    PyObject *loader = PyObject_GetAttrString(module, "_stdlib_hashlib");
+    PyObject *loader = PyObject_GetAttrString(module, "_stdlib_module");
     if (loader == NULL) {
         if (!PyErr_ExceptionMatches(PyExc_AttributeError))
             return NULL;
         PyErr_Clear();
-        return PyImport_ImportModule("hashlib");
+        return PyImport_ImportModule(name);
     }
-    PyObject *hashlib = PyObject_CallNoArgs(loader);
+    PyObject *stdlib = PyObject_CallFunction(loader, "s", name);
     Py_DECREF(loader);
-    return hashlib;
+    return stdlib;
 }

@@ -18,15 +18,20 @@
 
 /* ---- arguments ---------------------------------------------------------- */
 
-/* A key for new(): any C-contiguous buffer (the stdlib takes only bytes and
- * bytearray, with this message for anything else; a str is one of those). */
+/* A key for new(): bytes or bytearray (or a subclass), as the stdlib's
+ * HMAC takes, with its message for anything else. */
 static int get_key_buffer(PyObject *key, Py_buffer *view)
 {
     if (fd_view_bytes(key, view))
         return 0;
-    if (PyUnicode_Check(key) || !PyObject_CheckBuffer(key)) {
-        PyErr_Format(PyExc_TypeError, "key: expected bytes or bytearray, but got '%s'",
-                     Py_TYPE(key)->tp_name);
+    if (!PyBytes_Check(key) && !PyByteArray_Check(key)) {
+        /* The stdlib formats type(key).__name__ with repr(). */
+        PyObject *type_name = PyObject_GetAttrString((PyObject *)Py_TYPE(key), "__name__");
+        if (type_name != NULL) {
+            PyErr_Format(PyExc_TypeError, "key: expected bytes or bytearray, but got %R",
+                         type_name);
+            Py_DECREF(type_name);
+        }
         return -1;
     }
     return PyObject_GetBuffer(key, view, PyBUF_SIMPLE);
@@ -56,14 +61,20 @@ static int fast_algorithm(PyObject *module, PyObject *digestmod, const char *fun
     }
     /* hashlib's constructors name the same algorithms: the common
      * hmac.new(key, msg, hashlib.sha256) gets the fast path too. A caller
-     * holding one has imported hashlib, so it is looked up, not imported. */
+     * holding one has imported hashlib, so it is looked up, not imported;
+     * where the name 'hashlib' is fastdigest itself, the standard library's
+     * is asked (its constructors may have been taken before the swap). */
     PyObject *name = PyUnicode_FromString("hashlib");
     if (name == NULL)
         return -1;
-    PyObject *hashlib = PyImport_GetModule(name);
+    PyObject *imported = PyImport_GetModule(name);
     Py_DECREF(name);
-    if (hashlib == NULL)
+    if (imported == NULL)
         return PyErr_Occurred() ? -1 : FOREIGN_DIGESTMOD;
+    Py_DECREF(imported);
+    PyObject *hashlib = fd_stdlib_module(module, "hashlib");
+    if (hashlib == NULL)
+        return -1;
     int found = FOREIGN_DIGESTMOD;
     for (int id = 0; id < FD_ALGORITHM_COUNT && found == FOREIGN_DIGESTMOD; id++) {
         /* hashlib has no sha512_224 or sha512_256 attribute. */
@@ -78,15 +89,16 @@ static int fast_algorithm(PyObject *module, PyObject *digestmod, const char *fun
     return found;
 }
 
-/* Calls module_name.function_name with the caller's arguments as they came. */
-static PyObject *call_stdlib(const char *module_name, const char *function_name,
-                             PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames)
+/* Calls the standard library's hmac.function_name with the caller's
+ * arguments as they came. */
+static PyObject *call_stdlib_hmac(PyObject *module, const char *function_name,
+                                  PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames)
 {
-    PyObject *module = PyImport_ImportModule(module_name);
-    if (module == NULL)
+    PyObject *hmac = fd_stdlib_module(module, "hmac");
+    if (hmac == NULL)
         return NULL;
-    PyObject *function = PyObject_GetAttrString(module, function_name);
-    Py_DECREF(module);
+    PyObject *function = PyObject_GetAttrString(hmac, function_name);
+    Py_DECREF(hmac);
     if (function == NULL)
         return NULL;
     PyObject *result = PyObject_Vectorcall(function, args, (size_t)nargs, kwnames);
@@ -144,14 +156,14 @@ PyDoc_STRVAR(hmac_update_doc, "update($self, /, msg)\n--\n\n"
 static PyObject *hmac_update(hmac_object *self, PyObject *const *args, Py_ssize_t nargs,
                              PyObject *kwnames)
 {
-    static const char *const names[] = {"msg"};
+    static const char *const names[] = {"self", "msg"};
     PyObject *msg;
     Py_buffer view;
 
     if (nargs != 1 || kwnames != NULL) {
         static const fd_signature signature = {
-            .function = "HMAC.update", .names = names, .nparams = 1, .npositional = 1,
-            .nrequired = 1, .extra_positional = 1};
+            .function = "HMAC.update", .names = names, .nparams = 2, .npositional = 2,
+            .nrequired = 2, .nbound = 1, .parser = FD_PYTHON_FUNCTION};
         if (fd_bind_arguments(&signature, args, nargs, kwnames, &msg) < 0)
             return NULL;
     }
@@ -163,6 +175,21 @@ static PyObject *hmac_update(hmac_object *self, PyObject *const *args, Py_ssize_
     fd_absorb_locked(&self->lock, hmac_absorb, self, &view);
     PyBuffer_Release(&view);
     Py_RETURN_NONE;
+}
+
+/* The stdlib's HMAC methods but update() are Python methods of self alone:
+ * a call with any argument gets the interpreter's words, naming the method.
+ * Returns NULL with that TypeError set. */
+static PyObject *refuse_arguments(const char *method, PyObject *const *args, Py_ssize_t nargs,
+                                  PyObject *kwnames)
+{
+    static const char *const names[] = {"self"};
+    const fd_signature signature = {.function = method, .names = names, .nparams = 1,
+                                    .npositional = 1, .nrequired = 1, .nbound = 1,
+                                    .parser = FD_PYTHON_FUNCTION};
+    if (fd_bind_arguments(&signature, args, nargs, kwnames, NULL) == 0)
+        PyErr_Format(PyExc_SystemError, "%s() bound arguments it takes none of", method);
+    return NULL;
 }
 
 static void hmac_final_locked(hmac_object *self, uint8_t *out)
@@ -178,8 +205,11 @@ PyDoc_STRVAR(hmac_digest_doc, "digest($self, /)\n--\n\n"
                               "in any way by this function; you can continue updating the object\n"
                               "after calling this function.");
 
-static PyObject *hmac_digest(hmac_object *self, PyObject *Py_UNUSED(ignored))
+static PyObject *hmac_digest(hmac_object *self, PyObject *const *args, Py_ssize_t nargs,
+                             PyObject *kwnames)
 {
+    if (nargs != 0 || kwnames != NULL)
+        return refuse_arguments("HMAC.digest", args, nargs, kwnames);
     PyObject *result =
         PyBytes_FromStringAndSize(NULL, (Py_ssize_t)self->hmac.algorithm->digest_len);
     if (result == NULL)
@@ -192,10 +222,13 @@ PyDoc_STRVAR(hmac_hexdigest_doc,
              "hexdigest($self, /)\n--\n\n"
              "Like digest(), but returns a string of hexadecimal digits instead.");
 
-static PyObject *hmac_hexdigest(hmac_object *self, PyObject *Py_UNUSED(ignored))
+static PyObject *hmac_hexdigest(hmac_object *self, PyObject *const *args, Py_ssize_t nargs,
+                                PyObject *kwnames)
 {
     uint8_t mac[FD_MAX_DIGEST_LEN];
 
+    if (nargs != 0 || kwnames != NULL)
+        return refuse_arguments("HMAC.hexdigest", args, nargs, kwnames);
     hmac_final_locked(self, mac);
     PyObject *result = fd_hex_string(mac, self->hmac.algorithm->digest_len);
     fd_secure_zero(mac, sizeof mac);
@@ -205,7 +238,7 @@ static PyObject *hmac_hexdigest(hmac_object *self, PyObject *Py_UNUSED(ignored))
 PyDoc_STRVAR(hmac_copy_doc, "copy($self, /)\n--\n\n"
                             "Return a separate copy of this hashing object.");
 
-static PyObject *hmac_copy(hmac_object *self, PyObject *Py_UNUSED(ignored))
+static hmac_object *hmac_duplicate(hmac_object *self)
 {
     hmac_object *copy = hmac_alloc(Py_TYPE(self));
     if (copy == NULL)
@@ -217,7 +250,20 @@ static PyObject *hmac_copy(hmac_object *self, PyObject *Py_UNUSED(ignored))
     memcpy(&copy->hmac.inner, &self->hmac.inner, algorithm->state_len);
     hmac_unlock(self);
     memcpy(&copy->hmac.outer, &self->hmac.outer, algorithm->state_len); /* never written */
-    return (PyObject *)copy;
+    return copy;
+}
+
+static PyObject *hmac_copy(hmac_object *self, PyObject *const *args, Py_ssize_t nargs,
+                           PyObject *kwnames)
+{
+    if (nargs != 0 || kwnames != NULL)
+        return refuse_arguments("HMAC.copy", args, nargs, kwnames);
+    return (PyObject *)hmac_duplicate(self);
+}
+
+static PyObject *hmac_copy_dunder(hmac_object *self, PyObject *Py_UNUSED(ignored))
+{
+    return (PyObject *)hmac_duplicate(self);
 }
 
 PyDoc_STRVAR(hmac_copy_dunder_doc, "__copy__($self, /)\n--\n\n"
@@ -227,7 +273,7 @@ PyDoc_STRVAR(hmac_deepcopy_doc, "__deepcopy__($self, memo, /)\n--\n\n"
 
 static PyObject *hmac_deepcopy(hmac_object *self, PyObject *Py_UNUSED(memo))
 {
-    return hmac_copy(self, NULL);
+    return (PyObject *)hmac_duplicate(self);
 }
 
 /* Pickling would write the keyed states, from which anyone can compute MACs
@@ -257,10 +303,13 @@ static PyObject *hmac_get_block_size(hmac_object *self, void *Py_UNUSED(closure)
 static PyMethodDef hmac_methods[] = {
     {"update", (PyCFunction)(void (*)(void))hmac_update, METH_FASTCALL | METH_KEYWORDS,
      hmac_update_doc},
-    {"digest", (PyCFunction)hmac_digest, METH_NOARGS, hmac_digest_doc},
-    {"hexdigest", (PyCFunction)hmac_hexdigest, METH_NOARGS, hmac_hexdigest_doc},
-    {"copy", (PyCFunction)hmac_copy, METH_NOARGS, hmac_copy_doc},
-    {"__copy__", (PyCFunction)hmac_copy, METH_NOARGS, hmac_copy_dunder_doc},
+    {"digest", (PyCFunction)(void (*)(void))hmac_digest, METH_FASTCALL | METH_KEYWORDS,
+     hmac_digest_doc},
+    {"hexdigest", (PyCFunction)(void (*)(void))hmac_hexdigest, METH_FASTCALL | METH_KEYWORDS,
+     hmac_hexdigest_doc},
+    {"copy", (PyCFunction)(void (*)(void))hmac_copy, METH_FASTCALL | METH_KEYWORDS,
+     hmac_copy_doc},
+    {"__copy__", (PyCFunction)hmac_copy_dunder, METH_NOARGS, hmac_copy_dunder_doc},
     {"__deepcopy__", (PyCFunction)hmac_deepcopy, METH_O, hmac_deepcopy_doc},
     {"__reduce__", (PyCFunction)hmac_reduce, METH_NOARGS, NULL},
     {NULL, NULL, 0, NULL},
@@ -275,17 +324,18 @@ static PyGetSetDef hmac_getset[] = {
 };
 
 PyDoc_STRVAR(hmac_type_doc,
+             "HMAC(key, msg=None, digestmod='')\n--\n\n"
              "An HMAC object (RFC 2104): update() it with bytes-like objects, then read\n"
              "digest() or hexdigest(). Made by fastdigest.hmac.new().");
 
 /* HMAC(key, msg=None, digestmod=''): the stdlib's class may be called as
- * new() is, and so may this one. */
+ * new() is, and so may this one, with the words of its __init__. */
 static PyObject *hmac_type_new(PyTypeObject *type, PyObject *args, PyObject *kwargs)
 {
     PyObject *module = PyType_GetModule(type);
     if (module == NULL)
         return NULL;
-    PyObject *new_function = PyObject_GetAttrString(module, "_hmac_new");
+    PyObject *new_function = PyObject_GetAttrString(module, "_hmac_init");
     if (new_function == NULL)
         return NULL;
     PyObject *result = PyObject_Call(new_function, args, kwargs);
@@ -311,25 +361,38 @@ static PyType_Spec hmac_type_spec = {
 
 /* ---- module functions --------------------------------------------------- */
 
-PyDoc_STRVAR(hmac_new_doc,
-             "_hmac_new($module, /, key, msg=None, digestmod='')\n--\n\n"
-             "Return a new HMAC object keyed with key (a bytes-like object); optionally\n"
-             "fed msg. digestmod is required: one of fastdigest's algorithm names, or\n"
-             "fastdigest's or hashlib's constructor for one; any other digestmod (a name\n"
-             "fastdigest lacks, a PEP 247 module) is handed to the standard library's\n"
-             "hmac.new().");
+/* The stdlib's hmac.new(key, msg=None, digestmod='') and the HMAC class's
+ * __init__(self, key, msg=None, digestmod=''), whose messages count self. */
+static const char *const hmac_new_names[] = {"self", "key", "msg", "digestmod"};
+static const fd_signature hmac_new_signature = {
+    .function = "new", .names = hmac_new_names + 1, .nparams = 3, .npositional = 3,
+    .nrequired = 1, .parser = FD_PYTHON_FUNCTION};
+static const fd_signature hmac_init_signature = {
+    .function = "HMAC.__init__", .names = hmac_new_names, .nparams = 4, .npositional = 4,
+    .nrequired = 2, .nbound = 1, .parser = FD_PYTHON_FUNCTION};
 
-static PyObject *fastdigest_hmac_new(PyObject *module, PyObject *const *args, Py_ssize_t nargs,
-                                     PyObject *kwnames)
+#if PY_VERSION_HEX >= 0x030D0000
+#define MISSING_DIGESTMOD "Missing required argument 'digestmod'."
+#else
+#define MISSING_DIGESTMOD "Missing required parameter 'digestmod'."
+#endif
+
+/* new() and HMAC(): the signature says which; stdlib_function is the
+ * stdlib's counterpart, which takes every digestmod fastdigest does not. */
+static PyObject *hmac_construct(PyObject *module, const fd_signature *signature,
+                                const char *stdlib_function, PyObject *const *args,
+                                Py_ssize_t nargs, PyObject *kwnames)
 {
-    static const char *const names[] = {"key", "msg", "digestmod"};
-    PyObject *bound[3];
+    PyObject *bound[3] = {NULL, NULL, NULL};
     Py_buffer key_view, msg_view;
 
-    static const fd_signature signature = {
-        .function = "new", .names = names, .nparams = 3, .npositional = 3, .nrequired = 1};
-    if (fd_bind_arguments(&signature, args, nargs, kwnames, bound) < 0)
+    if (kwnames == NULL && nargs >= 1 && nargs <= 3) {
+        for (Py_ssize_t i = 0; i < nargs; i++)
+            bound[i] = args[i];
+    }
+    else if (fd_bind_arguments(signature, args, nargs, kwnames, bound) < 0) {
         return NULL;
+    }
     PyObject *key = bound[0], *msg = bound[1], *digestmod = bound[2];
 
     /* The stdlib's order: the key's type, then digestmod's presence. */
@@ -338,11 +401,11 @@ static PyObject *fastdigest_hmac_new(PyObject *module, PyObject *const *args, Py
     int present = digestmod == NULL ? 0 : PyObject_IsTrue(digestmod);
     int id = present <= 0 ? -1 : fast_algorithm(module, digestmod, "new", "digestmod");
     if (present == 0)
-        PyErr_SetString(PyExc_TypeError, "Missing required argument 'digestmod'.");
+        PyErr_SetString(PyExc_TypeError, MISSING_DIGESTMOD);
     if (id < 0) {
         PyBuffer_Release(&key_view);
         if (id == FOREIGN_DIGESTMOD)
-            return call_stdlib("hmac", "new", args, nargs, kwnames);
+            return call_stdlib_hmac(module, stdlib_function, args, nargs, kwnames);
         return NULL;
     }
     if (msg != NULL && msg != Py_None && fd_get_buffer(msg, &msg_view) < 0) {
@@ -369,6 +432,31 @@ static PyObject *fastdigest_hmac_new(PyObject *module, PyObject *const *args, Py
     return (PyObject *)self;
 }
 
+PyDoc_STRVAR(hmac_new_doc,
+             "_hmac_new($module, /, key, msg=None, digestmod='')\n--\n\n"
+             "Return a new HMAC object keyed with key (a bytes-like object); optionally\n"
+             "fed msg. digestmod is required: one of fastdigest's algorithm names, or\n"
+             "fastdigest's or hashlib's constructor for one; any other digestmod (a name\n"
+             "fastdigest lacks, a PEP 247 module) is handed to the standard library's\n"
+             "hmac.new().");
+
+static PyObject *fastdigest_hmac_new(PyObject *module, PyObject *const *args, Py_ssize_t nargs,
+                                     PyObject *kwnames)
+{
+    return hmac_construct(module, &hmac_new_signature, "new", args, nargs, kwnames);
+}
+
+PyDoc_STRVAR(hmac_init_doc,
+             "_hmac_init($module, /, key, msg=None, digestmod='')\n--\n\n"
+             "fastdigest.hmac.HMAC(...): _hmac_new() with the words of the standard library's\n"
+             "HMAC.__init__ in its errors, and its hmac.HMAC for other digestmods.");
+
+static PyObject *fastdigest_hmac_init(PyObject *module, PyObject *const *args, Py_ssize_t nargs,
+                                      PyObject *kwnames)
+{
+    return hmac_construct(module, &hmac_init_signature, "HMAC", args, nargs, kwnames);
+}
+
 PyDoc_STRVAR(hmac_digest_function_doc,
              "_hmac_digest($module, /, key, msg, digest)\n--\n\n"
              "Return the HMAC of msg under key as bytes, in one call. digest is one of\n"
@@ -386,7 +474,7 @@ static PyObject *fastdigest_hmac_digest(PyObject *module, PyObject *const *args,
     if (nargs != 3 || kwnames != NULL) {
         static const fd_signature signature = {
             .function = "digest", .names = names, .nparams = 3, .npositional = 3,
-            .nrequired = 3};
+            .nrequired = 3, .parser = FD_PYTHON_FUNCTION};
         if (fd_bind_arguments(&signature, args, nargs, kwnames, bound) < 0)
             return NULL;
         given = bound;
@@ -395,7 +483,7 @@ static PyObject *fastdigest_hmac_digest(PyObject *module, PyObject *const *args,
      * that its checks run in its order. */
     int id = fast_algorithm(module, given[2], "digest", "digest");
     if (id == FOREIGN_DIGESTMOD)
-        return call_stdlib("hmac", "digest", args, nargs, kwnames);
+        return call_stdlib_hmac(module, "digest", args, nargs, kwnames);
     if (id < 0)
         return NULL;
     /* For these digests the stdlib's _hashlib.hmac_digest takes both
@@ -427,16 +515,17 @@ static PyObject *fastdigest_hmac_digest(PyObject *module, PyObject *const *args,
     return result;
 }
 
-static PyObject *call_hashlib_pbkdf2_hmac(PyObject *module, PyObject *args, PyObject *kwargs)
+static PyObject *call_hashlib_pbkdf2_hmac(PyObject *module, PyObject *const *args,
+                                          Py_ssize_t nargs, PyObject *kwnames)
 {
-    PyObject *hashlib = fd_stdlib_hashlib(module);
+    PyObject *hashlib = fd_stdlib_module(module, "hashlib");
     if (hashlib == NULL)
         return NULL;
     PyObject *pbkdf2_hmac = PyObject_GetAttrString(hashlib, "pbkdf2_hmac");
     Py_DECREF(hashlib);
     if (pbkdf2_hmac == NULL)
         return NULL;
-    PyObject *result = PyObject_Call(pbkdf2_hmac, args, kwargs);
+    PyObject *result = PyObject_Vectorcall(pbkdf2_hmac, args, (size_t)nargs, kwnames);
     Py_DECREF(pbkdf2_hmac);
     return result;
 }
@@ -447,18 +536,22 @@ PyDoc_STRVAR(pbkdf2_hmac_doc,
              "pseudorandom function, as hashlib.pbkdf2_hmac. Names fastdigest does not\n"
              "implement are handed to hashlib.pbkdf2_hmac.");
 
-static PyObject *fastdigest_pbkdf2_hmac(PyObject *module, PyObject *args, PyObject *kwargs)
+static PyObject *fastdigest_pbkdf2_hmac(PyObject *module, PyObject *const *args, Py_ssize_t nargs,
+                                        PyObject *kwnames)
 {
-    static char *keywords[] = {"hash_name", "password", "salt", "iterations", "dklen", NULL};
-    PyObject *hash_name, *password, *salt, *iterations_obj, *dklen_obj = Py_None;
+    static const char *const names[] = {"hash_name", "password", "salt", "iterations", "dklen"};
+    static const fd_signature signature = {
+        .function = "pbkdf2_hmac", .names = names, .nparams = 5, .npositional = 5,
+        .nrequired = 4, .parser = FD_ARGUMENT_CLINIC};
+    PyObject *bound[5];
     Py_buffer password_view, salt_view;
 
-    /* getargs' messages for a call that does not fit are those of hashlib's
-     * Argument Clinic parser; the conversions below follow the clinic's order
-     * and messages too. */
-    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "OOOO|O:pbkdf2_hmac", keywords, &hash_name,
-                                     &password, &salt, &iterations_obj, &dklen_obj))
+    /* hashlib's Argument Clinic parser, and its conversions in its order
+     * with its messages. */
+    if (fd_bind_arguments(&signature, args, nargs, kwnames, bound) < 0)
         return NULL;
+    PyObject *hash_name = bound[0], *password = bound[1], *salt = bound[2];
+    PyObject *iterations_obj = bound[3], *dklen_obj = bound[4] == NULL ? Py_None : bound[4];
     if (!PyUnicode_Check(hash_name)) {
         PyErr_Format(PyExc_TypeError, "pbkdf2_hmac() argument 'hash_name' must be str, not %s",
                      hash_name == Py_None ? "None" : Py_TYPE(hash_name)->tp_name);
@@ -468,7 +561,7 @@ static PyObject *fastdigest_pbkdf2_hmac(PyObject *module, PyObject *args, PyObje
      * so that its checks run in its order. */
     int id = fast_algorithm(module, hash_name, "pbkdf2_hmac", "hash_name");
     if (id == FOREIGN_DIGESTMOD)
-        return call_hashlib_pbkdf2_hmac(module, args, kwargs);
+        return call_hashlib_pbkdf2_hmac(module, args, nargs, kwnames);
     if (id < 0)
         return NULL;
     if (PyObject_GetBuffer(password, &password_view, PyBUF_SIMPLE) < 0)
@@ -537,10 +630,12 @@ done:
 static PyMethodDef hmac_module_methods[] = {
     {"_hmac_new", (PyCFunction)(void (*)(void))fastdigest_hmac_new,
      METH_FASTCALL | METH_KEYWORDS, hmac_new_doc},
+    {"_hmac_init", (PyCFunction)(void (*)(void))fastdigest_hmac_init,
+     METH_FASTCALL | METH_KEYWORDS, hmac_init_doc},
     {"_hmac_digest", (PyCFunction)(void (*)(void))fastdigest_hmac_digest,
      METH_FASTCALL | METH_KEYWORDS, hmac_digest_function_doc},
     {"pbkdf2_hmac", (PyCFunction)(void (*)(void))fastdigest_pbkdf2_hmac,
-     METH_VARARGS | METH_KEYWORDS, pbkdf2_hmac_doc},
+     METH_FASTCALL | METH_KEYWORDS, pbkdf2_hmac_doc},
     {NULL, NULL, 0, NULL},
 };
 

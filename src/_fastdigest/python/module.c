@@ -83,105 +83,134 @@ static int read_gil_minsize_environment(void)
 
 /* ---- constructors ------------------------------------------------------ */
 
-/* The arguments every constructor takes after new()'s name, as hashlib 3.14
- * spells them: (data=b'', *, usedforsecurity=True, string=None). */
-typedef struct {
-    PyObject *name; /* new() only */
-    PyObject *data;
-    PyObject *string;
-} constructor_args;
+/* The constructors take their arguments as hashlib's own (OpenSSL's
+ * openssl_sha256() and the others) take them on this Python:
+ * 3.14+: (data=b'', *, usedforsecurity=True, string=None), where data and
+ *        string are one argument given either way, and 3.15+ deprecates
+ *        string;
+ * 3.10-3.13: (string=b'', *, usedforsecurity=True).
+ * Their messages name them as hashlib's C functions, openssl_sha256(): that
+ * is what hashlib prints on every CPython build fastdigest supports, all of
+ * which link OpenSSL. A CPython built without it falls back to its own
+ * _sha2 module, whose messages say sha256(), and whose new() also accepts
+ * fewer names (no OpenSSL aliases, no sha512_224); fastdigest stays the
+ * OpenSSL build's hashlib there too, words included, rather than mix the
+ * two. */
+#if PY_VERSION_HEX >= 0x030E0000
+#define FD_DATA_KEYWORD 1
+static const char *const constructor_parameters[] = {"data", "usedforsecurity", "string"};
+#else
+static const char *const constructor_parameters[] = {"string", "usedforsecurity"};
+#endif
+#define CONSTRUCTOR_NPARAMS                                                                    \
+    ((Py_ssize_t)(sizeof constructor_parameters / sizeof constructor_parameters[0]))
 
-/* Binds the arguments of a constructor (with_name false) or of new(), with
- * Argument Clinic's messages as hashlib's C functions give them, and checks
- * them as hashlib does. */
-static int parse_constructor_args(const char *function, bool with_name, PyObject *const *args,
-                                  Py_ssize_t nargs, PyObject *kwnames, constructor_args *out)
+/* usedforsecurity is accepted for hashlib compatibility (nothing here is
+ * restricted by FIPS mode), but a value whose truth cannot be taken still
+ * raises, as hashlib's bool conversion does. */
+static int check_usedforsecurity(PyObject *usedforsecurity)
 {
-    static const char *const names[] = {"name", "data", "usedforsecurity", "string"};
-    /* new()'s parameters, or the constructors' (the same without name). */
-    PyObject *bound[4] = {NULL};
-    Py_ssize_t skip = with_name ? 0 : 1;
-    fd_signature signature = {
-        .function = function,
-        .names = names + skip,
-        .nparams = 4 - skip,
-        .npositional = 2 - skip,
-        .nrequired = 1 - skip,
-        .clinic_messages = true,
-    };
+    return usedforsecurity != NULL && PyObject_IsTrue(usedforsecurity) < 0 ? -1 : 0;
+}
 
-    if (fd_bind_arguments(&signature, args, nargs, kwnames, bound + skip) < 0)
-        return -1;
-    out->name = bound[0];
-    out->data = bound[1];
-    out->string = bound[3];
-    PyObject *usedforsecurity = bound[2];
-    /* Accepted for hashlib compatibility; nothing here is restricted by FIPS
-     * mode, but a value whose truth cannot be taken still raises. */
-    if (usedforsecurity != NULL && PyObject_IsTrue(usedforsecurity) < 0)
-        return -1;
-    if (out->data != NULL && out->string != NULL) {
+#ifdef FD_DATA_KEYWORD
+/* The data to hash from data= and string=, as hashlib decides it: both is
+ * an error, and on 3.15+ string alone is deprecated, warned of at the
+ * caller's line (stacklevel 1 from a C function is its caller). */
+static int data_argument(PyObject *data, PyObject *string, PyObject **out)
+{
+    if (data != NULL && string != NULL) {
         PyErr_SetString(PyExc_TypeError,
                         "'data' and 'string' are mutually exclusive and support for 'string' "
                         "keyword parameter is slated for removal in a future version.");
         return -1;
     }
-    if (out->data == NULL)
-        out->data = out->string;
+    if (string != NULL) {
+#if PY_VERSION_HEX >= 0x030F0000
+        if (PyErr_WarnEx(PyExc_DeprecationWarning,
+                         "the 'string' keyword parameter is deprecated since Python 3.15 and "
+                         "slated for removal in Python 3.19; use the 'data' keyword parameter or "
+                         "pass the data to hash as a positional argument instead",
+                         1) < 0)
+            return -1;
+#endif
+        data = string;
+    }
+    *out = data;
     return 0;
 }
+#endif
 
-static PyObject *construct(PyObject *module, enum fd_algorithm_id id, PyObject *const *args,
-                           Py_ssize_t nargs, PyObject *kwnames)
+/* A new hash object of algorithm id over data (NULL: none). */
+static PyObject *hash_data(fd_module_state *state, enum fd_algorithm_id id, PyObject *data)
 {
-    constructor_args parsed;
     Py_buffer view;
 
-    if (kwnames == NULL && nargs <= 1) {
-        /* sha256() or sha256(data): nothing to parse. */
-        parsed.data = nargs == 1 ? args[0] : NULL;
-    }
-    else if (parse_constructor_args(fd_algorithms[id].name, false, args, nargs, kwnames,
-                                    &parsed) < 0) {
+    if (data == NULL)
+        return (PyObject *)fd_hash_new(state, id, NULL);
+    if (fd_get_buffer(data, &view) < 0)
         return NULL;
-    }
-    if (parsed.data == NULL)
-        return (PyObject *)fd_hash_new(fd_get_module_state(module), id, NULL);
-    if (fd_get_buffer(parsed.data, &view) < 0)
-        return NULL;
-    PyObject *result = (PyObject *)fd_hash_new(fd_get_module_state(module), id, &view);
+    PyObject *result = (PyObject *)fd_hash_new(state, id, &view);
     PyBuffer_Release(&view);
     return result;
 }
 
+static PyObject *construct(PyObject *module, enum fd_algorithm_id id, const char *function,
+                           PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames)
+{
+    PyObject *data = NULL;
+
+    if (kwnames == NULL && nargs <= 1) {
+        /* sha256() or sha256(data): nothing to parse. */
+        data = nargs == 1 ? args[0] : NULL;
+    }
+    else {
+        PyObject *bound[CONSTRUCTOR_NPARAMS];
+        const fd_signature signature = {
+            .function = function,
+            .names = constructor_parameters,
+            .nparams = CONSTRUCTOR_NPARAMS,
+            .npositional = 1,
+            .parser = FD_ARGUMENT_CLINIC,
+        };
+        if (fd_bind_arguments(&signature, args, nargs, kwnames, bound) < 0 ||
+            check_usedforsecurity(bound[1]) < 0)
+            return NULL;
+#ifdef FD_DATA_KEYWORD
+        if (data_argument(bound[0], bound[2], &data) < 0)
+            return NULL;
+#else
+        data = bound[0];
+#endif
+    }
+    return hash_data(fd_get_module_state(module), id, data);
+}
+
+#ifdef FD_DATA_KEYWORD
+PyDoc_STRVAR(new_doc,
+             "new($module, /, name, *args, **kwargs)\n--\n\n"
+             "Return a new hash object using the named algorithm; optionally initialized\n"
+             "with data (which must be a bytes-like object): new(name, data=b'', *,\n"
+             "usedforsecurity=True, string=None), as hashlib.new. Names are those\n"
+             "hashlib.new() accepts for MD5, SHA-1 and SHA-2, in any case. Any other name,\n"
+             "with all the arguments, is handed to the standard library's hashlib.new().");
+#else
 PyDoc_STRVAR(new_doc,
              "new($module, /, name, data=b'', **kwargs)\n--\n\n"
              "Return a new hash object using the named algorithm; optionally initialized\n"
-             "with data (which must be a bytes-like object). Names are those hashlib.new()\n"
-             "accepts for MD5, SHA-1 and SHA-2, in any case; for these the keywords are\n"
-             "usedforsecurity and string. Any other name, with all the arguments, is\n"
-             "handed to the standard library's hashlib.new().");
+             "with data (which must be a bytes-like object); usedforsecurity=True is the\n"
+             "one keyword, as for hashlib.new. Names are those hashlib.new() accepts for\n"
+             "MD5, SHA-1 and SHA-2, in any case. Any other name, with all the arguments,\n"
+             "is handed to the standard library's hashlib.new().");
+#endif
 
-/* The name argument of a new() call, positional or keyword; NULL if absent. */
-static PyObject *new_name_argument(PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames)
-{
-    if (nargs >= 1)
-        return args[0];
-    Py_ssize_t nkeywords = kwnames == NULL ? 0 : PyTuple_GET_SIZE(kwnames);
-    for (Py_ssize_t i = 0; i < nkeywords; i++) {
-        if (PyUnicode_CompareWithASCIIString(PyTuple_GET_ITEM(kwnames, i), "name") == 0)
-            return args[i];
-    }
-    return NULL;
-}
-
-/* A new() call for a name that is not one of the eight goes, untouched, to
- * the standard library's hashlib.new: sha3_256, blake2b with its keywords,
- * and the ValueError for a name that nothing knows all come from hashlib. */
+/* A new() call for a name that is not one of the eight, or no str at all,
+ * goes untouched to the standard library's hashlib.new: sha3_256, blake2b
+ * with its keywords, and every error about the name come from hashlib. */
 static PyObject *new_from_stdlib(PyObject *module, PyObject *const *args, Py_ssize_t nargs,
                                  PyObject *kwnames)
 {
-    PyObject *hashlib = fd_stdlib_hashlib(module);
+    PyObject *hashlib = fd_stdlib_module(module, "hashlib");
     if (hashlib == NULL)
         return NULL;
     PyObject *stdlib_new = PyObject_GetAttrString(hashlib, "new");
@@ -193,41 +222,106 @@ static PyObject *new_from_stdlib(PyObject *module, PyObject *const *args, Py_ssi
     return result;
 }
 
+/* hashlib.new is a Python function, __hash_new, that calls OpenSSL's C
+ * new(); a call that does not fit fails in one or the other, and gets that
+ * one's words. This binds the arguments of a new() call naming one of the
+ * eight as the two would, into *data (NULL: none). */
+static int parse_new_arguments(PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames,
+                               PyObject **data)
+{
+    Py_ssize_t nkeywords = kwnames == NULL ? 0 : PyTuple_GET_SIZE(kwnames);
+#ifdef FD_DATA_KEYWORD
+    /* __hash_new(name, *args, **kwargs), then _hashlib.new(name, *args,
+     * **kwargs): new(name, data=b'', *, usedforsecurity=True, string=None)
+     * with name always by position. */
+    static const char *const names[] = {"name", "data", "usedforsecurity", "string"};
+    PyObject *bound[4];
+    const fd_signature signature = {
+        .function = "new", .names = names, .nparams = 4, .npositional = 2, .nrequired = 1,
+        .parser = FD_ARGUMENT_CLINIC};
+
+    if (nargs >= 1 && fd_keyword_argument(args, nargs, kwnames, "name") != NULL) {
+        PyErr_SetString(PyExc_TypeError, "__hash_new() got multiple values for argument 'name'");
+        return -1;
+    }
+    if (nargs + nkeywords > signature.nparams) {
+        /* Counted as the C new() is called, with name by position. */
+        PyErr_Format(PyExc_TypeError, "new() takes at most %zd arguments (%zd given)",
+                     signature.nparams, nargs + nkeywords);
+        return -1;
+    }
+    if (fd_bind_arguments(&signature, args, nargs, kwnames, bound) < 0 ||
+        check_usedforsecurity(bound[2]) < 0)
+        return -1;
+    return data_argument(bound[1], bound[3], data);
+#else
+    /* __hash_new(name, data=b'', **kwargs), then _hashlib.new(name, data,
+     * **kwargs): new(name, string=b'', *, usedforsecurity=True) with name and
+     * data always by position, so that one keyword at most can fit, and
+     * string= never does. */
+    static const char *const python_names[] = {"name", "data"};
+    static const char *const clinic_names[] = {"name", "string", "usedforsecurity"};
+    PyObject *bound[2];
+    const fd_signature signature = {
+        .function = "__hash_new", .names = python_names, .nparams = 2, .npositional = 2,
+        .nrequired = 1, .parser = FD_PYTHON_FUNCTION, .extra_keywords = true};
+
+    if (fd_bind_arguments(&signature, args, nargs, kwnames, bound) < 0)
+        return -1;
+    PyObject *extra_keyword = NULL, *usedforsecurity = NULL;
+    Py_ssize_t nextra = 0;
+    for (Py_ssize_t k = 0; k < nkeywords; k++) {
+        PyObject *keyword = PyTuple_GET_ITEM(kwnames, k);
+        if (PyUnicode_CompareWithASCIIString(keyword, "name") != 0 &&
+            PyUnicode_CompareWithASCIIString(keyword, "data") != 0) {
+            extra_keyword = keyword;
+            usedforsecurity = args[nargs + k];
+            nextra++;
+        }
+    }
+    if (nextra > 1) {
+        PyErr_Format(PyExc_TypeError, "new() takes at most 3 arguments (%zd given)", 2 + nextra);
+        return -1;
+    }
+    if (extra_keyword != NULL &&
+        PyUnicode_CompareWithASCIIString(extra_keyword, "usedforsecurity") != 0) {
+        if (PyUnicode_CompareWithASCIIString(extra_keyword, "string") == 0) {
+            PyErr_SetString(PyExc_TypeError,
+                            "argument for new() given by name ('string') and position (2)");
+            return -1;
+        }
+        return fd_unexpected_keyword(FD_ARGUMENT_CLINIC, "new", extra_keyword, clinic_names, 3);
+    }
+    if (check_usedforsecurity(usedforsecurity) < 0)
+        return -1;
+    *data = bound[1];
+    return 0;
+#endif
+}
+
 static PyObject *fastdigest_new(PyObject *module, PyObject *const *args, Py_ssize_t nargs,
                                 PyObject *kwnames)
 {
     fd_module_state *state = fd_get_module_state(module);
-    constructor_args parsed;
-    Py_buffer view;
 
     /* The name decides whose new() this is before any argument is parsed:
      * the other algorithms take other keywords (blake2b's digest_size...). */
-    int id = -1;
-    PyObject *name = new_name_argument(args, nargs, kwnames);
-    if (name != NULL && PyUnicode_Check(name)) {
-        id = fd_lookup_algorithm(state, name);
-        if (id < 0) {
-            if (!PyErr_ExceptionMatches(PyExc_ValueError))
-                return NULL;
-            PyErr_Clear();
-            return new_from_stdlib(module, args, nargs, kwnames);
-        }
+    PyObject *name = nargs >= 1 ? args[0] : fd_keyword_argument(args, nargs, kwnames, "name");
+    if (name == NULL || !PyUnicode_Check(name))
+        return new_from_stdlib(module, args, nargs, kwnames);
+    int id = fd_lookup_algorithm(state, name);
+    if (id < 0) {
+        if (!PyErr_ExceptionMatches(PyExc_ValueError))
+            return NULL;
+        PyErr_Clear();
+        return new_from_stdlib(module, args, nargs, kwnames);
     }
-    if (parse_constructor_args("new", true, args, nargs, kwnames, &parsed) < 0)
+    PyObject *data = NULL;
+    if (kwnames == NULL && nargs <= 2) /* new(name) or new(name, data) */
+        data = nargs == 2 ? args[1] : NULL;
+    else if (parse_new_arguments(args, nargs, kwnames, &data) < 0)
         return NULL;
-    if (!PyUnicode_Check(parsed.name)) {
-        /* CPython's argument parsers name None by its value, others by type. */
-        PyErr_Format(PyExc_TypeError, "new() argument 'name' must be str, not %s",
-                     parsed.name == Py_None ? "None" : Py_TYPE(parsed.name)->tp_name);
-        return NULL;
-    }
-    if (parsed.data != NULL && fd_get_buffer(parsed.data, &view) < 0)
-        return NULL;
-    PyObject *result = (PyObject *)fd_hash_new(state, (enum fd_algorithm_id)id,
-                                               parsed.data != NULL ? &view : NULL);
-    if (parsed.data != NULL)
-        PyBuffer_Release(&view);
-    return result;
+    return hash_data(state, (enum fd_algorithm_id)id, data);
 }
 
 /* ---- one-shots ------------------------------------------------------- */
@@ -297,16 +391,20 @@ static PyObject *fastdigest_hexdigest(PyObject *module, PyObject *const *args, P
 
 /* The named constructors: one small function each, so that each is a plain
  * METH_FASTCALL builtin like hashlib's. */
+#ifdef FD_DATA_KEYWORD
+#define FD_CONSTRUCTOR_PARAMETERS "data=b'', *, usedforsecurity=True, string=None"
+#else
+#define FD_CONSTRUCTOR_PARAMETERS "string=b'', *, usedforsecurity=True"
+#endif
 #define FD_CONSTRUCTOR(function, id)                                                          \
     static PyObject *fastdigest_##function(PyObject *module, PyObject *const *args,            \
                                            Py_ssize_t nargs, PyObject *kwnames)                \
     {                                                                                          \
-        return construct(module, id, args, nargs, kwnames);                                    \
+        return construct(module, id, "openssl_" #function, args, nargs, kwnames);              \
     }                                                                                          \
-    PyDoc_STRVAR(function##_doc, #function "($module, /, data=b'', *, usedforsecurity=True, "  \
-                                           "string=None)\n--\n\n"                              \
-                                           "Return a new " #function " hash object; "          \
-                                           "optionally initialized with data.");
+    PyDoc_STRVAR(function##_doc, #function "($module, /, " FD_CONSTRUCTOR_PARAMETERS ")\n--\n\n"  \
+                                 "Return a new " #function " hash object; "                    \
+                                 "optionally initialized with data.");
 
 FD_CONSTRUCTOR(md5, FD_MD5)
 FD_CONSTRUCTOR(sha1, FD_SHA1)
