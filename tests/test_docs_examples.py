@@ -214,18 +214,24 @@ HASHLIB_PASSED_THROUGH = {'blake2b', 'blake2s', 'sha3_224', 'sha3_256', 'sha3_38
 
 def stub_docstrings(stub):
     """{top-level name: docstring} of a stub: functions (the first overload that has one), classes, and
-    attributes with a string statement right after them."""
-    tree = ast.parse(stub.read_text(encoding='utf-8'))
+    attributes with a string statement right after them, in the module body and in the branches of its
+    `if sys.version_info ...` blocks (the reference renders the last branch: the newest Python's)."""
+
+    def walk(statements):
+        previous = None
+        for node in statements:
+            if isinstance(node, ast.If):
+                walk(node.body)
+                walk(node.orelse)
+            elif isinstance(node, (ast.FunctionDef, ast.ClassDef)):
+                if documented.get(node.name) is None:
+                    documented[node.name] = ast.get_docstring(node)
+            elif isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant) and isinstance(previous, ast.AnnAssign):
+                documented[previous.target.id] = node.value.value
+            previous = node
+
     documented = {}
-    previous = None
-    for node in tree.body:
-        if isinstance(node, (ast.FunctionDef, ast.ClassDef)):
-            documented.setdefault(node.name, ast.get_docstring(node))
-            if documented[node.name] is None:
-                documented[node.name] = ast.get_docstring(node)
-        elif isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant) and isinstance(previous, ast.AnnAssign):
-            documented[previous.target.id] = node.value.value
-        previous = node
+    walk(ast.parse(stub.read_text(encoding='utf-8')).body)
     return documented
 
 
