@@ -371,19 +371,15 @@ static PyObject *digest_many(PyObject *module, PyObject *const *args, Py_ssize_t
         PyErr_Format(PyExc_TypeError, "digest_many expected 2 arguments, got %zd", nargs);
         return NULL;
     }
-    PyObject *threads_argument = Py_None;
-    const Py_ssize_t nkw = kwnames != NULL ? PyTuple_GET_SIZE(kwnames) : 0;
-    for (Py_ssize_t i = 0; i < nkw; i++) {
-        PyObject *key = PyTuple_GET_ITEM(kwnames, i);
-        if (PyUnicode_CompareWithASCIIString(key, "threads") != 0) {
-            PyErr_Format(PyExc_TypeError, "digest_many() got an unexpected keyword argument '%S'",
-                         key);
-            return NULL;
-        }
-        threads_argument = args[nargs + i];
-    }
+    /* name and messages are positional-only: counted above, and threads
+     * alone bound by name, as digest_array binds its keywords. */
+    static const char *const names[] = {"threads"};
+    static const fd_signature signature = {.function = "digest_many", .names = names, .nparams = 1};
+    PyObject *threads;
+    if (fd_bind_arguments(&signature, args + nargs, 0, kwnames, &threads) < 0)
+        return NULL;
     many_call call = {.multi = NULL, .source = {NULL, false, 0}, .result = NULL};
-    if (fd_parse_threads(threads_argument, "digest_many", &call.threads) < 0)
+    if (fd_parse_threads(threads != NULL ? threads : Py_None, "digest_many", &call.threads) < 0)
         return NULL;
     int id = fd_algorithm_from_object(module, args[0], "digest_many", "1");
     if (id < 0)
