@@ -635,25 +635,36 @@ def hexdigest(name: _Algorithm, data: _ReadableBuffer, /) -> str:
         BufferError: data is not C-contiguous.
     """
 
-def digest_many(name: _Algorithm, messages: Iterable[_ReadableBuffer], /) -> list[bytes]:
+def digest_many(
+    name: _Algorithm, messages: Iterable[_ReadableBuffer], /, *, threads: SupportsIndex | None = None
+) -> list[bytes]:
     """Return the digests of many messages, in order: `[digest(name, m) for m in messages]` in one call.
 
     Multi-buffer kernels hash several messages side by side where the CPU has them
     (batch_implementation), and the GIL is released while a batch is hashed. A list or tuple is
-    read in place; any other iterable is gathered into a tuple first.
+    read in place; any other iterable is gathered into a tuple first. A batch with enough work
+    is hashed on several threads: other threads hash it chunk by chunk while the calling thread
+    reads the next chunk's items.
 
     Args:
         name: As for digest(): one of the eight algorithms, or a fastdigest constructor.
         messages: Any iterable of C-contiguous buffers.
+        threads: The most threads the batch is hashed on, the calling thread included: None for
+            every CPU the process may run on, 1 for the calling thread alone. A batch gets one
+            thread for every MiB or so of work (each message counts its length plus one block), so
+            a small one stays on the calling thread; the digests and errors are the same for any
+            value.
 
     Returns:
         A list of digests, one bytes object per message, in the messages' order.
 
     Raises:
-        ValueError: name is not one of the eight algorithms (`unsupported hash type NAME`).
+        ValueError: name is not one of the eight algorithms (`unsupported hash type NAME`); threads
+            is less than 1.
         TypeError: name is neither a str nor a fastdigest constructor; messages is not iterable;
             an item is a str or has no buffer, named by its position (`digest_many() item 3:
-            Strings must be encoded before hashing`).
+            Strings must be encoded before hashing`: the first such item, whatever the threads);
+            threads is a bool, a float or anything without `__index__`.
         BufferError: an item is not C-contiguous (`digest_many() item N: ...`).
         RuntimeError: another thread changed the length of the messages list during the call
             (`digest_many() list changed size during the call`).

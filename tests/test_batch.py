@@ -14,6 +14,7 @@ import json
 import mmap
 import os
 import random
+import re
 import subprocess
 import sys
 import threading
@@ -84,9 +85,13 @@ def test_long_messages_among_short_ones(algorithm):
 
 
 @settings(max_examples=60, deadline=None)
-@given(name=st.sampled_from(ALGORITHMS), messages=st.lists(st.binary(max_size=300), max_size=40))
-def test_matches_hashlib(name, messages):
-    assert fastdigest.digest_many(name, messages) == expected(name, messages)
+@given(
+    name=st.sampled_from(ALGORITHMS),
+    messages=st.lists(st.binary(max_size=300), max_size=40),
+    threads=st.one_of(st.none(), st.integers(1, 8)),
+)
+def test_matches_hashlib(name, messages, threads):
+    assert fastdigest.digest_many(name, messages, threads=threads) == expected(name, messages)
 
 
 def test_empty_batches():
@@ -167,13 +172,16 @@ def test_bad_item_in_a_later_chunk(container):
     buffer.extend(b'!')
 
 
-def test_list_changed_by_another_thread():
+# Pipelined (hashed by other threads while the calling thread prepares the next chunk): the GIL is released while
+# the calling thread waits or hashes, at other points than when it hashes chunk by chunk.
+@pytest.mark.parametrize('count, threads', [(6 * 2048, None), (20 * 2048, 2), (20 * 2048, 3)])
+def test_list_changed_by_another_thread(count, threads):
     # A list read in place while another thread replaces, appends and removes items between the chunks (the
     # GIL is released while each chunk is hashed, and a short switch interval lets the other thread in):
     # never a crash or a digest of something that was not in the list at that index; a change of length
     # is a RuntimeError.
     rng = random.Random(8)
-    originals = [rng.randbytes(64) for _ in range(6 * 2048)]
+    originals = [rng.randbytes(64) for _ in range(count)]
     replacement = b'r' * 64
     replaced = hashlib.sha256(replacement).digest()
     # The list is one longer while the other thread has appended and not yet removed an item, perhaps
@@ -201,7 +209,7 @@ def test_list_changed_by_another_thread():
             thread.start()
             started.wait()
             try:
-                result = fastdigest.digest_many('sha256', messages)
+                result = fastdigest.digest_many('sha256', messages, threads=threads)
             except RuntimeError as error:
                 assert str(error) == 'digest_many() list changed size during the call'
                 outcomes.add('changed size')
@@ -251,7 +259,14 @@ def test_list_changed_by_an_items_buffer_method():
             return memoryview(b'exported')
 
     long_batch[3000], original[3000] = Truncating(), b'exported'
-    assert fastdigest.digest_many('sha1', long_batch) == expected('sha1', original)
+    assert fastdigest.digest_many('sha1', long_batch, threads=1) == expected('sha1', original)
+    assert len(long_batch) == 100
+
+    # And while other threads hash the chunks before (pipelined: a batch long enough for two threads).
+    long_batch = [bytes([i % 256]) * 10 for i in range(40_000)]
+    original = list(long_batch)
+    long_batch[30_000], original[30_000] = Truncating(), b'exported'
+    assert fastdigest.digest_many('sha1', long_batch, threads=2) == expected('sha1', original)
     assert len(long_batch) == 100
 
 
@@ -406,6 +421,228 @@ def test_threads_hash_batches_at_once():
                 failures.append(name)
 
     threads = [threading.Thread(target=worker, args=(name,)) for name in ALGORITHMS]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert failures == []
+
+
+# ---- threads ----------------------------------------------------------------------------------------------
+
+# With more than one thread, a batch that surely has work for two threads (each message counts at least a block of
+# work, and a thread is worth 1 MiB: 32,768 messages of 64-byte blocks, 16,384 of 128-byte ones) is pipelined: other
+# threads hash its chunks of 2048 while the calling thread prepares the next. Any other batch goes chunk by chunk,
+# and a chunk whose own work is large (long messages) is cut into pieces for several threads (python/batch.c,
+# core/batch.c). THREADED_COUNT messages are enough for four threads at 64-byte blocks; other buffers stand at and
+# around the chunk seams, and at the start and end. A chunk or piece that no thread hashed would leave its results
+# as uninitialised bytes, which cannot equal hashlib's.
+THREADED_COUNT = 70_001
+THREADED_POSITIONS = (0, 1, 2047, 2048, 33_333, 40_959, 40_960, 65_535, THREADED_COUNT - 1)
+THREAD_COUNTS = (1, 2, 3, 4, None)
+BUFFER_KINDS = {
+    'bytes': bytes,
+    'bytearray': bytearray,
+    'memoryview': memoryview,
+    'array': lambda b: array.array('B', b),
+    'sliced memoryview': lambda b: memoryview(b'..' + b + b'..')[2:-2],
+}
+
+
+def threaded_batch():
+    """THREADED_COUNT messages of 0 to 150 bytes, other buffer types at THREADED_POSITIONS; made anew for each
+    test (a fixture would be printed whole by hypothesis, and the items are mutable)."""
+    rng = random.Random(31)
+    items = [rng.randbytes(rng.randrange(150)) for _ in range(THREADED_COUNT)]
+    kinds = list(BUFFER_KINDS.values())[1:]
+    for n, position in enumerate(THREADED_POSITIONS):
+        items[position] = kinds[n % len(kinds)](items[position])
+    return items
+
+
+def test_threads_match_hashlib(algorithm):
+    items = threaded_batch()
+    want = expected(algorithm, items)
+    for threads in THREAD_COUNTS:
+        assert fastdigest.digest_many(algorithm, items, threads=threads) == want, threads
+    # A tuple is read as it is, any other iterable gathered into one first: threads work alike.
+    assert fastdigest.digest_many(algorithm, tuple(items), threads=3) == want
+    assert fastdigest.digest_many(algorithm, (item for item in items), threads=None) == want
+
+
+def test_threads_split_long_messages(algorithm):
+    # Too few messages to pipeline, but chunks whose work is enough for several threads: pieces of one long
+    # message each, or of many short ones beside them.
+    rng = random.Random(32)
+    for items in (
+        [rng.randbytes(3 << 20), rng.randbytes(2 << 20), bytearray(rng.randbytes((2 << 20) + 1)), b''],
+        [rng.randbytes(rng.randrange(100)) for _ in range(3000)] + [memoryview(rng.randbytes(3 << 20))],
+        [rng.randbytes(rng.randrange(4000)) for _ in range(2500)],
+    ):
+        want = expected(algorithm, items)
+        for threads in THREAD_COUNTS:
+            assert fastdigest.digest_many(algorithm, items, threads=threads) == want, threads
+
+
+@settings(max_examples=20, deadline=None)
+@given(
+    name=st.sampled_from(ALGORITHMS),
+    count=st.one_of(st.integers(0, 3000), st.integers(16_000, 75_000)),
+    seed=st.integers(0, 2**32),
+    threads=st.one_of(st.none(), st.integers(1, 6)),
+    specials=st.lists(
+        st.tuples(st.floats(0, 1, exclude_max=True), st.sampled_from(['empty', 'long', *BUFFER_KINDS])), max_size=8
+    ),
+    container=st.sampled_from(['list', 'tuple', 'iterator']),
+)
+def test_threads_any_batch(name, count, seed, threads, specials, container):
+    # Batches on both sides of the thresholds, with empty and long messages (up to 1.5 MB) and every buffer type
+    # anywhere, from every kind of container, on any number of threads.
+    rng = random.Random(seed)
+    items = [rng.randbytes(rng.randrange(200)) for _ in range(count)]
+    for fraction, kind in specials if count else ():
+        position = int(fraction * count)
+        if kind == 'empty':
+            items[position] = b''
+        elif kind == 'long':
+            items[position] = rng.randbytes(rng.randrange(100_000, 1_500_000))
+        else:
+            items[position] = BUFFER_KINDS[kind](items[position])
+    want = expected(name, items)
+    source = {'list': list, 'tuple': tuple, 'iterator': iter}[container](items)
+    assert fastdigest.digest_many(name, source, threads=threads) == want
+
+
+@pytest.mark.parametrize('threads', THREAD_COUNTS)
+@pytest.mark.parametrize('first_bad', [0, 2048, 50_000, THREADED_COUNT - 1])
+def test_first_bad_item_with_threads(threads, first_bad):
+    # The items are checked in order on the calling thread while other threads hash the chunks before: the error
+    # names the first bad item even when a later one (in a later chunk) is worse, and no view is left behind (the
+    # bytearrays of the chunks hashed before, and of the chunk that failed, can be resized again).
+    items = threaded_batch()
+    early, same_chunk = bytearray(b'early'), bytearray(b'same chunk')
+    items[1] = early
+    items[first_bad - 1 if first_bad else 2] = same_chunk
+    items[first_bad] = 5
+    for later in (first_bad + 1, first_bad + 3000, THREADED_COUNT - 1):
+        if later < THREADED_COUNT and later != first_bad:
+            items[later] = 'text'
+    message = r'^digest_many\(\) item %d: object supporting the buffer API required$' % first_bad
+    with pytest.raises(TypeError, match=message):
+        fastdigest.digest_many('sha256', items, threads=threads)
+    early.extend(b'!')
+    same_chunk.extend(b'!')
+
+
+def test_threads_argument():
+    messages = [b'a', b'']
+    want = expected('md5', messages)
+
+    class Count:
+        def __index__(self):
+            return 2
+
+    for threads in (1, 4, None, 2**63, 10**100, Count()):  # beyond Py_ssize_t: as many as there may be parts
+        assert fastdigest.digest_many('md5', messages, threads=threads) == want
+    # digest_array's messages, with digest_many's name.
+    for threads in (0, -1, -(10**100)):
+        message = 'digest_many(): threads must be at least 1 or None, not %d' % threads
+        with pytest.raises(ValueError, match='^%s$' % re.escape(message)):
+            fastdigest.digest_many('md5', messages, threads=threads)
+    for threads, type_name in [(True, 'bool'), (2.0, 'float'), ('2', 'str'), ([2], 'list')]:
+        message = 'digest_many(): threads must be an int or None, not %s' % type_name
+        with pytest.raises(TypeError, match='^%s$' % re.escape(message)):
+            fastdigest.digest_many('md5', messages, threads=threads)
+        with pytest.raises(TypeError, match='^%s$' % re.escape(message.replace('many', 'array'))):
+            fastdigest.digest_array('md5', messages, threads=threads)
+    with pytest.raises(TypeError, match=r"^digest_many\(\) got an unexpected keyword argument 'thread'$"):
+        fastdigest.digest_many('md5', messages, thread=2)
+    with pytest.raises(TypeError, match='expected 2 arguments, got 3'):
+        fastdigest.digest_many('md5', messages, 2)
+    # threads is read before the messages, as digest_array reads it before the array.
+    consumed = []
+
+    def generator():
+        consumed.append(True)
+        yield b'a'
+
+    with pytest.raises(ValueError):
+        fastdigest.digest_many('md5', generator(), threads=0)
+    assert consumed == []
+
+
+def test_bytearray_resized_while_its_chunk_is_hashed():
+    # Another thread resizes bytearrays of the batch while other threads hash it: a bytearray whose chunk is in
+    # hand is pinned (its view refuses the resize with BufferError), so no thread reads freed memory, and each
+    # digest is of the contents the bytearray had when it was read. Each resize that goes through moves the
+    # contents to a larger block and frees the old one, which new objects then take over: a thread reading a
+    # buffer that was not pinned would hash them (under AddressSanitizer, a use after free).
+    rng = random.Random(33)
+    resizable = [bytearray(rng.randbytes(40)) for _ in range(16)]
+    originals = [bytes(b) for b in resizable]
+    grown = b'!' * 4000
+    items = [rng.randbytes(64) for _ in range(40_000)]
+    positions = tuple(range(5, 40_000, 2500))
+    for position, buffer in zip(positions, resizable):
+        items[position] = buffer
+    stop, calling = threading.Event(), threading.Event()
+    refused_during_calls = []
+
+    def resize():
+        # Each bytearray is its 40 bytes, or those and `grown`, whichever resize a pin refuses.
+        fillers = []
+        while not stop.is_set():
+            for buffer in resizable:
+                try:
+                    if len(buffer) > 40:
+                        del buffer[40:]
+                    else:
+                        buffer.extend(grown)
+                        fillers.extend(bytes([n]) * n for n in range(1, 48))
+                except BufferError:
+                    if calling.is_set():
+                        refused_during_calls.append(True)
+            if len(fillers) > 100_000:
+                fillers.clear()
+
+    want = expected('sha256', items)
+    allowed = {
+        position: {hashlib.sha256(original).digest(), hashlib.sha256(original + grown).digest()}
+        for position, original in zip(positions, originals)
+    }
+    switch_interval = sys.getswitchinterval()
+    sys.setswitchinterval(1e-5)
+    thread = threading.Thread(target=resize)
+    thread.start()
+    try:
+        for _ in range(10):
+            calling.set()
+            result = fastdigest.digest_many('sha256', items, threads=2)
+            calling.clear()
+            for i, digest in enumerate(result):
+                assert digest in allowed[i] if i in allowed else digest == want[i], i
+    finally:
+        stop.set()
+        thread.join()
+        sys.setswitchinterval(switch_interval)
+    # The other thread ran during the calls (the calling thread lets it in while it waits for or hashes chunks)
+    # and found bytearrays pinned: without pins it never would.
+    assert refused_during_calls
+
+
+def test_threads_of_several_callers_at_once():
+    # Several Python threads, each hashing its own pipelined batch on threads of its own.
+    rng = random.Random(34)
+    batches = {name: random_messages(rng, 40_000, 100) for name in ('md5', 'sha1', 'sha256', 'sha512')}
+    want = {name: expected(name, batch) for name, batch in batches.items()}
+    failures = []
+
+    def worker(name):
+        for threads in (2, 3, None):
+            if fastdigest.digest_many(name, batches[name], threads=threads) != want[name]:
+                failures.append((name, threads))
+
+    threads = [threading.Thread(target=worker, args=(name,)) for name in batches]
     for thread in threads:
         thread.start()
     for thread in threads:

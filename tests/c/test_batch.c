@@ -235,6 +235,214 @@ static void test_choice(void)
     report_group("all", "dispatch", "multi-buffer choice", "", &tally);
 }
 
+/* ---- many threads ------------------------------------------------------- */
+
+/* One algorithm of each family: the threads split batches the same way
+ * for all. */
+static const enum fd_algorithm_id threaded_ids[] = {FD_MD5, FD_SHA1, FD_SHA256, FD_SHA512};
+
+/* A batch over one buffer of random bytes, with the digests fd_hash gives
+ * (the batch driver itself is checked against it above). */
+typedef struct threaded_batch {
+    enum fd_algorithm_id id;
+    size_t count;
+    uint8_t *data;
+    fd_message *messages;
+    uint8_t *expected;
+    uint8_t *actual; /* messages[i].digest is actual + i * digest_len */
+} threaded_batch;
+
+static threaded_batch make_threaded_batch(enum fd_algorithm_id id, size_t count,
+                                          const size_t *lengths, test_rng *rng)
+{
+    const size_t digest_len = fd_algorithms[id].digest_len;
+    threaded_batch b = {id, count, NULL, NULL, NULL, NULL};
+    size_t total = 0;
+
+    for (size_t i = 0; i < count; i++)
+        total += lengths[i];
+    b.data = checked_malloc(total + 1);
+    b.messages = checked_malloc(count * sizeof *b.messages + 1);
+    b.expected = checked_malloc(count * digest_len + 1);
+    b.actual = checked_malloc(count * digest_len + 1);
+    rng_fill(rng, b.data, total);
+    total = 0;
+    for (size_t i = 0; i < count; i++) {
+        b.messages[i] = (fd_message){b.data + total, lengths[i], b.actual + i * digest_len};
+        fd_hash(id, b.messages[i].data, lengths[i], b.expected + i * digest_len);
+        total += lengths[i];
+    }
+    /* Poisoned, so that a digest left unwritten cannot pass. */
+    memset(b.actual, 0xa5, count * digest_len);
+    return b;
+}
+
+static void free_threaded_batch(threaded_batch *b)
+{
+    free(b->data);
+    free(b->messages);
+    free(b->expected);
+    free(b->actual);
+}
+
+/* The messages [first, end) that were hashed: as fd_hash has them. */
+static bool digests_match(const threaded_batch *b, size_t first, size_t end)
+{
+    const size_t digest_len = fd_algorithms[b->id].digest_len;
+
+    return end <= first || memcmp(b->expected + first * digest_len,
+                                  b->actual + first * digest_len,
+                                  (end - first) * digest_len) == 0;
+}
+
+/* Whether the messages [first, end) were left alone: still poisoned. */
+static bool digests_untouched(const threaded_batch *b, size_t first, size_t end)
+{
+    const size_t digest_len = fd_algorithms[b->id].digest_len;
+
+    for (size_t i = first * digest_len; i < end * digest_len; i++) {
+        if (b->actual[i] != 0xa5)
+            return false;
+    }
+    return true;
+}
+
+/* fd_hash_many_parallel on 1 to 5 threads: many short messages (enough
+ * work for several threads: every piece seam is somewhere in them), long
+ * messages among short ones (pieces of one message), and batches too small
+ * for a second thread. */
+static void test_parallel(group_tally *tally)
+{
+    enum { SHORT_COUNT = 20000, LONG_LEN = 1536 * 1024 };
+    size_t *lengths = checked_malloc(SHORT_COUNT * sizeof *lengths);
+
+    for (size_t a = 0; a < sizeof threaded_ids / sizeof threaded_ids[0]; a++) {
+        const enum fd_algorithm_id id = threaded_ids[a];
+        const fd_multi_kernel *multi = &fd_active_multi_kernels[fd_algorithms[id].family];
+        test_rng rng = rng_for(3, (unsigned)id);
+        struct {
+            const char *what;
+            size_t count;
+        } shapes[] = {{"short messages", SHORT_COUNT}, {"long among short", 7}, {"one", 1},
+                      {"none", 0}};
+
+        for (size_t shape = 0; shape < sizeof shapes / sizeof shapes[0]; shape++) {
+            const size_t count = shapes[shape].count;
+            for (size_t i = 0; i < count; i++)
+                lengths[i] = count == 7 && i % 2 == 0 ? LONG_LEN + rng_below(&rng, 4096)
+                                                      : rng_below(&rng, 200);
+            for (size_t threads = 1; threads <= 5; threads++) {
+                threaded_batch b = make_threaded_batch(id, count, lengths, &rng);
+                fd_hash_many_parallel(multi->name != NULL ? multi : NULL, id, b.messages, count,
+                                      threads);
+                check(tally, digests_match(&b, 0, count), "%s: %s (%zu) on %zu threads differ",
+                      fd_algorithms[id].name, shapes[shape].what, count, threads);
+                free_threaded_batch(&b);
+            }
+        }
+    }
+    free(lengths);
+}
+
+/* A producer for fd_hash_many_pipelined: chunks of a threaded_batch, of
+ * random sizes (some empty), each copied into its slot's own message array
+ * as digest_many copies them, so that a thread still reading a slot while
+ * it is refilled is a data race (ThreadSanitizer) or a wrong digest. It
+ * checks the contract as it goes: chunks in order, slot chunk % slots, and
+ * the slot's previous chunk hashed. */
+typedef struct chunk_producer {
+    threaded_batch *batch;
+    const size_t *chunk_starts; /* chunk c is messages [chunk_starts[c], chunk_starts[c + 1]) */
+    size_t slots;
+    fd_message **slot_messages;
+    size_t next_chunk;
+    size_t stop_at; /* the chunk whose producing fails, or SIZE_MAX */
+    bool contract_kept;
+} chunk_producer;
+
+static bool produce_test_chunk(void *context, size_t chunk, size_t slot,
+                               const fd_message **messages, size_t *count)
+{
+    chunk_producer *p = context;
+    const size_t first = p->chunk_starts[chunk], end = p->chunk_starts[chunk + 1];
+
+    if (chunk != p->next_chunk++ || slot != chunk % p->slots)
+        p->contract_kept = false;
+    if (chunk >= p->slots) {
+        const size_t previous = chunk - p->slots;
+        if (!digests_match(p->batch, p->chunk_starts[previous], p->chunk_starts[previous + 1]))
+            p->contract_kept = false;
+    }
+    if (chunk == p->stop_at)
+        return false;
+    memcpy(p->slot_messages[slot], p->batch->messages + first,
+           (end - first) * sizeof(fd_message));
+    *messages = p->slot_messages[slot];
+    *count = end - first;
+    return true;
+}
+
+static void test_pipeline(group_tally *tally)
+{
+    enum { COUNT = 30000, MAX_CHUNK = 700 };
+    size_t *lengths = checked_malloc(COUNT * sizeof *lengths);
+    size_t *chunk_starts = checked_malloc((COUNT + 2) * sizeof *chunk_starts);
+
+    for (size_t a = 0; a < sizeof threaded_ids / sizeof threaded_ids[0]; a++) {
+        const enum fd_algorithm_id id = threaded_ids[a];
+        const fd_multi_kernel *multi = &fd_active_multi_kernels[fd_algorithms[id].family];
+        test_rng rng = rng_for(4, (unsigned)id);
+
+        for (size_t threads = 1; threads <= 5; threads++) {
+            const size_t slot_choices[] = {1, 2, threads + 1, threads + 3};
+            for (size_t s = 0; s < 4; s++) {
+                const size_t slots = slot_choices[s];
+                size_t chunk_count = 0;
+                chunk_starts[0] = 0;
+                while (chunk_starts[chunk_count] < COUNT) {
+                    /* A tenth of the chunks are empty. */
+                    size_t n = rng_below(&rng, 10) == 0 ? 0 : 1 + rng_below(&rng, MAX_CHUNK);
+                    if (n > COUNT - chunk_starts[chunk_count])
+                        n = COUNT - chunk_starts[chunk_count];
+                    chunk_starts[chunk_count + 1] = chunk_starts[chunk_count] + n;
+                    chunk_count++;
+                }
+                for (size_t i = 0; i < COUNT; i++)
+                    lengths[i] = rng_below(&rng, 300);
+                /* Every other run stops at a random chunk. */
+                const size_t stop_at = s % 2 ? rng_below(&rng, chunk_count) : SIZE_MAX;
+                threaded_batch b = make_threaded_batch(id, COUNT, lengths, &rng);
+                fd_message **slot_messages = checked_malloc(slots * sizeof *slot_messages);
+                for (size_t i = 0; i < slots; i++)
+                    slot_messages[i] = checked_malloc(MAX_CHUNK * sizeof(fd_message));
+                chunk_producer producer = {&b, chunk_starts, slots, slot_messages, 0, stop_at,
+                                           true};
+
+                const bool complete =
+                    fd_hash_many_pipelined(multi->name != NULL ? multi : NULL, id, chunk_count,
+                                           slots, threads, produce_test_chunk, &producer);
+                const bool stopped = stop_at < chunk_count;
+                const size_t hashed_end = chunk_starts[stopped ? stop_at : chunk_count];
+                check(tally,
+                      complete == !stopped && producer.contract_kept &&
+                          producer.next_chunk == (stopped ? stop_at + 1 : chunk_count) &&
+                          digests_match(&b, 0, hashed_end) &&
+                          digests_untouched(&b, hashed_end, COUNT),
+                      "%s: pipeline of %zu chunks, %zu slots, %zu threads, stop at %zu: "
+                      "complete %d, contract %d, produced %zu",
+                      fd_algorithms[id].name, chunk_count, slots, threads, stop_at, complete,
+                      producer.contract_kept, producer.next_chunk);
+                for (size_t i = 0; i < slots; i++)
+                    free(slot_messages[i]);
+                free(slot_messages);
+                free_threaded_batch(&b);
+            }
+        }
+    }
+    free(lengths);
+    free(chunk_starts);
+}
+
 static void run_tests(void)
 {
     test_choice();
@@ -270,6 +478,14 @@ static void run_tests(void)
         }
         fd_use_kernel(family, &selected_single[f]);
     }
+
+    /* With the selected kernels. */
+    group_tally parallel = {0, 0}, pipeline = {0, 0};
+    fd_select_kernels(false);
+    test_parallel(&parallel);
+    report_group("all", "selected", "fd_hash_many_parallel", "1-5 threads", &parallel);
+    test_pipeline(&pipeline);
+    report_group("all", "selected", "fd_hash_many_pipelined", "1-5 threads", &pipeline);
 }
 
 /* ---- benchmark ---------------------------------------------------------- */

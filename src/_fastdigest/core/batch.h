@@ -40,4 +40,49 @@ void fd_hash_many(enum fd_algorithm_id id, const fd_message *messages, size_t co
 void fd_hash_many_using(const fd_multi_kernel *multi, enum fd_algorithm_id id,
                         const fd_message *messages, size_t count);
 
+/* The least work worth a thread of its own in fd_hash_many_parallel, in
+ * bytes of work: a message counts its length plus one block, since each
+ * costs at least one compression (its padding) and the driver's fixed cost
+ * per message. Even the fastest kernel needs a hundred microseconds or more
+ * for a megabyte of that, several times the tens of microseconds a thread
+ * costs to start and join (core/parallel.h), so every thread made earns its
+ * cost; less work stays on the calling thread. */
+#define FD_BATCH_MIN_WORK_PER_THREAD ((size_t)1 << 20)
+
+/* fd_hash_many_using on up to `threads` threads, the calling one included:
+ * one thread per FD_BATCH_MIN_WORK_PER_THREAD of the batch's work, at most
+ * `threads`, and never more than there are messages; with one, no thread is
+ * made. The messages are cut into pieces of about equal work, several per
+ * thread, which the threads take one at a time until none is left, so that
+ * a thread slowed down (by other processes, or by a long message) takes
+ * fewer. Returns once every message is hashed, with every digest visible
+ * to the caller. Cannot fail: what no other thread took (a thread that
+ * could not be made, no memory for the pieces) is hashed on the calling
+ * thread. The digests are the same for any threads. */
+void fd_hash_many_parallel(const fd_multi_kernel *multi, enum fd_algorithm_id id,
+                           const fd_message *messages, size_t count, size_t threads);
+
+/* Prepares chunk `chunk` of a pipelined batch (fd_hash_many_pipelined) in
+ * slot `slot`, on the calling thread: stores where its messages are and
+ * how many, and returns true; or returns false to stop the batch (an
+ * error). When it is called for a slot, the slot's previous chunk is hashed
+ * and no thread reads its messages again. */
+typedef bool fd_chunk_producer(void *context, size_t chunk, size_t slot,
+                               const fd_message **messages, size_t *count);
+
+/* Hashes a batch that the calling thread produces chunk by chunk, chunks 0
+ * to chunk_count - 1 in order, on up to `threads` threads, the calling one
+ * included: the other threads hash the chunks as they come while the
+ * calling thread produces the next, and the calling thread hashes chunks
+ * itself whenever every one of `slots` slots (at least 1) holds a chunk not
+ * yet hashed, and at the end. threads + 1 slots keep every thread busy.
+ * Returns true when every chunk was produced and hashed; false when
+ * produce stopped, once every chunk produced before is hashed. Either way
+ * no thread reads a message after it returns, and every digest written is
+ * visible to the caller. Cannot fail otherwise: without threads or memory
+ * for its state, the calling thread does everything. */
+bool fd_hash_many_pipelined(const fd_multi_kernel *multi, enum fd_algorithm_id id,
+                            size_t chunk_count, size_t slots, size_t threads,
+                            fd_chunk_producer *produce, void *context);
+
 #endif /* FD_CORE_BATCH_H */

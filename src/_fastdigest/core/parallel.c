@@ -129,6 +129,117 @@ bool fd_parallel_run(size_t parts, fd_parallel_task *task, void *context)
     return succeeded;
 }
 
+#ifdef _WIN32
+struct fd_parallel_monitor {
+    SRWLOCK lock;
+    CONDITION_VARIABLE conditions[2];
+};
+
+fd_parallel_monitor *fd_parallel_monitor_new(void)
+{
+    fd_parallel_monitor *monitor = malloc(sizeof *monitor);
+    if (monitor != NULL) {
+        InitializeSRWLock(&monitor->lock);
+        InitializeConditionVariable(&monitor->conditions[0]);
+        InitializeConditionVariable(&monitor->conditions[1]);
+    }
+    return monitor;
+}
+
+/* Neither needs destroying. */
+void fd_parallel_monitor_free(fd_parallel_monitor *monitor)
+{
+    free(monitor);
+}
+
+void fd_parallel_lock(fd_parallel_monitor *monitor)
+{
+    AcquireSRWLockExclusive(&monitor->lock);
+}
+
+void fd_parallel_unlock(fd_parallel_monitor *monitor)
+{
+    ReleaseSRWLockExclusive(&monitor->lock);
+}
+
+void fd_parallel_wait(fd_parallel_monitor *monitor, unsigned condition)
+{
+    SleepConditionVariableSRW(&monitor->conditions[condition], &monitor->lock, INFINITE, 0);
+}
+
+void fd_parallel_wake_one(fd_parallel_monitor *monitor, unsigned condition)
+{
+    WakeConditionVariable(&monitor->conditions[condition]);
+}
+
+void fd_parallel_wake_all(fd_parallel_monitor *monitor, unsigned condition)
+{
+    WakeAllConditionVariable(&monitor->conditions[condition]);
+}
+#else
+struct fd_parallel_monitor {
+    pthread_mutex_t lock;
+    pthread_cond_t conditions[2];
+};
+
+fd_parallel_monitor *fd_parallel_monitor_new(void)
+{
+    fd_parallel_monitor *monitor = malloc(sizeof *monitor);
+    if (monitor == NULL)
+        return NULL;
+    if (pthread_mutex_init(&monitor->lock, NULL) != 0)
+        goto no_lock;
+    if (pthread_cond_init(&monitor->conditions[0], NULL) != 0)
+        goto no_conditions;
+    if (pthread_cond_init(&monitor->conditions[1], NULL) != 0)
+        goto no_second_condition;
+    return monitor;
+
+no_second_condition:
+    pthread_cond_destroy(&monitor->conditions[0]);
+no_conditions:
+    pthread_mutex_destroy(&monitor->lock);
+no_lock:
+    free(monitor);
+    return NULL;
+}
+
+void fd_parallel_monitor_free(fd_parallel_monitor *monitor)
+{
+    pthread_cond_destroy(&monitor->conditions[1]);
+    pthread_cond_destroy(&monitor->conditions[0]);
+    pthread_mutex_destroy(&monitor->lock);
+    free(monitor);
+}
+
+/* These fail only on misuse (a lock not held, or deadlock detection that
+ * default mutexes do not do). */
+void fd_parallel_lock(fd_parallel_monitor *monitor)
+{
+    pthread_mutex_lock(&monitor->lock);
+}
+
+void fd_parallel_unlock(fd_parallel_monitor *monitor)
+{
+    pthread_mutex_unlock(&monitor->lock);
+}
+
+void fd_parallel_wait(fd_parallel_monitor *monitor, unsigned condition)
+{
+    pthread_cond_wait(&monitor->conditions[condition], &monitor->lock);
+}
+
+void fd_parallel_wake_one(fd_parallel_monitor *monitor, unsigned condition)
+{
+    pthread_cond_signal(&monitor->conditions[condition]);
+}
+
+void fd_parallel_wake_all(fd_parallel_monitor *monitor, unsigned condition)
+{
+    pthread_cond_broadcast(&monitor->conditions[condition]);
+}
+#endif
+
 size_t fd_available_cpus(void)
 {
 #ifdef _WIN32

@@ -27,6 +27,25 @@ typedef bool fd_parallel_task(void *context, size_t part);
  * parts 0, at once). */
 bool fd_parallel_run(size_t parts, fd_parallel_task *task, void *context);
 
+/* A lock with two conditions, for the threads of one task to wait for each
+ * other's progress (digest_many's pipeline, core/batch.c): a mutex and two
+ * condition variables, pthreads' or Windows' (SRWLOCK and
+ * CONDITION_VARIABLE). */
+typedef struct fd_parallel_monitor fd_parallel_monitor;
+
+/* A new monitor, or NULL when there is no memory or the system refuses. */
+fd_parallel_monitor *fd_parallel_monitor_new(void);
+void fd_parallel_monitor_free(fd_parallel_monitor *monitor);
+void fd_parallel_lock(fd_parallel_monitor *monitor);
+void fd_parallel_unlock(fd_parallel_monitor *monitor);
+/* With the lock held: releases it until condition 0 or 1 is signalled (or
+ * spuriously: callers wait in a loop on their predicate), then takes it
+ * again. */
+void fd_parallel_wait(fd_parallel_monitor *monitor, unsigned condition);
+/* Wakes one or every thread waiting on the condition; none is a no-op. */
+void fd_parallel_wake_one(fd_parallel_monitor *monitor, unsigned condition);
+void fd_parallel_wake_all(fd_parallel_monitor *monitor, unsigned condition);
+
 /* The number of CPUs this process may run on, at least 1: on Linux those of
  * its affinity mask (what taskset or a cgroup cpuset leaves it, as Python's
  * os.process_cpu_count() counts them), else the CPUs online; on Windows the

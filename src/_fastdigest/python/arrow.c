@@ -17,7 +17,6 @@
 
 #include "core/arrow_hash.h"
 #include "core/arrow_import.h"
-#include "core/parallel.h"
 #include "python/arrow_results.h"
 
 /* The producers' structs and their capsules. */
@@ -292,33 +291,6 @@ static PyObject *optional_attribute(PyObject *obj, const char *name)
     return value;
 }
 
-/* threads=: None for every CPU the process may run on, else anything with
- * __index__ but a bool (True is no number of threads), 1 or more. An int
- * too large for Py_ssize_t is clipped to PY_SSIZE_T_MAX: no column has
- * that many parts. */
-static int parse_threads(PyObject *value, size_t *threads)
-{
-    if (value == Py_None) {
-        *threads = fd_available_cpus();
-        return 0;
-    }
-    if (PyBool_Check(value) || !PyIndex_Check(value)) {
-        PyErr_Format(PyExc_TypeError, "digest_array(): threads must be an int or None, not %.100s",
-                     Py_TYPE(value)->tp_name);
-        return -1;
-    }
-    Py_ssize_t count = PyNumber_AsSsize_t(value, NULL);
-    if (count == -1 && PyErr_Occurred())
-        return -1;
-    if (count < 1) {
-        PyErr_Format(PyExc_ValueError, "digest_array(): threads must be at least 1 or None, not %R",
-                     value);
-        return -1;
-    }
-    *threads = (size_t)count;
-    return 0;
-}
-
 PyDoc_STRVAR(digest_array_doc,
              "digest_array($module, name, array, /, *, hex=False, threads=None)\n--\n\n"
              "Return the digest of every row of an Arrow column, as an Arrow column.\n\n"
@@ -364,7 +336,7 @@ static PyObject *digest_array(PyObject *module, PyObject *const *args, Py_ssize_
         hex = truth != 0;
     }
     size_t threads;
-    if (parse_threads(bound[1] != NULL ? bound[1] : Py_None, &threads) < 0)
+    if (fd_parse_threads(bound[1] != NULL ? bound[1] : Py_None, "digest_array", &threads) < 0)
         return NULL;
 
     fd_module_state *state = fd_get_module_state(module);

@@ -1,16 +1,20 @@
-/* digest_many(name, messages, /): many one-shot digests in one call, hashed
- * by the batch driver (core/batch.c) with the multi-buffer kernels.
+/* digest_many(name, messages, /, *, threads=None): many one-shot digests in
+ * one call, hashed by the batch driver (core/batch.c) with the multi-buffer
+ * kernels.
  *
  * The result list is made first; then the batch is worked through in chunks
  * (see digest_many): a chunk's buffers are located with the GIL, its result
  * objects made, and the chunk hashed in one call of the driver, straight
  * into the result objects, without the GIL once the work is worth releasing
- * it. A list (with a GIL) or a tuple is read in place; any other iterable
- * is gathered into a tuple first. Besides the result objects, the only
- * allocations are of chunk size: the (pointer, length, digest) triples the
- * driver reads, the references that keep a list's items alive while their
- * chunk is hashed, and, when some items are not exactly bytes, their
- * views. */
+ * it, on more than one thread once it is worth those. A long batch with
+ * more than one thread is pipelined instead: other threads hash its chunks
+ * while the calling thread prepares the next (hash_pipelined). A list (with
+ * a GIL) or a tuple is read in place; any other iterable is gathered into a
+ * tuple first. Besides the result objects, the only allocations are of
+ * chunk size (a few chunks' when pipelined): the (pointer, length, digest)
+ * triples the driver reads, the references that keep a list's items alive
+ * while their chunk is hashed, and, when some items are not exactly bytes,
+ * their views. */
 #include "python/binding.h"
 
 #include "core/batch.h"
@@ -173,14 +177,172 @@ static int gather_chunk(item_source *source, chunk *c, Py_ssize_t start, Py_ssiz
     return 0;
 }
 
+/* Allocates the arrays of a chunk for up to capacity messages (held only
+ * for a list read in place). Returns 0, or -1 with MemoryError set. */
+static int allocate_chunk(chunk *c, Py_ssize_t capacity, bool hold)
+{
+    const size_t slots = capacity != 0 ? (size_t)capacity : 1;
+
+    c->capacity = capacity;
+    c->messages = PyMem_Malloc(slots * sizeof(fd_message));
+    if (hold && c->messages != NULL)
+        c->held = PyMem_Malloc(slots * sizeof(PyObject *));
+    if (c->messages == NULL || (hold && c->held == NULL)) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    return 0;
+}
+
+static void free_chunk(chunk *c)
+{
+    release_chunk(c);
+    PyMem_Free(c->views);
+    PyMem_Free(c->held);
+    PyMem_Free(c->messages);
+}
+
+/* Locates the bytes of items [start, start + n) (gather_chunk), makes
+ * their result objects in result and aims each message's digest into its
+ * own. Returns 0, or -1 with an exception set. */
+static int prepare_chunk(item_source *source, chunk *c, PyObject *result, size_t digest_len,
+                         Py_ssize_t start, Py_ssize_t n)
+{
+    if (gather_chunk(source, c, start, n) < 0)
+        return -1;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        PyObject *digest = PyBytes_FromStringAndSize(NULL, (Py_ssize_t)digest_len);
+        if (digest == NULL)
+            return -1;
+        c->messages[i].digest = (uint8_t *)PyBytes_AS_STRING(digest);
+        PyList_SET_ITEM(result, start + i, digest);
+    }
+    return 0;
+}
+
+/* What a digest_many call hashes with, and into. */
+typedef struct many_call {
+    const fd_multi_kernel *multi; /* NULL: the single-stream kernel alone */
+    enum fd_algorithm_id id;
+    size_t threads;
+    item_source source;
+    PyObject *result;
+} many_call;
+
+/* The batch in chunks, each located, given its result objects and hashed
+ * before the next is read (see digest_many): on the calling thread, and
+ * when a chunk's work is large enough (long messages), on several. */
+static int hash_chunk_by_chunk(many_call *call)
+{
+    const fd_algorithm *algorithm = &fd_algorithms[call->id];
+    const Py_ssize_t count = call->source.count;
+    const Py_ssize_t chunk_len = count < CHUNK_MESSAGES ? count : CHUNK_MESSAGES;
+    chunk c = {0, NULL, NULL, 0, NULL, 0};
+    int status = allocate_chunk(&c, chunk_len, call->source.in_place_list);
+
+    for (Py_ssize_t start = 0; status == 0 && start < count; start += chunk_len) {
+        const Py_ssize_t n = count - start < chunk_len ? count - start : chunk_len;
+        status = prepare_chunk(&call->source, &c, call->result, algorithm->digest_len, start, n);
+        if (status < 0)
+            break;
+        if (worth_releasing_gil(c.messages, n, algorithm->block_len)) {
+            Py_BEGIN_ALLOW_THREADS
+            fd_hash_many_parallel(call->multi, call->id, c.messages, (size_t)n, call->threads);
+            Py_END_ALLOW_THREADS
+        }
+        else {
+            fd_hash_many_using(call->multi, call->id, c.messages, (size_t)n);
+        }
+        release_chunk(&c);
+    }
+    free_chunk(&c);
+    return status;
+}
+
+/* fd_hash_many_pipelined's producer: chunk after chunk prepared in the
+ * slots' arrays, with the GIL, which the calling thread holds only while it
+ * prepares. */
+typedef struct pipeline_slots {
+    many_call *call;
+    chunk *slots;
+    PyThreadState *saved; /* the calling thread's, while it is detached */
+} pipeline_slots;
+
+static bool produce_chunk(void *context, size_t chunk_index, size_t slot,
+                          const fd_message **messages, size_t *count)
+{
+    pipeline_slots *pipeline = context;
+    many_call *call = pipeline->call;
+    chunk *c = &pipeline->slots[slot];
+    const Py_ssize_t start = (Py_ssize_t)chunk_index * CHUNK_MESSAGES;
+    const Py_ssize_t n =
+        call->source.count - start < CHUNK_MESSAGES ? call->source.count - start : CHUNK_MESSAGES;
+
+    PyEval_RestoreThread(pipeline->saved);
+    release_chunk(c); /* the slot's previous chunk, hashed */
+    int status = prepare_chunk(&call->source, c, call->result, fd_algorithms[call->id].digest_len,
+                               start, n);
+    pipeline->saved = PyEval_SaveThread();
+    *messages = c->messages;
+    *count = (size_t)n;
+    return status == 0;
+}
+
+/* The batch's chunks hashed by other threads while the calling thread
+ * prepares the next: locating the items and making the result objects
+ * (and releasing the items afterwards) needs the calling thread and the
+ * GIL, and costs about as much as hashing short messages, so it overlaps
+ * with the hashing instead of alternating with it. A few chunks are in
+ * hand at once, each in a slot of its own, so that the other threads do not
+ * wait for the calling one, and few enough that a chunk's items are
+ * released while the calling thread's caches still hold them. Every item
+ * stays pinned until its chunk is hashed (held references, views: a
+ * bytearray cannot be resized under the threads that read it), and every
+ * Python error comes from the preparing, which goes through the items in
+ * order on the calling thread: the first bad item is the one reported,
+ * whatever the threads. */
+static int hash_pipelined(many_call *call, size_t threads)
+{
+    const Py_ssize_t count = call->source.count;
+    const size_t chunk_count = ((size_t)count + CHUNK_MESSAGES - 1) / CHUNK_MESSAGES;
+    const size_t slot_count = threads + 1;
+    pipeline_slots pipeline = {.call = call, .slots = PyMem_Calloc(slot_count, sizeof(chunk))};
+    int status = -1;
+
+    if (pipeline.slots == NULL) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    for (size_t slot = 0; slot < slot_count; slot++) {
+        if (allocate_chunk(&pipeline.slots[slot], CHUNK_MESSAGES, call->source.in_place_list) < 0)
+            goto done;
+    }
+    pipeline.saved = PyEval_SaveThread();
+    if (fd_hash_many_pipelined(call->multi, call->id, chunk_count, slot_count, threads,
+                               produce_chunk, &pipeline))
+        status = 0;
+    PyEval_RestoreThread(pipeline.saved);
+done:
+    for (size_t slot = 0; slot < slot_count; slot++)
+        free_chunk(&pipeline.slots[slot]);
+    PyMem_Free(pipeline.slots);
+    return status;
+}
+
 PyDoc_STRVAR(digest_many_doc,
-             "digest_many($module, name, messages, /)\n--\n\n"
+             "digest_many($module, name, messages, /, *, threads=None)\n--\n\n"
              "Return the digests of many messages as a list of bytes, in order:\n"
              "[digest(name, m) for m in messages] in one call. name is an algorithm\n"
              "name, as new() takes it, or one of fastdigest's constructors;\n"
              "messages is any iterable of bytes-like objects. Several messages are\n"
              "hashed at once where the CPU allows (multi-buffer kernels), and the\n"
-             "GIL is released while the batch is hashed.");
+             "GIL is released while the batch is hashed.\n\n"
+             "threads is the most threads to hash on, the calling one included:\n"
+             "None (the default) for every CPU this process may run on, 1 for the\n"
+             "calling thread alone. A batch is hashed on one thread for every\n"
+             "megabyte or so of work (each message counts its length plus one\n"
+             "block), at most threads, so a small batch stays on the calling thread;\n"
+             "the results and errors are the same for any threads.");
 
 /* digest_many, and with multi_buffer false the same on the single-stream
  * kernel alone (for benchmarks).
@@ -194,139 +356,120 @@ PyDoc_STRVAR(digest_many_doc,
  * again (at 64 bytes a message, with the tuple copied from a list, about a
  * fifth of the time went to that and to batch-sized arrays). A chunk's
  * result objects are reachable from nowhere else until the list is
- * returned, so writing them without the GIL is safe.
+ * returned, so writing them without the GIL is safe. With more than one
+ * thread and a batch whose work is surely enough for two (each message
+ * costs at least a block), other threads hash the chunks while the calling
+ * thread prepares the next (hash_pipelined).
  *
  * A tuple is read as it is, and a list in place (with a GIL: under free
  * threading another thread could change the list while it is read, so
  * there it is copied to a tuple first, as any other iterable is). */
 static PyObject *digest_many(PyObject *module, PyObject *const *args, Py_ssize_t nargs,
-                             bool multi_buffer)
+                             PyObject *kwnames, bool multi_buffer)
 {
     if (nargs != 2) {
         PyErr_Format(PyExc_TypeError, "digest_many expected 2 arguments, got %zd", nargs);
         return NULL;
     }
+    /* name and messages are positional-only: counted above, and threads
+     * alone bound by name, as digest_array binds its keywords. */
+    static const char *const names[] = {"threads"};
+    static const fd_signature signature = {.function = "digest_many", .names = names, .nparams = 1};
+    PyObject *threads;
+    if (fd_bind_arguments(&signature, args + nargs, 0, kwnames, &threads) < 0)
+        return NULL;
+    many_call call = {.multi = NULL, .source = {NULL, false, 0}, .result = NULL};
+    if (fd_parse_threads(threads != NULL ? threads : Py_None, "digest_many", &call.threads) < 0)
+        return NULL;
     int id = fd_algorithm_from_object(module, args[0], "digest_many", "1");
     if (id < 0)
         return NULL;
     const fd_algorithm *algorithm = &fd_algorithms[id];
-    const fd_multi_kernel *multi = &fd_active_multi_kernels[algorithm->family];
-    if (!multi_buffer || multi->name == NULL)
-        multi = NULL;
+    call.id = (enum fd_algorithm_id)id;
+    if (multi_buffer && fd_active_multi_kernels[algorithm->family].name != NULL)
+        call.multi = &fd_active_multi_kernels[algorithm->family];
 
-    item_source source = {NULL, false, 0};
+    item_source *source = &call.source;
 #ifndef Py_GIL_DISABLED
     if (PyList_CheckExact(args[1])) {
-        source.sequence = Py_NewRef(args[1]);
-        source.in_place_list = true;
-        source.count = PyList_GET_SIZE(args[1]);
+        source->sequence = Py_NewRef(args[1]);
+        source->in_place_list = true;
+        source->count = PyList_GET_SIZE(args[1]);
     }
     else
 #endif
     {
-        source.sequence = PySequence_Tuple(args[1]);
-        if (source.sequence == NULL)
+        source->sequence = PySequence_Tuple(args[1]);
+        if (source->sequence == NULL)
             return NULL;
-        source.count = PyTuple_GET_SIZE(source.sequence);
+        source->count = PyTuple_GET_SIZE(source->sequence);
     }
 
-    chunk c = {0, NULL, NULL, 0, NULL, 0};
-    PyObject *result = PyList_New(source.count);
-    if (result == NULL)
+    call.result = PyList_New(source->count);
+    if (call.result == NULL)
         goto fail;
-    if (source.in_place_list && PyList_GET_SIZE(source.sequence) != source.count) {
+    if (source->in_place_list && PyList_GET_SIZE(source->sequence) != source->count) {
         /* Making the result list collected garbage, and a finalizer changed
          * the list: the batch is the list as it is now, as a snapshot. */
-        PyObject *tuple = PyList_AsTuple(source.sequence);
+        PyObject *tuple = PyList_AsTuple(source->sequence);
         if (tuple == NULL)
             goto fail;
-        Py_SETREF(source.sequence, tuple);
-        source.in_place_list = false;
-        source.count = PyTuple_GET_SIZE(tuple);
-        Py_SETREF(result, PyList_New(source.count));
-        if (result == NULL)
+        Py_SETREF(source->sequence, tuple);
+        source->in_place_list = false;
+        source->count = PyTuple_GET_SIZE(tuple);
+        Py_SETREF(call.result, PyList_New(source->count));
+        if (call.result == NULL)
             goto fail;
     }
 
     /* Out of the collector's sight until it is returned: gc.get_objects()
      * in another thread must not find the list, whose digests are written
      * without the GIL, and clear it under the writing. */
-    PyObject_GC_UnTrack(result);
+    PyObject_GC_UnTrack(call.result);
 
-    const Py_ssize_t count = source.count;
-    const Py_ssize_t chunk_len = count < CHUNK_MESSAGES ? count : CHUNK_MESSAGES;
-    c.capacity = chunk_len;
-    c.messages = PyMem_Malloc(chunk_len != 0 ? (size_t)chunk_len * sizeof(fd_message) : 1);
-    if (c.messages == NULL) {
-        PyErr_NoMemory();
+    /* Each message is at least a block of work: the threads this batch
+     * surely has work for. */
+    size_t pipeline_threads =
+        (size_t)source->count / (FD_BATCH_MIN_WORK_PER_THREAD / algorithm->block_len);
+    if (pipeline_threads > call.threads)
+        pipeline_threads = call.threads;
+    const int status = pipeline_threads > 1 ? hash_pipelined(&call, pipeline_threads)
+                                            : hash_chunk_by_chunk(&call);
+    if (status < 0)
         goto fail;
-    }
-    if (source.in_place_list) {
-        c.held = PyMem_Malloc(chunk_len != 0 ? (size_t)chunk_len * sizeof(PyObject *) : 1);
-        if (c.held == NULL) {
-            PyErr_NoMemory();
-            goto fail;
-        }
-    }
-
-    for (Py_ssize_t start = 0; start < count; start += chunk_len) {
-        const Py_ssize_t n = count - start < chunk_len ? count - start : chunk_len;
-        if (gather_chunk(&source, &c, start, n) < 0)
-            goto fail;
-        for (Py_ssize_t i = 0; i < n; i++) {
-            PyObject *digest =
-                PyBytes_FromStringAndSize(NULL, (Py_ssize_t)algorithm->digest_len);
-            if (digest == NULL)
-                goto fail;
-            c.messages[i].digest = (uint8_t *)PyBytes_AS_STRING(digest);
-            PyList_SET_ITEM(result, start + i, digest);
-        }
-        if (worth_releasing_gil(c.messages, n, algorithm->block_len)) {
-            Py_BEGIN_ALLOW_THREADS
-            fd_hash_many_using(multi, (enum fd_algorithm_id)id, c.messages, (size_t)n);
-            Py_END_ALLOW_THREADS
-        }
-        else {
-            fd_hash_many_using(multi, (enum fd_algorithm_id)id, c.messages, (size_t)n);
-        }
-        release_chunk(&c);
-    }
-    PyObject_GC_Track(result);
-    goto done;
+    PyObject_GC_Track(call.result);
+    Py_DECREF(source->sequence);
+    return call.result;
 
 fail:
-    Py_CLEAR(result);
-done:
-    release_chunk(&c);
-    PyMem_Free(c.views);
-    PyMem_Free(c.held);
-    PyMem_Free(c.messages);
-    Py_DECREF(source.sequence);
-    return result;
+    Py_CLEAR(call.result);
+    Py_DECREF(source->sequence);
+    return NULL;
 }
 
 static PyObject *fastdigest_digest_many(PyObject *module, PyObject *const *args,
-                                        Py_ssize_t nargs)
+                                        Py_ssize_t nargs, PyObject *kwnames)
 {
-    return digest_many(module, args, nargs, true);
+    return digest_many(module, args, nargs, kwnames, true);
 }
 
 PyDoc_STRVAR(digest_many_single_stream_doc,
-             "_digest_many_single_stream($module, name, messages, /)\n--\n\n"
+             "_digest_many_single_stream($module, name, messages, /, *, threads=None)\n--\n\n"
              "digest_many() without the multi-buffer kernels: every message through the\n"
              "single-stream kernel. For benchmarks (benchmarks/bench_batch.py).");
 
 static PyObject *fastdigest_digest_many_single_stream(PyObject *module, PyObject *const *args,
-                                                      Py_ssize_t nargs)
+                                                      Py_ssize_t nargs, PyObject *kwnames)
 {
-    return digest_many(module, args, nargs, false);
+    return digest_many(module, args, nargs, kwnames, false);
 }
 
 static PyMethodDef batch_methods[] = {
-    {"digest_many", (PyCFunction)(void (*)(void))fastdigest_digest_many, METH_FASTCALL,
-     digest_many_doc},
+    {"digest_many", (PyCFunction)(void (*)(void))fastdigest_digest_many,
+     METH_FASTCALL | METH_KEYWORDS, digest_many_doc},
     {"_digest_many_single_stream",
-     (PyCFunction)(void (*)(void))fastdigest_digest_many_single_stream, METH_FASTCALL,
+     (PyCFunction)(void (*)(void))fastdigest_digest_many_single_stream,
+     METH_FASTCALL | METH_KEYWORDS,
      digest_many_single_stream_doc},
     {NULL, NULL, 0, NULL},
 };

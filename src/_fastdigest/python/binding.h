@@ -119,6 +119,13 @@ int fd_lookup_algorithm(fd_module_state *state, PyObject *name);
 int fd_algorithm_from_object(PyObject *module, PyObject *obj, const char *function,
                              const char *argument);
 
+/* The threads= argument of digest_array and digest_many: None for every CPU
+ * this process may run on, else anything with __index__ but a bool (True is
+ * no number of threads), 1 or more. Stores the count in threads and returns
+ * 0, or returns -1 with TypeError or ValueError set, messages naming
+ * function. */
+int fd_parse_threads(PyObject *value, const char *function, size_t *threads);
+
 /* A new dict {"md5": ..., "sha256": ..., ...} naming, for every algorithm,
  * the kernel its family runs: kernel_of_family[family]. */
 PyObject *fd_kernels_by_algorithm(const char *const kernel_of_family[FD_FAMILY_COUNT]);

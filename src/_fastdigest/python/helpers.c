@@ -4,6 +4,8 @@
 
 #include <string.h>
 
+#include "core/parallel.h"
+
 /* ---- buffers ------------------------------------------------------------ */
 
 /* PyBUF_SIMPLE makes the exporter refuse non-contiguous memory. */
@@ -480,4 +482,31 @@ PyObject *fd_stdlib_module(PyObject *module, const char *name)
     PyObject *stdlib = PyObject_CallFunction(loader, "s", name);
     Py_DECREF(loader);
     return stdlib;
+}
+
+/* ---- threads= ------------------------------------------------------------ */
+
+/* An int too large for Py_ssize_t is clipped to PY_SSIZE_T_MAX: no batch
+ * has that many parts. */
+int fd_parse_threads(PyObject *value, const char *function, size_t *threads)
+{
+    if (value == Py_None) {
+        *threads = fd_available_cpus();
+        return 0;
+    }
+    if (PyBool_Check(value) || !PyIndex_Check(value)) {
+        PyErr_Format(PyExc_TypeError, "%s(): threads must be an int or None, not %.100s",
+                     function, Py_TYPE(value)->tp_name);
+        return -1;
+    }
+    Py_ssize_t count = PyNumber_AsSsize_t(value, NULL);
+    if (count == -1 && PyErr_Occurred())
+        return -1;
+    if (count < 1) {
+        PyErr_Format(PyExc_ValueError, "%s(): threads must be at least 1 or None, not %R",
+                     function, value);
+        return -1;
+    }
+    *threads = (size_t)count;
+    return 0;
 }
