@@ -777,12 +777,16 @@ def test_the_command_exits_with_its_status_and_all_of_its_output(in_dir, tmp_pat
     else:
         command = [sys.executable, "-c", "import sys; from fastdigest.cli import console_script; console_script()"]
     # The missing file first: its message flushes stdout, the lines after it must still come out.
-    names = [b"--", b"no such file"] + list(AWKWARD_FILES) * 60
+    # Enough copies of the files for several buffers' worth of output (io.DEFAULT_BUFFER_SIZE is
+    # 8 KiB before Python 3.14 and 128 KiB from it).
+    one_copy = b"".join(expected_line("sha256", name) for name in AWKWARD_FILES)
+    copies = 4 * io.DEFAULT_BUFFER_SIZE // len(one_copy) + 1
+    names = [b"--", b"no such file"] + list(AWKWARD_FILES) * copies
     environment = package_environment()
     environment.pop("PYTHONUNBUFFERED", None)  # buffered, as users run it
     with open(tmp_path / "out", "wb") as out:
         completed = subprocess.run(command + names, stdout=out, stderr=subprocess.PIPE, env=environment)
-    expected = b"".join(expected_line("sha256", name) for name in AWKWARD_FILES) * 60
+    expected = one_copy * copies
     assert len(expected) > 4 * io.DEFAULT_BUFFER_SIZE
     assert (tmp_path / "out").read_bytes() == expected
     assert completed.returncode == 1

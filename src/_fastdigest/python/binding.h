@@ -107,10 +107,12 @@ PyObject *fd_hex_string(const uint8_t *digest, size_t digest_len);
 PyObject *fd_make_algorithm_ids(void);
 
 /* Looks name (a str) up as new() does: exactly, then in ASCII lowercase,
- * since OpenSSL (which hashlib.new asks) compares names case-insensitively.
- * Returns the algorithm id, or -1 with hashlib's ValueError for an unknown
- * name (FD_UNSUPPORTED_ALGORITHM) set. */
-int fd_lookup_algorithm(fd_module_state *state, PyObject *name);
+ * since OpenSSL (which hashlib.new asks) compares names case-insensitively,
+ * and for a known name followed by spaces, by asking the standard library's
+ * hashlib (newer OpenSSL releases accept those, older ones do not).
+ * Returns the algorithm id, or -1 with an exception set: hashlib's
+ * ValueError for an unknown name (FD_UNSUPPORTED_ALGORITHM). */
+int fd_lookup_algorithm(PyObject *module, PyObject *name);
 
 /* The algorithm id a name or a constructor stands for: a str is looked up as
  * fd_lookup_algorithm does, and one of this module's constructors stands for

@@ -432,8 +432,56 @@ PyObject *fd_kernels_by_algorithm(const char *const kernel_of_family[FD_FAMILY_C
     return kernels;
 }
 
-int fd_lookup_algorithm(fd_module_state *state, PyObject *name)
+/* The aliases above are the spellings every OpenSSL 3 accepts. OpenSSL 3.6
+ * also accepts a known name followed by spaces ('sha256 '), which 3.0
+ * refuses, so for such a name the hashlib beside fastdigest decides: asked
+ * with the name alone, it answers with an object whose name is one of the
+ * eight, or refuses. Returns the id, -1 where hashlib refuses or the name is
+ * no padded alias (no exception set), or -2 with an exception set. */
+static int lookup_padded_name(PyObject *module, fd_module_state *state, PyObject *name)
 {
+    Py_ssize_t length = PyUnicode_GET_LENGTH(name), end = length;
+    while (end > 0 && PyUnicode_READ_CHAR(name, end - 1) == ' ')
+        end--;
+    if (end == length || end == 0)
+        return -1;
+    PyObject *stripped = PyUnicode_Substring(name, 0, end);
+    if (stripped == NULL)
+        return -2;
+    PyObject *lowered = PyObject_CallMethod(stripped, "lower", NULL);
+    Py_DECREF(stripped);
+    if (lowered == NULL)
+        return -2;
+    PyObject *id = PyDict_GetItemWithError(state->algorithm_ids, lowered);
+    Py_DECREF(lowered);
+    if (id == NULL)
+        return PyErr_Occurred() ? -2 : -1;
+    int known = (int)PyLong_AsLong(id);
+
+    PyObject *hashlib = fd_stdlib_module(module, "hashlib");
+    if (hashlib == NULL)
+        return -2;
+    PyObject *probe = PyObject_CallMethod(hashlib, "new", "O", name);
+    Py_DECREF(hashlib);
+    if (probe == NULL) {
+        if (!PyErr_ExceptionMatches(PyExc_ValueError))
+            return -2;
+        PyErr_Clear();
+        return -1;
+    }
+    PyObject *probe_name = PyObject_GetAttrString(probe, "name");
+    Py_DECREF(probe);
+    if (probe_name == NULL)
+        return -2;
+    int same = PyUnicode_Check(probe_name) &&
+               PyUnicode_CompareWithASCIIString(probe_name, fd_algorithms[known].name) == 0;
+    Py_DECREF(probe_name);
+    return same ? known : -1;
+}
+
+int fd_lookup_algorithm(PyObject *module, PyObject *name)
+{
+    fd_module_state *state = fd_get_module_state(module);
     for (int known = 0; known < FD_ALGORITHM_COUNT; known++) {
         if (name == state->names[known])
             return known;
@@ -446,12 +494,16 @@ int fd_lookup_algorithm(fd_module_state *state, PyObject *name)
         id = PyDict_GetItemWithError(state->algorithm_ids, lowered);
         Py_DECREF(lowered);
     }
-    if (id == NULL) {
-        if (!PyErr_Occurred())
-            PyErr_Format(PyExc_ValueError, FD_UNSUPPORTED_ALGORITHM "%U", name);
+    if (id != NULL)
+        return (int)PyLong_AsLong(id);
+    if (PyErr_Occurred())
         return -1;
-    }
-    return (int)PyLong_AsLong(id);
+    int padded = lookup_padded_name(module, state, name);
+    if (padded >= 0)
+        return padded;
+    if (padded == -1)
+        PyErr_Format(PyExc_ValueError, FD_UNSUPPORTED_ALGORITHM "%U", name);
+    return -1;
 }
 
 int fd_algorithm_from_object(PyObject *module, PyObject *obj, const char *function,
@@ -460,7 +512,7 @@ int fd_algorithm_from_object(PyObject *module, PyObject *obj, const char *functi
     fd_module_state *state = fd_get_module_state(module);
 
     if (PyUnicode_Check(obj))
-        return fd_lookup_algorithm(state, obj);
+        return fd_lookup_algorithm(module, obj);
     for (int id = 0; id < FD_ALGORITHM_COUNT; id++) {
         if (obj == state->constructors[id])
             return id;

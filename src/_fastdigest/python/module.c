@@ -309,7 +309,7 @@ static PyObject *fastdigest_new(PyObject *module, PyObject *const *args, Py_ssiz
     PyObject *name = nargs >= 1 ? args[0] : fd_keyword_argument(args, nargs, kwnames, "name");
     if (name == NULL || !PyUnicode_Check(name))
         return new_from_stdlib(module, args, nargs, kwnames);
-    int id = fd_lookup_algorithm(state, name);
+    int id = fd_lookup_algorithm(module, name);
     if (id < 0) {
         if (!PyErr_ExceptionMatches(PyExc_ValueError))
             return NULL;
