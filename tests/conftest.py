@@ -17,6 +17,35 @@ import sys
 from concurrent.futures import ThreadPoolExecutor
 
 import pytest
+from hypothesis import settings
+
+# The property tests' example counts. Each test names its own; FASTDIGEST_TEST_EXAMPLES scales them all
+# (a fraction such as 0.25) for the suite's repeat runs: the CPU levels, the sanitizer and valgrind runs,
+# the other Pythons and arm64 under emulation run other kernels or builds on the same kind of inputs, which
+# the main run has drawn in full.
+def _examples_scale():
+    text = os.environ.get('FASTDIGEST_TEST_EXAMPLES', '1')
+    try:
+        scale = float(text)
+    except ValueError:
+        scale = 0
+    if not 0 < scale <= 10:
+        raise pytest.UsageError(f'FASTDIGEST_TEST_EXAMPLES must be a number above 0 and at most 10, not {text!r}')
+    return scale
+
+
+EXAMPLES_SCALE = _examples_scale()
+
+
+def examples(count):
+    """The number of examples a property test with COUNT of its own draws in this run."""
+    return max(10, round(count * EXAMPLES_SCALE))
+
+
+# Tests that name no count draw hypothesis's default of 100, scaled the same way.
+settings.register_profile('fastdigest', max_examples=examples(100))
+settings.load_profile('fastdigest')
+
 
 # The eight algorithms fastdigest provides, with hashlib's names.
 ALGORITHMS = ('md5', 'sha1', 'sha224', 'sha256', 'sha384', 'sha512', 'sha512_224', 'sha512_256')

@@ -22,6 +22,7 @@ import warnings
 
 import pytest
 from hypothesis import given, settings
+from conftest import examples
 from hypothesis import strategies as st
 
 import fastdigest
@@ -343,7 +344,7 @@ def test_new_accepts_exactly_hashlibs_spellings():
     assert not problems, f'{len(problems)} of {len(candidates)} names differ from hashlib.new:\n' + '\n'.join(problems)
 
 
-@settings(max_examples=300, deadline=None, derandomize=True, database=None)
+@settings(max_examples=examples(300), deadline=None, derandomize=True, database=None)
 @given(st.sampled_from(BASE_SPELLINGS), st.lists(st.booleans(), min_size=16, max_size=16))
 def test_new_any_letter_case(base, upper_mask):
     name = ''.join(c.upper() if upper_mask[i % 16] else c for i, c in enumerate(base))

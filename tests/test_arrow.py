@@ -22,7 +22,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import fastdigest
-from conftest import ALGORITHMS, unsupported
+from conftest import ALGORITHMS, examples, unsupported
 
 pa = pytest.importorskip('pyarrow', reason='pyarrow (test extra) is not installed or has no wheel here')
 
@@ -150,7 +150,7 @@ def test_long_and_empty_rows(algorithm):
     check(algorithm, pa.array(values, pa.binary_view()), values, hex=True)
 
 
-@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(150), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
     values=st.lists(st.none() | st.binary(max_size=150), max_size=60),
     type_name=st.sampled_from(list(TYPES)),
@@ -390,7 +390,7 @@ def test_threads_split_chunks_and_structs():
         assert digests_of(struct.slice(3), threads=threads).equals(struct_want.slice(3))
 
 
-@settings(max_examples=25, deadline=None)
+@settings(max_examples=examples(25), deadline=None)
 @given(start=st.integers(0, SPLIT_ROWS), length=st.integers(0, SPLIT_ROWS), threads=st.integers(1, 6))
 def test_threads_any_slice(start, length, threads):
     values, want = split_column()

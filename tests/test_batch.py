@@ -24,7 +24,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import fastdigest
-from conftest import ALGORITHMS, unsupported
+from conftest import ALGORITHMS, examples, unsupported
 from test_backend import cpu_flags
 
 BLOCK_SIZES = {name: hashlib.new(name).block_size for name in ALGORITHMS}
@@ -84,7 +84,7 @@ def test_long_messages_among_short_ones(algorithm):
     assert fastdigest.digest_many(algorithm, messages) == expected(algorithm, messages)
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 @given(
     name=st.sampled_from(ALGORITHMS),
     messages=st.lists(st.binary(max_size=300), max_size=40),
@@ -484,7 +484,7 @@ def test_threads_split_long_messages(algorithm):
             assert fastdigest.digest_many(algorithm, items, threads=threads) == want, threads
 
 
-@settings(max_examples=20, deadline=None)
+@settings(max_examples=examples(20), deadline=None)
 @given(
     name=st.sampled_from(ALGORITHMS),
     count=st.one_of(st.integers(0, 3000), st.integers(16_000, 75_000)),

@@ -12,6 +12,7 @@ import array
 import hashlib
 
 from hypothesis import given, settings
+from conftest import examples
 from hypothesis import strategies as st
 
 import fastdigest
@@ -60,7 +61,7 @@ operations = st.tuples(
 )
 
 
-@settings(max_examples=400, deadline=None, derandomize=True, database=None)
+@settings(max_examples=examples(400), deadline=None, derandomize=True, database=None)
 @given(program=st.lists(operations, min_size=1, max_size=40))
 def test_mixed_programs_match_hashlib(program):
     live = []  # (fastdigest object, hashlib object)

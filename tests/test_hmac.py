@@ -32,6 +32,7 @@ from pathlib import Path
 
 import pytest
 from hypothesis import given, settings
+from conftest import examples
 from hypothesis import strategies as st
 
 import fastdigest
@@ -203,7 +204,7 @@ def test_names_are_looked_up_as_hashlib_new_does():
         assert type(mac) is fd_hmac.HMAC and mac.name == 'hmac-sha256'
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(
     name=st.sampled_from(ALGORITHMS),
     key=st.binary(max_size=300),
@@ -224,7 +225,7 @@ def test_hmac_matches_stdlib(name, key, chunks):
     assert mac.hexdigest() == expected.hexdigest()
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(
     name=st.sampled_from(ALGORITHMS),
     password=st.binary(max_size=200),
@@ -268,7 +269,7 @@ def expected_pbkdf2(name, password, salt, iterations, dklen):
 # through the SHA-512 family's AVX-512 lanes, up to eight or sixteen through a multi-buffer kernel's,
 # the rest one at a time. Lengths of 1 to 17 digests, cut anywhere in the last, meet every round
 # size and an odd block left alone.
-@settings(max_examples=250, deadline=None)
+@settings(max_examples=examples(250), deadline=None)
 @given(
     name=st.sampled_from(ALGORITHMS),
     password=st.binary(max_size=150),

@@ -55,13 +55,19 @@ def child_run():
             TESTS, '--ignore', TESTS / 'test_typing.py']  # fmt: skip
 
 
+# A quarter of each property test's examples: the parent run drew them all on the same kinds of input.
+REPEAT_RUN = {'FASTDIGEST_TEST_EXAMPLES': '0.25'}
+
+
 def level_param(name, environment, needs, minutes):
     missing = [feature for feature in needs if feature not in fastdigest.cpu_features]
     if missing:
         # Not a job at all: on this CPU it is the level above, which the parent run or another level tests.
         reason = f'this CPU has no {", ".join(missing)}: FASTDIGEST_DISABLE={name} is not a level of its own here'
         return pytest.param(name, marks=pytest.mark.skip(reason=reason))
-    return pytest.param(name, marks=pytest.mark.job(f'levels/{name}', child_run(), minutes, environment))
+    return pytest.param(
+        name, marks=pytest.mark.job(f'levels/{name}', child_run(), minutes, {**environment, **REPEAT_RUN})
+    )
 
 
 @pytest.mark.parametrize(

@@ -14,7 +14,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import fastdigest
-from conftest import unsupported
+from conftest import examples, unsupported
 from test_api import BASE_SPELLINGS, NOT_A_BUFFER, STR_DATA, raises
 
 ALGORITHMS = sorted(fastdigest.implementation)
@@ -67,7 +67,7 @@ def test_every_buffer_type():
         assert fastdigest.hexdigest(fastdigest.sha256, data) == expected.hex()
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(st.sampled_from(ALGORITHMS), st.binary(max_size=600))
 def test_same_as_hashlib(algorithm, data):
     assert fastdigest.digest(algorithm, data) == hashlib.new(algorithm, data).digest()

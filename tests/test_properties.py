@@ -8,6 +8,7 @@ import warnings
 
 import pytest
 from hypothesis import given, settings
+from conftest import examples
 from hypothesis import strategies as st
 
 import fastdigest
@@ -15,7 +16,7 @@ import fastdigest
 ALGORITHMS = ('md5', 'sha1', 'sha224', 'sha256', 'sha384', 'sha512', 'sha512_224', 'sha512_256')
 
 # Fixed example counts and derandomized runs: the suite's time and outcome do not vary between runs.
-PROPERTY_SETTINGS = settings(max_examples=300, deadline=None, derandomize=True, database=None)
+PROPERTY_SETTINGS = settings(max_examples=examples(300), deadline=None, derandomize=True, database=None)
 
 
 def pseudo_random_bytes(length, seed):

@@ -19,6 +19,7 @@ from pathlib import Path
 
 import pytest
 from hypothesis import given, settings
+from conftest import examples
 from hypothesis import strategies as st
 
 import fastdigest
@@ -27,7 +28,7 @@ ALGORITHMS = ('md5', 'sha1', 'sha224', 'sha256', 'sha384', 'sha512', 'sha512_224
 BLOCK_SIZE = {name: hashlib.new(name).block_size for name in ALGORITHMS}
 
 # Fixed example counts and derandomized runs: the suite's time and outcome do not vary between runs.
-PROPERTY_SETTINGS = settings(max_examples=300, deadline=None, derandomize=True, database=None)
+PROPERTY_SETTINGS = settings(max_examples=examples(300), deadline=None, derandomize=True, database=None)
 
 GOLDEN = json.loads((Path(__file__).parent / 'data' / 'state_golden.json').read_text())
 

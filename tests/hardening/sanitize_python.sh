@@ -37,8 +37,7 @@
 #     ones: what they assert is a share of wall time, which instrumented
 #     code skews; test_stress.py and the rest of test_threads.py run the
 #     same GIL-released paths here) and RFC 6070's 16,777,216-iteration
-#     PBKDF2 (half a minute of the same loop the other iteration counts run);
-# The two runs take about four minutes on 2 cores.
+#     PBKDF2 (the same loop the other iteration counts run).
 #
 # Environment:
 #   PYTHON      the interpreter (default python3); it needs pytest and
@@ -48,6 +47,8 @@
 #   BUILD_DIR   scratch directory (default: a new one under ${TMPDIR:-/tmp},
 #               removed after a successful run)
 #   BACKENDS    the runs to do (default "best portable")
+#   FASTDIGEST_TEST_EXAMPLES  the share of each property test's examples
+#               (default 0.5; tests/conftest.py)
 set -euo pipefail
 
 repo_root=$(cd "$(dirname "$0")/../.." && pwd)
@@ -102,6 +103,9 @@ echo "== build: $((SECONDS - start)) s wall"
 
 export LD_PRELOAD="$preload${LD_PRELOAD:+ $LD_PRELOAD}"
 export PYTHONMALLOC=malloc
+# Half of each property test's examples (unless the caller chose): the suite's main run draws them all,
+# and the sanitizers look for the memory errors of the same paths.
+export FASTDIGEST_TEST_EXAMPLES=${FASTDIGEST_TEST_EXAMPLES:-0.5}
 export PYTHONPATH="$package_dir"
 export ASAN_OPTIONS="detect_leaks=0:halt_on_error=1:abort_on_error=1:log_path=$reports_dir/asan"
 # gcc's UBSan runtime beside ASan ignores log_path: its reports go to stderr
