@@ -13,6 +13,7 @@ import hashlib
 import json
 import mmap
 import os
+import platform
 import random
 import re
 import subprocess
@@ -704,6 +705,11 @@ def test_batch_implementation_follows_the_cpu():
         assert batch['sha512'] == 'avx2_x4'
     if not flags & {'sha_ni', 'avx2', 'avx512f'}:
         assert set(batch.values()) <= SINGLE_STREAM_KERNELS
+    if platform.machine().lower() in ('aarch64', 'arm64'):
+        # No multi-buffer kernel for AArch64: each family's single-stream kernel.
+        assert batch['sha1'] == ('armv8' if 'sha1' in flags else 'portable')
+        assert batch['sha256'] == ('armv8' if 'sha2' in flags else 'portable')
+        assert batch['sha512'] == ('armv8' if 'sha512' in flags else 'portable')
 
 
 def test_portable_backend_in_child():

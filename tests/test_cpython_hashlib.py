@@ -12,6 +12,9 @@ OpenSSL's and the builtin modules' constructors besides, which the suite collect
 """
 
 import hashlib
+import os
+import subprocess
+import sys
 
 import pytest
 
@@ -62,3 +65,24 @@ def test_expected_differences_still_differ(results):
 
 def test_nothing_fails_that_hashlib_does_not_fail(results):
     check_nothing_fails_that_the_stdlib_does_not_fail(*results, EXPECTED_DIFFERENCES)
+
+
+def test_without_test_hashlib_the_module_skips(tmp_path):
+    # A `test` package with test.support but no test_hashlib, as Debian's python3.X without
+    # libpython3.X-testsuite has: this module must skip, saying why, not fail to be collected.
+    support = tmp_path / 'test' / 'support'
+    support.mkdir(parents=True)
+    (tmp_path / 'test' / '__init__.py').write_text('')
+    (support / '__init__.py').write_text('use_resources = None\n')
+    environment = dict(os.environ, PYTHONPATH=os.pathsep.join([str(tmp_path), *sys.path]))
+    completed = subprocess.run(
+        [sys.executable, '-m', 'pytest', '-q', '-p', 'no:cacheprovider', '-rs', __file__],
+        env=environment,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    # 5: pytest's "no tests ran", all of them skipped; a collection error is 2.
+    assert completed.returncode in (0, 5), completed.stdout + completed.stderr
+    assert "CPython test suite has no test_hashlib (No module named 'test.test_hashlib')" in completed.stdout
+    assert '1 skipped' in completed.stdout

@@ -19,6 +19,7 @@
 
 #ifdef __linux__
 #include <sys/mman.h>
+#include <unistd.h>
 #endif
 
 #include "core/arrow_digest_column.h"
@@ -187,7 +188,7 @@ static void *make_offsets(size_t length, size_t row_width, bool large)
 
 /* Makes the pages of [start, start + len) present and writable at once, so
  * that a thread about to write them all pays one system call instead of a
- * page fault for every 4 KiB. Fresh memory from malloc is mapped lazily,
+ * page fault for every page. Fresh memory from malloc is mapped lazily,
  * and its first touch by faults costs markedly more than populating it in
  * one call (most of all in a virtual machine): for a column of millions of
  * rows that is a large part of the whole call, on one thread or several.
@@ -197,9 +198,14 @@ static void *make_offsets(size_t length, size_t row_width, bool large)
 static void prefault(void *start, size_t len)
 {
 #ifdef __linux__
-    const uintptr_t page = 4096; /* the smallest page: an aligned start for madvise */
-    if (len < ((size_t)1 << 20))
+    /* madvise needs a page-aligned start. The page is this system's: 4 KiB
+     * on x86-64, but 16 or 64 KiB on some arm64 kernels (Apple silicon,
+     * distributions built with 64 KiB pages), where a start aligned to 4 KiB
+     * only would be refused and nothing populated. */
+    const long page_size = sysconf(_SC_PAGESIZE);
+    if (len < ((size_t)1 << 20) || page_size <= 0)
         return;
+    const uintptr_t page = (uintptr_t)page_size;
     uintptr_t first = ((uintptr_t)start + page - 1) & ~(page - 1);
     uintptr_t end = (uintptr_t)start + len;
     (void)madvise((void *)first, end - first, MADV_POPULATE_WRITE);
