@@ -312,21 +312,7 @@ tree "$SUITE_VENV/bin/python" -m pip install -q --no-deps --no-compile "/work/wh
 # installed wheel is what is tested (a conftest.py checks it).
 mkdir -p "$work/suite"
 tar -xzf "$work/dist/$sdist" -C "$work/suite" --strip-components=1 "${sdist%.tar.gz}/tests" "${sdist%.tar.gz}/pyproject.toml"
-cat >"$work/suite/conftest.py" <<'PY'
-# Written by .ci/arm64.sh: the suite must test the installed wheel.
-import os
-import sys
-
-import fastdigest
-
-installed = os.path.realpath(fastdigest.__file__)
-if not installed.startswith(os.path.realpath(sys.prefix) + os.sep):
-    raise SystemExit(f'fastdigest was imported from {installed}, not from the venv {sys.prefix}')
-
-
-def pytest_report_header(config):
-    return f'fastdigest under test: {installed}'
-PY
+cp "$checkout/.ci/installed_conftest.py" "$work/suite/conftest.py"
 
 # ---- the levels ----------------------------------------------------------------------------------
 # level_check LEVEL: what this level must select, checked before its tests run.

@@ -122,21 +122,7 @@ test_one() {
     run_dir=$work/run-$version
     mkdir -p "$run_dir"
     cp -r "$source_copy/tests" "$source_copy/pyproject.toml" "$run_dir/"
-    cat >"$run_dir/conftest.py" <<'PY'
-# Written by .ci/pythons.sh: the suite must test the installed wheel.
-import os
-import sys
-
-import fastdigest
-
-installed = os.path.realpath(fastdigest.__file__)
-if not installed.startswith(os.path.realpath(sys.prefix) + os.sep):
-    raise SystemExit(f'fastdigest was imported from {installed}, not from the venv {sys.prefix}')
-
-
-def pytest_report_header(config):
-    return f'fastdigest under test: {installed}'
-PY
+    cp "$checkout/.ci/installed_conftest.py" "$run_dir/conftest.py"
     local status=0
     # A quarter of each property test's examples: .ci/run's main run draws them all.
     (cd "$run_dir" && FASTDIGEST_TEST_EXAMPLES=${FASTDIGEST_TEST_EXAMPLES:-0.25} \
