@@ -221,6 +221,7 @@ EOF
 typedef void *HANDLE;
 typedef unsigned long DWORD;
 typedef unsigned short WORD;
+typedef unsigned long ULONG;
 typedef int BOOL;
 #define WINAPI __stdcall
 #define INFINITE 0xFFFFFFFF
@@ -228,6 +229,16 @@ typedef int BOOL;
 DWORD WINAPI WaitForSingleObject(HANDLE handle, DWORD milliseconds);
 BOOL WINAPI CloseHandle(HANDLE handle);
 DWORD WINAPI GetActiveProcessorCount(WORD group_number);
+typedef struct _RTL_SRWLOCK { void *Ptr; } SRWLOCK, *PSRWLOCK;
+typedef struct _RTL_CONDITION_VARIABLE { void *Ptr; } CONDITION_VARIABLE, *PCONDITION_VARIABLE;
+void WINAPI InitializeSRWLock(PSRWLOCK lock);
+void WINAPI AcquireSRWLockExclusive(PSRWLOCK lock);
+void WINAPI ReleaseSRWLockExclusive(PSRWLOCK lock);
+void WINAPI InitializeConditionVariable(PCONDITION_VARIABLE condition);
+BOOL WINAPI SleepConditionVariableSRW(PCONDITION_VARIABLE condition, PSRWLOCK lock, DWORD milliseconds,
+                                      ULONG flags);
+void WINAPI WakeConditionVariable(PCONDITION_VARIABLE condition);
+void WINAPI WakeAllConditionVariable(PCONDITION_VARIABLE condition);
 EOF
     cat >"$dir/process.h" <<'EOF'
 #include <stdint.h>

@@ -238,7 +238,9 @@ _FastdigestName: TypeAlias = Literal["md5", "sha1", "sha224", "sha256", "sha384"
 # signatures are those of this Python's hashlib: from 3.14, new(name, *args, **kwargs) in front of
 # OpenSSL's new(name, data=b'', *, usedforsecurity=True, string=None), and the constructors take
 # data or (deprecated from 3.15) string; before 3.14, new(name, data=b'', **kwargs), whose one keyword
-# for the eight is usedforsecurity, and constructors that take string.
+# for the eight is usedforsecurity, and constructors that take string. (3.13 took 3.14's signatures in a
+# patch release, which fastdigest follows at run time; a stub can only tell minor versions apart, so these
+# give 3.13 its first releases' signatures.)
 # The reference (docs/reference) renders the last definition of each name: the newest Python's.
 if sys.version_info < (3, 14):
     @overload

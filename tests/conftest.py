@@ -48,6 +48,20 @@ settings.load_profile('fastdigest')
 
 
 # The eight algorithms fastdigest provides, with hashlib's names.
+def _hashlib_takes_data_keyword():
+    import hashlib
+
+    try:
+        hashlib.sha256(data=b'')
+    except TypeError:
+        return False
+    return True
+
+
+# Whether this Python's hashlib constructors take their data as data= (3.14 on, and 3.13 from a patch release
+# on: CPython backported it there) or only as string=: asked of hashlib itself, as fastdigest asks it.
+HASHLIB_TAKES_DATA = _hashlib_takes_data_keyword()
+
 ALGORITHMS = ('md5', 'sha1', 'sha224', 'sha256', 'sha384', 'sha512', 'sha512_224', 'sha512_256')
 
 

@@ -3,12 +3,11 @@ updates, copies and digests."""
 
 import hashlib
 import random
-import sys
 import warnings
 
 import pytest
 from hypothesis import given, settings
-from conftest import examples
+from conftest import HASHLIB_TAKES_DATA, examples
 from hypothesis import strategies as st
 
 import fastdigest
@@ -91,9 +90,10 @@ def test_updates_copies_and_digests(name, initial, program):
 
 
 # The ways of passing the initial data that this Python's hashlib takes: the constructors take data= from
-# 3.14 (string= before, and still, deprecated from 3.15), new() data= always and string= from 3.14.
+# 3.14 and late 3.13 (string= before, and still, deprecated from 3.15), new() data= always and string= with
+# the constructors' data=.
 CONSTRUCTOR_FORMS = ['positional', 'string', 'new', 'new data']
-if sys.version_info >= (3, 14):
+if HASHLIB_TAKES_DATA:
     CONSTRUCTOR_FORMS += ['data', 'new string']
 
 

@@ -112,17 +112,20 @@ def test_shared_objects_under_mixed_load():
 def test_buffer_cannot_be_released_while_hashed():
     """A memoryview being hashed (with the GIL released) cannot be released by another thread: it raises
     BufferError, as with hashlib, and the digest is that of the whole buffer."""
-    data = bytes(range(256)) * (64 << 12)  # 64 MiB: long enough to be caught in the middle
+    data = bytes(range(256)) * (16 << 12)  # 16 MiB: long enough to be caught in the middle
     expected = hashlib.sha256(data).digest()
-    for _ in range(5):
+    tries = 40
+    for _ in range(tries):
         view = memoryview(data)
         hasher = fastdigest.sha256()
-        started = threading.Event()
+        hashing = threading.Event()
         outcome = []
 
         def release_while_hashed(view=view):
-            started.wait()
-            time.sleep(0.005)
+            # It spins instead of sleeping: a thread that keeps asking for the GIL gets it as soon as update()
+            # lets it go, whatever the load on the machine (a timed sleep missed the hashing there).
+            while not hashing.is_set():
+                pass
             try:
                 view.release()
                 outcome.append('released')
@@ -131,11 +134,17 @@ def test_buffer_cannot_be_released_while_hashed():
 
         releaser = threading.Thread(target=release_while_hashed)
         releaser.start()
-        started.set()
-        hasher.update(view)
+        hashing.set()
+        try:
+            hasher.update(view)
+        except ValueError as exc:
+            # Released before update() took the buffer: too early, as hashlib would say; again.
+            assert str(exc) == 'operation forbidden on released memoryview object'
+            releaser.join()
+            continue
         releaser.join()
         assert hasher.digest() == expected
-        if outcome != ['released']:
+        if outcome != ['released']:  # 'released': after update() had returned; again
             assert outcome == ['memoryview has 1 exported buffer'], outcome
             return
-    pytest.fail('the release never ran while the update was hashing: 5 tries')
+    pytest.fail(f'the release never ran while the update was hashing: {tries} tries')

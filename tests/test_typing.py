@@ -12,6 +12,7 @@ import sysconfig
 import textwrap
 
 import pytest
+from conftest import ALGORITHMS, HASHLIB_TAKES_DATA
 
 import fastdigest
 
@@ -66,10 +67,18 @@ def run_mypy(tmp_path_factory):
     return run
 
 
-def test_stubs_match_runtime(run_mypy):
+def test_stubs_match_runtime(run_mypy, tmp_path):
     require_mypy()
-    # No allowlist: every difference between __init__.pyi and the module is an error.
-    result = run_mypy(['-m', 'mypy.stubtest', 'fastdigest'])
+    arguments = ['-m', 'mypy.stubtest', 'fastdigest']
+    if sys.version_info[:2] == (3, 13) and HASHLIB_TAKES_DATA:
+        # The one allowlist: a stub's branches go by minor version, and 3.13 changed the constructors'
+        # signature in a patch release (CPython's backport of data=), which fastdigest follows at run time;
+        # the stubs give 3.13 the signature of its first releases. Everything else is still compared.
+        allowlist = tmp_path / 'allowlist.txt'
+        allowlist.write_text(''.join(f'fastdigest.{name}\n' for name in ('new', *ALGORITHMS)))
+        arguments += ['--allowlist', str(allowlist), '--ignore-unused-allowlist']
+    # Otherwise no allowlist: every difference between __init__.pyi and the module is an error.
+    result = run_mypy(arguments)
     assert result.returncode == 0, result.stdout
 
 

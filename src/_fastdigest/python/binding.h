@@ -36,6 +36,10 @@ typedef struct {
     /* The module's own constructor functions, by algorithm id: a digestmod or
      * one-shot name may be one of them instead of a string. */
     PyObject *constructors[FD_ALGORITHM_COUNT];
+    /* Whether the running hashlib's constructors take data= (module.c's
+     * constructors say which Pythons do), so that new() and the
+     * constructors take and word their arguments as it does. */
+    bool data_keyword;
 } fd_module_state;
 
 static inline fd_module_state *fd_get_module_state(PyObject *module)

@@ -84,11 +84,16 @@ static int read_gil_minsize_environment(void)
 /* ---- constructors ------------------------------------------------------ */
 
 /* The constructors take their arguments as hashlib's own (OpenSSL's
- * openssl_sha256() and the others) take them on this Python:
- * 3.14+: (data=b'', *, usedforsecurity=True, string=None), where data and
- *        string are one argument given either way, and 3.15+ deprecates
- *        string;
- * 3.10-3.13: (string=b'', *, usedforsecurity=True).
+ * openssl_sha256() and the others) take them on the running Python, in one
+ * of two ways:
+ * data: (data=b'', *, usedforsecurity=True, string=None), where data and
+ *       string are one argument given either way, and 3.15+ deprecates
+ *       string: 3.14 on, and 3.13 from the patch release that took CPython's
+ *       gh-134696 backport;
+ * string: (string=b'', *, usedforsecurity=True): 3.10-3.12, and 3.13 before.
+ * A wheel built for 3.13 runs on either 3.13, so the module asks the running
+ * hashlib which at import (hashlib_takes_data_keyword) and keeps the answer
+ * in its state; new() follows the constructors.
  * Their messages name them as hashlib's C functions, openssl_sha256(): that
  * is what hashlib prints on every CPython build fastdigest supports, all of
  * which link OpenSSL. A CPython built without it falls back to its own
@@ -96,14 +101,8 @@ static int read_gil_minsize_environment(void)
  * fewer names (no OpenSSL aliases, no sha512_224); fastdigest stays the
  * OpenSSL build's hashlib there too, words included, rather than mix the
  * two. */
-#if PY_VERSION_HEX >= 0x030E0000
-#define FD_DATA_KEYWORD 1
-static const char *const constructor_parameters[] = {"data", "usedforsecurity", "string"};
-#else
-static const char *const constructor_parameters[] = {"string", "usedforsecurity"};
-#endif
-#define CONSTRUCTOR_NPARAMS                                                                    \
-    ((Py_ssize_t)(sizeof constructor_parameters / sizeof constructor_parameters[0]))
+static const char *const data_keyword_parameters[] = {"data", "usedforsecurity", "string"};
+static const char *const string_keyword_parameters[] = {"string", "usedforsecurity"};
 
 /* usedforsecurity is accepted for hashlib compatibility (nothing here is
  * restricted by FIPS mode), but a value whose truth cannot be taken still
@@ -113,7 +112,6 @@ static int check_usedforsecurity(PyObject *usedforsecurity)
     return usedforsecurity != NULL && PyObject_IsTrue(usedforsecurity) < 0 ? -1 : 0;
 }
 
-#ifdef FD_DATA_KEYWORD
 /* The data to hash from data= and string=, as hashlib decides it: both is
  * an error, and on 3.15+ string alone is deprecated, warned of at the
  * caller's line (stacklevel 1 from a C function is its caller). */
@@ -139,7 +137,6 @@ static int data_argument(PyObject *data, PyObject *string, PyObject **out)
     *out = data;
     return 0;
 }
-#endif
 
 /* A new hash object of algorithm id over data (NULL: none). */
 static PyObject *hash_data(fd_module_state *state, enum fd_algorithm_id id, PyObject *data)
@@ -158,6 +155,7 @@ static PyObject *hash_data(fd_module_state *state, enum fd_algorithm_id id, PyOb
 static PyObject *construct(PyObject *module, enum fd_algorithm_id id, const char *function,
                            PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames)
 {
+    fd_module_state *state = fd_get_module_state(module);
     PyObject *data = NULL;
 
     if (kwnames == NULL && nargs <= 1) {
@@ -165,44 +163,43 @@ static PyObject *construct(PyObject *module, enum fd_algorithm_id id, const char
         data = nargs == 1 ? args[0] : NULL;
     }
     else {
-        PyObject *bound[CONSTRUCTOR_NPARAMS];
+        PyObject *bound[3] = {NULL, NULL, NULL};
         const fd_signature signature = {
             .function = function,
-            .names = constructor_parameters,
-            .nparams = CONSTRUCTOR_NPARAMS,
+            .names = state->data_keyword ? data_keyword_parameters : string_keyword_parameters,
+            .nparams = state->data_keyword ? 3 : 2,
             .npositional = 1,
             .parser = FD_ARGUMENT_CLINIC,
         };
         if (fd_bind_arguments(&signature, args, nargs, kwnames, bound) < 0 ||
             check_usedforsecurity(bound[1]) < 0)
             return NULL;
-#ifdef FD_DATA_KEYWORD
-        if (data_argument(bound[0], bound[2], &data) < 0)
-            return NULL;
-#else
-        data = bound[0];
-#endif
+        if (state->data_keyword) {
+            if (data_argument(bound[0], bound[2], &data) < 0)
+                return NULL;
+        }
+        else {
+            data = bound[0];
+        }
     }
-    return hash_data(fd_get_module_state(module), id, data);
+    return hash_data(state, id, data);
 }
 
-#ifdef FD_DATA_KEYWORD
-PyDoc_STRVAR(new_doc,
+PyDoc_STRVAR(new_data_keyword_doc,
              "new($module, /, name, *args, **kwargs)\n--\n\n"
              "Return a new hash object using the named algorithm; optionally initialized\n"
              "with data (which must be a bytes-like object): new(name, data=b'', *,\n"
              "usedforsecurity=True, string=None), as hashlib.new. Names are those\n"
              "hashlib.new() accepts for MD5, SHA-1 and SHA-2, in any case. Any other name,\n"
              "with all the arguments, is handed to the standard library's hashlib.new().");
-#else
-PyDoc_STRVAR(new_doc,
+
+PyDoc_STRVAR(new_string_keyword_doc,
              "new($module, /, name, data=b'', **kwargs)\n--\n\n"
              "Return a new hash object using the named algorithm; optionally initialized\n"
              "with data (which must be a bytes-like object); usedforsecurity=True is the\n"
              "one keyword, as for hashlib.new. Names are those hashlib.new() accepts for\n"
              "MD5, SHA-1 and SHA-2, in any case. Any other name, with all the arguments,\n"
              "is handed to the standard library's hashlib.new().");
-#endif
 
 /* A new() call for a name that is not one of the eight, or no str at all,
  * goes untouched to the standard library's hashlib.new: sha3_256, blake2b
@@ -224,13 +221,13 @@ static PyObject *new_from_stdlib(PyObject *module, PyObject *const *args, Py_ssi
 
 /* hashlib.new is a Python function, __hash_new, that calls OpenSSL's C
  * new(); a call that does not fit fails in one or the other, and gets that
- * one's words. This binds the arguments of a new() call naming one of the
- * eight as the two would, into *data (NULL: none). */
-static int parse_new_arguments(PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames,
-                               PyObject **data)
+ * one's words. These bind the arguments of a new() call naming one of the
+ * eight as the two would, into *data (NULL: none), one for each way of
+ * taking the data (see the constructors). */
+static int parse_new_data_keyword(PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames,
+                                  PyObject **data)
 {
     Py_ssize_t nkeywords = kwnames == NULL ? 0 : PyTuple_GET_SIZE(kwnames);
-#ifdef FD_DATA_KEYWORD
     /* __hash_new(name, *args, **kwargs), then _hashlib.new(name, *args,
      * **kwargs): new(name, data=b'', *, usedforsecurity=True, string=None)
      * with name always by position. */
@@ -254,7 +251,12 @@ static int parse_new_arguments(PyObject *const *args, Py_ssize_t nargs, PyObject
         check_usedforsecurity(bound[2]) < 0)
         return -1;
     return data_argument(bound[1], bound[3], data);
-#else
+}
+
+static int parse_new_string_keyword(PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames,
+                                    PyObject **data)
+{
+    Py_ssize_t nkeywords = kwnames == NULL ? 0 : PyTuple_GET_SIZE(kwnames);
     /* __hash_new(name, data=b'', **kwargs), then _hashlib.new(name, data,
      * **kwargs): new(name, string=b'', *, usedforsecurity=True) with name and
      * data always by position, so that one keyword at most can fit, and
@@ -296,7 +298,6 @@ static int parse_new_arguments(PyObject *const *args, Py_ssize_t nargs, PyObject
         return -1;
     *data = bound[1];
     return 0;
-#endif
 }
 
 static PyObject *fastdigest_new(PyObject *module, PyObject *const *args, Py_ssize_t nargs,
@@ -319,7 +320,8 @@ static PyObject *fastdigest_new(PyObject *module, PyObject *const *args, Py_ssiz
     PyObject *data = NULL;
     if (kwnames == NULL && nargs <= 2) /* new(name) or new(name, data) */
         data = nargs == 2 ? args[1] : NULL;
-    else if (parse_new_arguments(args, nargs, kwnames, &data) < 0)
+    else if ((state->data_keyword ? parse_new_data_keyword : parse_new_string_keyword)(
+                 args, nargs, kwnames, &data) < 0)
         return NULL;
     return hash_data(state, (enum fd_algorithm_id)id, data);
 }
@@ -390,21 +392,25 @@ static PyObject *fastdigest_hexdigest(PyObject *module, PyObject *const *args, P
 /* ---- constructors, continued ------------------------------------------ */
 
 /* The named constructors: one small function each, so that each is a plain
- * METH_FASTCALL builtin like hashlib's. */
-#ifdef FD_DATA_KEYWORD
-#define FD_CONSTRUCTOR_PARAMETERS "data=b'', *, usedforsecurity=True, string=None"
-#else
-#define FD_CONSTRUCTOR_PARAMETERS "string=b'', *, usedforsecurity=True"
-#endif
+ * METH_FASTCALL builtin like hashlib's. Each has two docstrings, one for
+ * each way of taking the data, whose first line is the signature that
+ * inspect.signature() and help() show. */
+#define FD_DATA_KEYWORD_PARAMETERS "data=b'', *, usedforsecurity=True, string=None"
+#define FD_STRING_KEYWORD_PARAMETERS "string=b'', *, usedforsecurity=True"
 #define FD_CONSTRUCTOR(function, id)                                                          \
     static PyObject *fastdigest_##function(PyObject *module, PyObject *const *args,            \
                                            Py_ssize_t nargs, PyObject *kwnames)                \
     {                                                                                          \
         return construct(module, id, "openssl_" #function, args, nargs, kwnames);              \
     }                                                                                          \
-    PyDoc_STRVAR(function##_doc, #function "($module, /, " FD_CONSTRUCTOR_PARAMETERS ")\n--\n\n"  \
-                                 "Return a new " #function " hash object; "                    \
-                                 "optionally initialized with data.");
+    PyDoc_STRVAR(function##_data_keyword_doc,                                                  \
+                 #function "($module, /, " FD_DATA_KEYWORD_PARAMETERS ")\n--\n\n"              \
+                           "Return a new " #function " hash object; "                          \
+                           "optionally initialized with data.");                               \
+    PyDoc_STRVAR(function##_string_keyword_doc,                                                \
+                 #function "($module, /, " FD_STRING_KEYWORD_PARAMETERS ")\n--\n\n"            \
+                           "Return a new " #function " hash object; "                          \
+                           "optionally initialized with data.");
 
 FD_CONSTRUCTOR(md5, FD_MD5)
 FD_CONSTRUCTOR(sha1, FD_SHA1)
@@ -416,27 +422,85 @@ FD_CONSTRUCTOR(sha512_224, FD_SHA512_224)
 FD_CONSTRUCTOR(sha512_256, FD_SHA512_256)
 #undef FD_CONSTRUCTOR
 
-#define FD_CONSTRUCTOR_DEF(function)                                                           \
+/* new() and the constructors, added by module_exec with the docstrings of
+ * the running hashlib's way of taking the data. */
+#define FD_CONSTRUCTOR_DEF(function, way)                                                      \
     {#function, (PyCFunction)(void (*)(void))fastdigest_##function,                            \
-     METH_FASTCALL | METH_KEYWORDS, function##_doc}
+     METH_FASTCALL | METH_KEYWORDS, function##_##way##_doc}
+#define FD_CONSTRUCTOR_DEFS(way)                                                               \
+    {"new", (PyCFunction)(void (*)(void))fastdigest_new, METH_FASTCALL | METH_KEYWORDS,        \
+     new_##way##_doc},                                                                         \
+        FD_CONSTRUCTOR_DEF(md5, way), FD_CONSTRUCTOR_DEF(sha1, way),                           \
+        FD_CONSTRUCTOR_DEF(sha224, way), FD_CONSTRUCTOR_DEF(sha256, way),                      \
+        FD_CONSTRUCTOR_DEF(sha384, way), FD_CONSTRUCTOR_DEF(sha512, way),                      \
+        FD_CONSTRUCTOR_DEF(sha512_224, way), FD_CONSTRUCTOR_DEF(sha512_256, way),              \
+        {NULL, NULL, 0, NULL}
+
+static PyMethodDef data_keyword_constructors[] = {FD_CONSTRUCTOR_DEFS(data_keyword)};
+static PyMethodDef string_keyword_constructors[] = {FD_CONSTRUCTOR_DEFS(string_keyword)};
+#undef FD_CONSTRUCTOR_DEFS
+#undef FD_CONSTRUCTOR_DEF
 
 static PyMethodDef module_methods[] = {
-    {"new", (PyCFunction)(void (*)(void))fastdigest_new, METH_FASTCALL | METH_KEYWORDS, new_doc},
-    FD_CONSTRUCTOR_DEF(md5),
-    FD_CONSTRUCTOR_DEF(sha1),
-    FD_CONSTRUCTOR_DEF(sha224),
-    FD_CONSTRUCTOR_DEF(sha256),
-    FD_CONSTRUCTOR_DEF(sha384),
-    FD_CONSTRUCTOR_DEF(sha512),
-    FD_CONSTRUCTOR_DEF(sha512_224),
-    FD_CONSTRUCTOR_DEF(sha512_256),
     {"digest", (PyCFunction)(void (*)(void))fastdigest_digest, METH_FASTCALL, digest_doc},
     {"hexdigest", (PyCFunction)(void (*)(void))fastdigest_hexdigest, METH_FASTCALL, hexdigest_doc},
     {"set_gil_minsize", fastdigest_set_gil_minsize, METH_O, set_gil_minsize_doc},
     {"get_gil_minsize", fastdigest_get_gil_minsize, METH_NOARGS, get_gil_minsize_doc},
     {NULL, NULL, 0, NULL},
 };
-#undef FD_CONSTRUCTOR_DEF
+
+/* Whether the running hashlib's constructors take data= (see the
+ * constructors above): always from 3.14, never before 3.13, and on 3.13
+ * from a patch release on, which a wheel cannot know when it is built, so
+ * it asks one of hashlib's C constructors whether it takes data=. The
+ * backport changed OpenSSL's and HACL*'s alike; HACL*'s _sha2 is asked
+ * first, as importing it is cheap where importing OpenSSL's _hashlib is
+ * not (fastdigest's import stays without it), and _hashlib only on a
+ * CPython built without _sha2. Returns 1 or 0, or -1 with an exception
+ * set. */
+static int hashlib_takes_data_keyword(void)
+{
+#if PY_VERSION_HEX >= 0x030E0000
+    return 1;
+#elif PY_VERSION_HEX >= 0x030D0000
+    PyObject *implementation = PyImport_ImportModule("_sha2");
+    const char *constructor_name = "sha256";
+    if (implementation == NULL && PyErr_ExceptionMatches(PyExc_ImportError)) {
+        PyErr_Clear();
+        implementation = PyImport_ImportModule("_hashlib");
+        constructor_name = "openssl_sha256";
+    }
+    if (implementation == NULL)
+        return -1;
+    PyObject *constructor = PyObject_GetAttrString(implementation, constructor_name);
+    Py_DECREF(implementation);
+    if (constructor == NULL)
+        return -1;
+    PyObject *keyword = PyUnicode_FromString("data");
+    PyObject *no_data = PyBytes_FromStringAndSize(NULL, 0);
+    PyObject *kwnames = keyword == NULL || no_data == NULL ? NULL : PyTuple_Pack(1, keyword);
+    PyObject *result = NULL;
+    int takes_data = -1;
+    if (kwnames != NULL) {
+        PyObject *call_args[1] = {no_data};
+        result = PyObject_Vectorcall(constructor, call_args, 0, kwnames);
+        if (result != NULL)
+            takes_data = 1;
+        else if (PyErr_ExceptionMatches(PyExc_TypeError)) {
+            PyErr_Clear();
+            takes_data = 0;
+        }
+    }
+    Py_XDECREF(result);
+    Py_XDECREF(kwnames);
+    Py_XDECREF(no_data);
+    Py_XDECREF(keyword);
+    Py_DECREF(constructor);
+    return takes_data;
+#else
+    return 0;
+#endif
+}
 
 /* ---- module ------------------------------------------------------------ */
 
@@ -508,6 +572,14 @@ static int module_exec(PyObject *module)
             return -1;
         kernels_selected = true;
     }
+
+    int takes_data = hashlib_takes_data_keyword();
+    if (takes_data < 0)
+        return -1;
+    state->data_keyword = takes_data == 1;
+    if (PyModule_AddFunctions(module, state->data_keyword ? data_keyword_constructors
+                                                          : string_keyword_constructors) < 0)
+        return -1;
 
     if (fd_hash_module_exec(module, state) < 0)
         return -1;
