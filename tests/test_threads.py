@@ -4,11 +4,11 @@ and a bytearray being hashed cannot be resized."""
 import gc
 import hashlib
 import itertools
-import sysconfig
 import threading
 import time
 
 import pytest
+from conftest import BYTEARRAY_EXPORTS_RACE, BYTEARRAY_EXPORTS_RACE_REASON
 from spectator import watch
 
 import fastdigest
@@ -99,9 +99,6 @@ def test_copy_and_digest_while_other_threads_update(name):
     assert shared.digest() == reference.digest()
 
 
-FREE_THREADED = bool(sysconfig.get_config_var('Py_GIL_DISABLED'))
-
-
 @pytest.mark.parametrize('name', ['md5', 'sha1', 'sha256', 'sha512'])
 @pytest.mark.parametrize('call', ['update', 'constructor'])
 def test_large_updates_run_alongside_another_thread(name, call):
@@ -148,13 +145,7 @@ def test_updates_around_the_gil_threshold():
             assert hash_object.digest() == hashlib.new(name, data + data).digest()
 
 
-@pytest.mark.skipif(
-    FREE_THREADED,
-    reason="3.13t's bytearray takes no lock for its exports (bytearray_getbuffer reads the pointer and then "
-    'increments ob_exports, a resize checks ob_exports and then reallocates, neither in a critical '
-    'section), so a resize in one thread racing with an export in another is a data race inside CPython '
-    'that can move the buffer under a hash in progress, hashlib\'s too: no harness makes it deterministic',
-)
+@pytest.mark.skipif(BYTEARRAY_EXPORTS_RACE, reason=BYTEARRAY_EXPORTS_RACE_REASON)
 @pytest.mark.parametrize('name', ['md5', 'sha256'])
 @pytest.mark.parametrize('hasher', ['update', 'constructor', 'hashlib'])
 def test_bytearray_cannot_be_resized_while_hashed(name, hasher):
