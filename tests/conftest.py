@@ -48,12 +48,13 @@ settings.register_profile('fastdigest', max_examples=examples(100))
 settings.load_profile('fastdigest')
 
 
-# The eight algorithms fastdigest provides, with hashlib's names.
+FREE_THREADED = bool(sysconfig.get_config_var('Py_GIL_DISABLED'))
+
 # A free-threaded 3.13's bytearray takes no lock for its exports: bytearray_getbuffer reads the pointer and then
 # increments ob_exports, and a resize checks ob_exports and then reallocates, neither in a critical section. A
 # resize in one thread racing with an export in another is a data race inside CPython that can move the buffer
 # under a hash in progress, hashlib's too. CPython made bytearray thread-safe in 3.14 (gh-129107).
-BYTEARRAY_EXPORTS_RACE = bool(sysconfig.get_config_var('Py_GIL_DISABLED')) and sys.version_info < (3, 14)
+BYTEARRAY_EXPORTS_RACE = FREE_THREADED and sys.version_info < (3, 14)
 BYTEARRAY_EXPORTS_RACE_REASON = (
     "3.13t's bytearray exports race with its resizes inside CPython (fixed in 3.14, gh-129107): a bytearray "
     'resized while it is hashed may be hashed from moved memory, by hashlib as well'
@@ -74,6 +75,7 @@ def _hashlib_takes_data_keyword():
 # on: CPython backported it there) or only as string=: asked of hashlib itself, as fastdigest asks it.
 HASHLIB_TAKES_DATA = _hashlib_takes_data_keyword()
 
+# The eight algorithms fastdigest provides, with hashlib's names.
 ALGORITHMS = ('md5', 'sha1', 'sha224', 'sha256', 'sha384', 'sha512', 'sha512_224', 'sha512_256')
 
 

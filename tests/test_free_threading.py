@@ -16,15 +16,14 @@ import hmac
 import os
 import subprocess
 import sys
-import sysconfig
 import threading
 
 import pytest
+from conftest import FREE_THREADED
 
 import fastdigest
 import fastdigest.hmac
 
-FREE_THREADED = bool(sysconfig.get_config_var('Py_GIL_DISABLED'))
 THREADS = 4
 
 
