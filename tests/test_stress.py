@@ -115,17 +115,22 @@ def test_buffer_cannot_be_released_while_hashed():
     data = bytes(range(256)) * (16 << 12)  # 16 MiB: long enough to be caught in the middle
     expected = hashlib.sha256(data).digest()
     tries = 40
-    for _ in range(tries):
+    for attempt in range(tries):
         view = memoryview(data)
         hasher = fastdigest.sha256()
         hashing = threading.Event()
         outcome = []
+        # With a GIL, releasing at once is best: a thread that spins, asking for the GIL, gets it as soon as
+        # update() lets it go, whatever the load on the machine (a timed sleep alone missed the hashing there).
+        # Without one (free-threaded builds) it runs beside update() and comes too early, before update() has
+        # taken the buffer; a few milliseconds' wait lands inside the hashing. The tries alternate.
+        delay = (attempt % 4) * 0.001
 
-        def release_while_hashed(view=view):
-            # It spins instead of sleeping: a thread that keeps asking for the GIL gets it as soon as update()
-            # lets it go, whatever the load on the machine (a timed sleep missed the hashing there).
+        def release_while_hashed(view=view, delay=delay):
             while not hashing.is_set():
                 pass
+            if delay:
+                time.sleep(delay)
             try:
                 view.release()
                 outcome.append('released')
