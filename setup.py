@@ -27,25 +27,25 @@ from concurrent.futures import ThreadPoolExecutor
 from setuptools import Extension, setup
 from setuptools.command.build_ext import build_ext
 
-SOURCE_ROOT = os.path.join("src", "_fastdigest")
-SOURCES = sorted(glob.glob(os.path.join(SOURCE_ROOT, "**", "*.c"), recursive=True))
-HEADERS = sorted(glob.glob(os.path.join(SOURCE_ROOT, "**", "*.h"), recursive=True))
+SOURCE_ROOT = os.path.join('src', '_fastdigest')
+SOURCES = sorted(glob.glob(os.path.join(SOURCE_ROOT, '**', '*.c'), recursive=True))
+HEADERS = sorted(glob.glob(os.path.join(SOURCE_ROOT, '**', '*.h'), recursive=True))
 
 
 # core/parallel.c starts POSIX threads (digest_array on several cores). glibc before 2.34 (the
 # manylinux2014 wheels' 2.17) keeps pthread_create in libpthread, and not every interpreter's LDSHARED
 # says -pthread (pyenv's builds do not), so the extension asks for it itself, but on macOS (the
 # threads are in libSystem) and Windows (threads of its own, and MSVC's flags).
-PTHREAD = [] if sys.platform in ("win32", "darwin") else ["-pthread"]
+PTHREAD = [] if sys.platform in ('win32', 'darwin') else ['-pthread']
 
 
 def compile_args():
-    if sys.platform == "win32":
-        return ["/std:c11"]
-    args = ["-std=c11", "-O3"] + PTHREAD
-    if os.environ.get("FASTDIGEST_STRICT") == "1":
-        args += ["-Wall", "-Wextra", "-Werror"]
-    args += os.environ.get("FASTDIGEST_CFLAGS", "").split()
+    if sys.platform == 'win32':
+        return ['/std:c11']
+    args = ['-std=c11', '-O3'] + PTHREAD
+    if os.environ.get('FASTDIGEST_STRICT') == '1':
+        args += ['-Wall', '-Wextra', '-Werror']
+    args += os.environ.get('FASTDIGEST_CFLAGS', '').split()
     return args
 
 
@@ -62,19 +62,19 @@ class build_ext_when_flags_change(build_ext):
 
     # The attributes of distutils' compiler classes that hold their command lines: Unix compilers
     # (gcc, clang) and MSVC.
-    COMPILER_COMMANDS = ("compiler_so", "linker_so", "compile_options", "ldflags_shared")
+    COMPILER_COMMANDS = ('compiler_so', 'linker_so', 'compile_options', 'ldflags_shared')
 
     def build_flags(self, ext):
         commands = {name: getattr(self.compiler, name, None) for name in self.COMPILER_COMMANDS}
         return {
-            "compiler": {name: value for name, value in commands.items() if value is not None},
-            "extra_compile_args": ext.extra_compile_args,
-            "extra_link_args": ext.extra_link_args,
-            "define_macros": ext.define_macros,
-            "undef_macros": ext.undef_macros,
-            "include_dirs": ext.include_dirs,
-            "libraries": ext.libraries,
-            "debug": bool(self.debug),
+            'compiler': {name: value for name, value in commands.items() if value is not None},
+            'extra_compile_args': ext.extra_compile_args,
+            'extra_link_args': ext.extra_link_args,
+            'define_macros': ext.define_macros,
+            'undef_macros': ext.undef_macros,
+            'include_dirs': ext.include_dirs,
+            'libraries': ext.libraries,
+            'debug': bool(self.debug),
         }
 
     def compile_in_parallel(self):
@@ -97,12 +97,12 @@ class build_ext_when_flags_change(build_ext):
         self.compiler.compile = compile_sources
 
     def build_extension(self, ext):
-        if self.compiler.compile.__name__ != "compile_sources":
+        if self.compiler.compile.__name__ != 'compile_sources':
             self.compile_in_parallel()
-        stamp = os.path.join(self.build_temp, ext.name + ".flags.json")
+        stamp = os.path.join(self.build_temp, ext.name + '.flags.json')
         flags = json.dumps(self.build_flags(ext), indent=1, sort_keys=True)
         try:
-            with open(stamp, encoding="utf-8") as file:
+            with open(stamp, encoding='utf-8') as file:
                 previous_flags = file.read()
         except FileNotFoundError:
             previous_flags = None
@@ -114,20 +114,20 @@ class build_ext_when_flags_change(build_ext):
         finally:
             self.force = forced
         os.makedirs(self.build_temp, exist_ok=True)
-        with open(stamp, "w", encoding="utf-8") as file:
+        with open(stamp, 'w', encoding='utf-8') as file:
             file.write(flags)
 
 
 setup(
-    cmdclass={"build_ext": build_ext_when_flags_change},
+    cmdclass={'build_ext': build_ext_when_flags_change},
     ext_modules=[
         Extension(
-            "fastdigest._fastdigest",
+            'fastdigest._fastdigest',
             sources=SOURCES,
             depends=HEADERS,
             include_dirs=[SOURCE_ROOT],
             extra_compile_args=compile_args(),
-            extra_link_args=PTHREAD + os.environ.get("FASTDIGEST_LDFLAGS", "").split(),
+            extra_link_args=PTHREAD + os.environ.get('FASTDIGEST_LDFLAGS', '').split(),
         )
     ],
 )

@@ -47,14 +47,14 @@ from itertools import repeat
 from typing import Any, Callable, Dict, List, Optional, Sequence
 
 ALGORITHMS = (
-    "md5",
-    "sha1",
-    "sha224",
-    "sha256",
-    "sha384",
-    "sha512",
-    "sha512_224",
-    "sha512_256",
+    'md5',
+    'sha1',
+    'sha224',
+    'sha256',
+    'sha384',
+    'sha512',
+    'sha512_224',
+    'sha512_256',
 )
 
 SHORT_INPUT_SIZES = (0, 64, 1024)
@@ -154,7 +154,7 @@ def hasher_factory(module: Any, algorithm: str) -> Callable[..., Any]:
     if constructor is not None:
         return constructor  # type: ignore[no-any-return]
     new = module.new
-    return lambda data=b"": new(algorithm, data)
+    return lambda data=b'': new(algorithm, data)
 
 
 def build_cases(algorithms: Sequence[str], large_buffer: memoryview) -> List[Case]:
@@ -175,7 +175,7 @@ def build_cases(algorithms: Sequence[str], large_buffer: memoryview) -> List[Cas
                 constructor = getattr(module, algorithm)
                 return lambda count: loop_new_digest(constructor, data, count)
 
-            label = ("new(name, %d B)+digest()" if by_name else "new(%d B)+digest()") % size
+            label = ('new(name, %d B)+digest()' if by_name else 'new(%d B)+digest()') % size
             cases.append(Case(algorithm, label, size, make_new_digest))
 
         for size in ONESHOT_INPUT_SIZES:
@@ -185,7 +185,7 @@ def build_cases(algorithms: Sequence[str], large_buffer: memoryview) -> List[Cas
                 module: Any, algorithm: str = algorithm, data: bytes = data, by_name: bool = by_name
             ) -> Callable[[int], int]:
                 # The one-shot's counterpart in hashlib is the constructor call it replaces.
-                if module is hashlib or not hasattr(module, "digest"):
+                if module is hashlib or not hasattr(module, 'digest'):
                     if by_name:
                         new = module.new
                         return lambda count: loop_new_by_name_digest(new, algorithm, data, count)
@@ -194,44 +194,44 @@ def build_cases(algorithms: Sequence[str], large_buffer: memoryview) -> List[Cas
                 oneshot = module.digest
                 return lambda count: loop_oneshot(oneshot, algorithm, data, count)
 
-            cases.append(Case(algorithm, "digest(name, %d B)" % size, size, make_oneshot))
+            cases.append(Case(algorithm, 'digest(name, %d B)' % size, size, make_oneshot))
 
-        for method_name in ("copy", "digest", "hexdigest"):
+        for method_name in ('copy', 'digest', 'hexdigest'):
 
             def make_method(
                 module: Any, algorithm: str = algorithm, method_name: str = method_name
             ) -> Callable[[int], int]:
                 # A state holding a short message: digest() then finalizes one block.
-                hasher = hasher_factory(module, algorithm)(b"abc")
+                hasher = hasher_factory(module, algorithm)(b'abc')
                 method = getattr(hasher, method_name)
                 return lambda count: loop_bound_method(method, count)
 
-            cases.append(Case(algorithm, method_name + "()", 0, make_method))
+            cases.append(Case(algorithm, method_name + '()', 0, make_method))
 
         # Saving and restoring a state (fastdigest's state() and from_state()) has no hashlib
         # counterpart; hashlib's copy(), the nearest thing, is the baseline.
-        for method_name in ("state", "from_state"):
+        for method_name in ('state', 'from_state'):
 
             def make_state_case(
                 module: Any, algorithm: str = algorithm, method_name: str = method_name
             ) -> Callable[[int], int]:
-                hasher = hasher_factory(module, algorithm)(b"abc")
-                if not hasattr(hasher, "state"):
+                hasher = hasher_factory(module, algorithm)(b'abc')
+                if not hasattr(hasher, 'state'):
                     method = hasher.copy
                     return lambda count: loop_bound_method(method, count)
-                if method_name == "state":
+                if method_name == 'state':
                     method = hasher.state
                     return lambda count: loop_bound_method(method, count)
                 from_state, saved = module.from_state, hasher.state()
                 return lambda count: loop_oneshot_of(from_state, saved, count)
 
-            cases.append(Case(algorithm, method_name + "() vs hashlib copy()", 0, make_state_case))
+            cases.append(Case(algorithm, method_name + '() vs hashlib copy()', 0, make_state_case))
 
         def make_throughput(module: Any, algorithm: str = algorithm) -> Callable[[int], int]:
             constructor = hasher_factory(module, algorithm)
             return lambda count: one_large_update(constructor, large_buffer)
 
-        cases.append(Case(algorithm, "update(16 MiB)", THROUGHPUT_SIZE, make_throughput, fixed_count=1))
+        cases.append(Case(algorithm, 'update(16 MiB)', THROUGHPUT_SIZE, make_throughput, fixed_count=1))
     return cases
 
 
@@ -243,11 +243,11 @@ def read_cpuinfo() -> Dict[str, str]:
     """The first processor's fields from /proc/cpuinfo; empty where there is none."""
     fields: Dict[str, str] = {}
     try:
-        with open("/proc/cpuinfo", encoding="utf-8", errors="replace") as cpuinfo:
+        with open('/proc/cpuinfo', encoding='utf-8', errors='replace') as cpuinfo:
             for line in cpuinfo:
                 if not line.strip():
                     break  # the end of the first processor's block
-                key, _, value = line.partition(":")
+                key, _, value = line.partition(':')
                 fields.setdefault(key.strip(), value.strip())
     except OSError:
         pass
@@ -255,22 +255,22 @@ def read_cpuinfo() -> Dict[str, str]:
 
 
 def describe_machine(cpuinfo: Dict[str, str]) -> Dict[str, Any]:
-    flags = set(cpuinfo.get("flags", cpuinfo.get("Features", "")).split())
-    interesting = ("sha_ni", "avx512f", "avx512vl", "avx2", "bmi2", "ssse3", "sse4_1", "sha1", "sha2", "sha512")
+    flags = set(cpuinfo.get('flags', cpuinfo.get('Features', '')).split())
+    interesting = ('sha_ni', 'avx512f', 'avx512vl', 'avx2', 'bmi2', 'ssse3', 'sse4_1', 'sha1', 'sha2', 'sha512')
     mhz: Optional[float]
     try:
-        mhz = float(cpuinfo["cpu MHz"])
+        mhz = float(cpuinfo['cpu MHz'])
     except (KeyError, ValueError):
         mhz = None
     return {
-        "cpu_model": cpuinfo.get("model name") or platform.processor() or platform.machine(),
-        "cpu_flags": [flag for flag in interesting if flag in flags],
-        "cpu_mhz_nominal": mhz,
-        "logical_cpus": os.cpu_count(),
-        "python": sys.version.split()[0],
-        "python_implementation": platform.python_implementation(),
-        "openssl": ssl.OPENSSL_VERSION,
-        "platform": platform.platform(),
+        'cpu_model': cpuinfo.get('model name') or platform.processor() or platform.machine(),
+        'cpu_flags': [flag for flag in interesting if flag in flags],
+        'cpu_mhz_nominal': mhz,
+        'logical_cpus': os.cpu_count(),
+        'python': sys.version.split()[0],
+        'python_implementation': platform.python_implementation(),
+        'openssl': ssl.OPENSSL_VERSION,
+        'platform': platform.platform(),
     }
 
 
@@ -321,7 +321,7 @@ def run(
             pair = (case.make_timer(baseline), case.make_timer(candidate))
             timers.append(pair)
             counts.append(case.fixed_count or calibrate(pair, sample_ns))
-        progress("calibrated %d cases x 2 libraries; %d rounds" % (len(cases), rounds))
+        progress('calibrated %d cases x 2 libraries; %d rounds' % (len(cases), rounds))
 
         baseline_samples: List[List[float]] = [[] for _ in cases]
         candidate_samples: List[List[float]] = [[] for _ in cases]
@@ -338,7 +338,7 @@ def run(
                 baseline_samples[index].append(baseline_ns / count)
                 candidate_samples[index].append(candidate_ns / count)
                 ratios[index].append(baseline_ns / max(candidate_ns, 1))
-            progress("round %d/%d done" % (round_index + 1, rounds))
+            progress('round %d/%d done' % (round_index + 1, rounds))
     finally:
         if gc_was_enabled:
             gc.enable()
@@ -347,16 +347,16 @@ def run(
     for index, case in enumerate(cases):
         results.append(
             {
-                "algorithm": case.algorithm,
-                "case": case.label,
-                "bytes_per_call": case.bytes_per_call,
-                "calls_per_sample": counts[index],
-                "rounds": rounds,
-                "baseline_ns_per_call": statistics.median(baseline_samples[index]),
-                "candidate_ns_per_call": statistics.median(candidate_samples[index]),
-                "ratio_median": statistics.median(ratios[index]),
-                "ratio_min": min(ratios[index]),
-                "ratio_max": max(ratios[index]),
+                'algorithm': case.algorithm,
+                'case': case.label,
+                'bytes_per_call': case.bytes_per_call,
+                'calls_per_sample': counts[index],
+                'rounds': rounds,
+                'baseline_ns_per_call': statistics.median(baseline_samples[index]),
+                'candidate_ns_per_call': statistics.median(candidate_samples[index]),
+                'ratio_median': statistics.median(ratios[index]),
+                'ratio_min': min(ratios[index]),
+                'ratio_max': max(ratios[index]),
             }
         )
     return results
@@ -365,8 +365,8 @@ def run(
 # ---------------------------------------------------------------------------
 # Overhead: what a short call costs above its compressions.
 
-BLOCK_LEN = {"md5": 64, "sha1": 64, "sha224": 64, "sha256": 64}  # the SHA-512 family: 128
-LENGTH_FIELD_LEN = {"md5": 8, "sha1": 8, "sha224": 8, "sha256": 8}  # the SHA-512 family: 16
+BLOCK_LEN = {'md5': 64, 'sha1': 64, 'sha224': 64, 'sha256': 64}  # the SHA-512 family: 128
+LENGTH_FIELD_LEN = {'md5': 8, 'sha1': 8, 'sha224': 8, 'sha256': 8}  # the SHA-512 family: 16
 
 
 def blocks_compressed(algorithm: str, size: int) -> int:
@@ -381,21 +381,21 @@ def overheads(results: List[Dict[str, Any]]) -> List[Dict[str, Any]]:
     update in this run: the cost of the call itself, loop included."""
     per_block: Dict[str, Dict[str, float]] = {}
     for result in results:
-        if result["case"].startswith("update("):
-            blocks = result["bytes_per_call"] // BLOCK_LEN.get(result["algorithm"], 128)
-            per_block[result["algorithm"]] = {
-                side: result[side + "_ns_per_call"] / blocks for side in ("baseline", "candidate")
+        if result['case'].startswith('update('):
+            blocks = result['bytes_per_call'] // BLOCK_LEN.get(result['algorithm'], 128)
+            per_block[result['algorithm']] = {
+                side: result[side + '_ns_per_call'] / blocks for side in ('baseline', 'candidate')
             }
     rows = []
     for result in results:
-        algorithm = result["algorithm"]
-        if algorithm not in per_block or result["case"].startswith("update(") or "B)" not in result["case"]:
+        algorithm = result['algorithm']
+        if algorithm not in per_block or result['case'].startswith('update(') or 'B)' not in result['case']:
             continue
-        blocks = blocks_compressed(algorithm, result["bytes_per_call"])
-        row = {"algorithm": algorithm, "case": result["case"], "blocks": blocks}
-        for side in ("baseline", "candidate"):
-            row[side + "_block_ns"] = per_block[algorithm][side]
-            row[side + "_overhead_ns"] = result[side + "_ns_per_call"] - blocks * per_block[algorithm][side]
+        blocks = blocks_compressed(algorithm, result['bytes_per_call'])
+        row = {'algorithm': algorithm, 'case': result['case'], 'blocks': blocks}
+        for side in ('baseline', 'candidate'):
+            row[side + '_block_ns'] = per_block[algorithm][side]
+            row[side + '_overhead_ns'] = result[side + '_ns_per_call'] - blocks * per_block[algorithm][side]
         rows.append(row)
     return rows
 
@@ -406,16 +406,16 @@ def overheads(results: List[Dict[str, Any]]) -> List[Dict[str, Any]]:
 
 def format_time(ns: float) -> str:
     if ns >= 1e6:
-        return "%.2f ms" % (ns / 1e6)
+        return '%.2f ms' % (ns / 1e6)
     if ns >= 1e4:
-        return "%.1f us" % (ns / 1e3)
-    return "%.0f ns" % ns
+        return '%.1f us' % (ns / 1e3)
+    return '%.0f ns' % ns
 
 
 def format_throughput(ns: float, size: int, mhz: Optional[float]) -> str:
-    text = "%.0f MB/s" % (size / ns * 1e3)
+    text = '%.0f MB/s' % (size / ns * 1e3)
     if mhz:
-        text += " (%.2f cpb)" % (ns * mhz / 1e3 / size)
+        text += ' (%.2f cpb)' % (ns * mhz / 1e3 / size)
     return text
 
 
@@ -426,72 +426,72 @@ def markdown_report(
     loop_ns: float,
     results: List[Dict[str, Any]],
 ) -> str:
-    mhz = machine["cpu_mhz_nominal"]
-    baseline_name = libraries["baseline"]
-    candidate_name = libraries["candidate"]
+    mhz = machine['cpu_mhz_nominal']
+    baseline_name = libraries['baseline']
+    candidate_name = libraries['candidate']
     lines = [
-        "# fastdigest vs hashlib",
-        "",
-        "- CPU: %s, %s logical CPUs; flags: %s"
-        % (machine["cpu_model"], machine["logical_cpus"], " ".join(machine["cpu_flags"]) or "(none listed)"),
-        "- CPU clock: %s"
+        '# fastdigest vs hashlib',
+        '',
+        '- CPU: %s, %s logical CPUs; flags: %s'
+        % (machine['cpu_model'], machine['logical_cpus'], ' '.join(machine['cpu_flags']) or '(none listed)'),
+        '- CPU clock: %s'
         % (
-            "%.0f MHz nominal (from /proc/cpuinfo; cpb uses it, the real clock may differ)" % mhz
+            '%.0f MHz nominal (from /proc/cpuinfo; cpb uses it, the real clock may differ)' % mhz
             if mhz
-            else "unknown, so no cycles per byte"
+            else 'unknown, so no cycles per byte'
         ),
-        "- Python %s (%s), %s" % (machine["python"], machine["python_implementation"], machine["openssl"]),
-        "- baseline: %s; candidate: %s" % (baseline_name, candidate_name),
-        "- ratio = %s time / %s time, median of per-round ratios over %d interleaved rounds (> 1: %s is faster)"
-        % (baseline_name, candidate_name, results[0]["rounds"] if results else 0, candidate_name),
+        '- Python %s (%s), %s' % (machine['python'], machine['python_implementation'], machine['openssl']),
+        '- baseline: %s; candidate: %s' % (baseline_name, candidate_name),
+        '- ratio = %s time / %s time, median of per-round ratios over %d interleaved rounds (> 1: %s is faster)'
+        % (baseline_name, candidate_name, results[0]['rounds'] if results else 0, candidate_name),
         "- times are medians per call and include the loop's own %.1f ns per iteration, the same on both sides;"
-        " MB/s is 10^6 bytes per second" % loop_ns,
-        "",
+        ' MB/s is 10^6 bytes per second' % loop_ns,
+        '',
     ]
-    header = "| algorithm | case | %s | %s | ratio |" % (baseline_name, candidate_name)
-    rule = "|---|---|---:|---:|---:|"
+    header = '| algorithm | case | %s | %s | ratio |' % (baseline_name, candidate_name)
+    rule = '|---|---|---:|---:|---:|'
     if backends:
-        header = "| algorithm | backend | case | %s | %s | ratio |" % (baseline_name, candidate_name)
-        rule = "|---|---|---|---:|---:|---:|"
+        header = '| algorithm | backend | case | %s | %s | ratio |' % (baseline_name, candidate_name)
+        rule = '|---|---|---|---:|---:|---:|'
     lines += [header, rule]
     for result in results:
-        if result["case"].startswith("update("):
-            baseline_text = format_throughput(result["baseline_ns_per_call"], result["bytes_per_call"], mhz)
-            candidate_text = format_throughput(result["candidate_ns_per_call"], result["bytes_per_call"], mhz)
+        if result['case'].startswith('update('):
+            baseline_text = format_throughput(result['baseline_ns_per_call'], result['bytes_per_call'], mhz)
+            candidate_text = format_throughput(result['candidate_ns_per_call'], result['bytes_per_call'], mhz)
         else:
-            baseline_text = format_time(result["baseline_ns_per_call"])
-            candidate_text = format_time(result["candidate_ns_per_call"])
-        cells = [result["algorithm"]]
+            baseline_text = format_time(result['baseline_ns_per_call'])
+            candidate_text = format_time(result['candidate_ns_per_call'])
+        cells = [result['algorithm']]
         if backends:
-            cells.append(backends.get(result["algorithm"], "?"))
-        cells += [result["case"], baseline_text, candidate_text, "%.2f" % result["ratio_median"]]
-        lines.append("| " + " | ".join(cells) + " |")
+            cells.append(backends.get(result['algorithm'], '?'))
+        cells += [result['case'], baseline_text, candidate_text, '%.2f' % result['ratio_median']]
+        lines.append('| ' + ' | '.join(cells) + ' |')
 
     rows = overheads(results)
     if rows:
         lines += [
-            "",
-            "Overhead above the compression: time per call minus blocks x time per block, the time per block"
+            '',
+            'Overhead above the compression: time per call minus blocks x time per block, the time per block'
             " taken from the same side's 16 MiB update in this run (loop included).",
-            "",
-            "| algorithm | case | blocks | %s ns/block | %s ns/block | %s overhead | %s overhead |"
+            '',
+            '| algorithm | case | blocks | %s ns/block | %s ns/block | %s overhead | %s overhead |'
             % (baseline_name, candidate_name, baseline_name, candidate_name),
-            "|---|---|---:|---:|---:|---:|---:|",
+            '|---|---|---:|---:|---:|---:|---:|',
         ]
         for row in rows:
             lines.append(
-                "| %s | %s | %d | %.0f | %.0f | %.0f ns | %.0f ns |"
+                '| %s | %s | %d | %.0f | %.0f | %.0f ns | %.0f ns |'
                 % (
-                    row["algorithm"],
-                    row["case"],
-                    row["blocks"],
-                    row["baseline_block_ns"],
-                    row["candidate_block_ns"],
-                    row["baseline_overhead_ns"],
-                    row["candidate_overhead_ns"],
+                    row['algorithm'],
+                    row['case'],
+                    row['blocks'],
+                    row['baseline_block_ns'],
+                    row['candidate_block_ns'],
+                    row['baseline_overhead_ns'],
+                    row['candidate_overhead_ns'],
                 )
             )
-    return "\n".join(lines)
+    return '\n'.join(lines)
 
 
 # ---------------------------------------------------------------------------
@@ -499,52 +499,54 @@ def markdown_report(
 
 
 def parse_algorithms(text: str) -> List[str]:
-    names = [name.strip().lower().replace("-", "_") for name in text.split(",") if name.strip()]
+    names = [name.strip().lower().replace('-', '_') for name in text.split(',') if name.strip()]
     unknown = [name for name in names if name not in ALGORITHMS]
     if unknown:
         raise argparse.ArgumentTypeError(
-            "unknown algorithm(s) %s; choose from %s" % (", ".join(unknown), ", ".join(ALGORITHMS))
+            'unknown algorithm(s) %s; choose from %s' % (', '.join(unknown), ', '.join(ALGORITHMS))
         )
     return names
 
 
 def parse_args(argv: Optional[Sequence[str]]) -> argparse.Namespace:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser = argparse.ArgumentParser(description=__doc__.split('\n\n')[0])
     parser.add_argument(
-        "--quick",
-        action="store_true",
-        help="%d rounds of %.0f ms samples: a smoke run for CI" % (QUICK_ROUNDS, QUICK_SAMPLE_MS),
+        '--quick',
+        action='store_true',
+        help='%d rounds of %.0f ms samples: a smoke run for CI' % (QUICK_ROUNDS, QUICK_SAMPLE_MS),
     )
     parser.add_argument(
-        "--algorithms", type=parse_algorithms, default=list(ALGORITHMS), help="comma-separated, default: all eight"
+        '--algorithms', type=parse_algorithms, default=list(ALGORITHMS), help='comma-separated, default: all eight'
     )
     parser.add_argument(
-        "--rounds", type=int, help="interleaved rounds (default %d, or %d with --quick)" % (DEFAULT_ROUNDS, QUICK_ROUNDS)
+        '--rounds',
+        type=int,
+        help='interleaved rounds (default %d, or %d with --quick)' % (DEFAULT_ROUNDS, QUICK_ROUNDS),
     )
     parser.add_argument(
-        "--sample-ms", type=float, help="target length of one timed sample (default %.0f)" % DEFAULT_SAMPLE_MS
+        '--sample-ms', type=float, help='target length of one timed sample (default %.0f)' % DEFAULT_SAMPLE_MS
     )
     output = parser.add_mutually_exclusive_group()
     output.add_argument(
-        "--markdown", dest="format", action="store_const", const="markdown", help="Markdown table (default)"
+        '--markdown', dest='format', action='store_const', const='markdown', help='Markdown table (default)'
     )
-    output.add_argument("--json", dest="format", action="store_const", const="json", help="JSON document on stdout")
+    output.add_argument('--json', dest='format', action='store_const', const='json', help='JSON document on stdout')
     parser.add_argument(
-        "--candidate",
-        default="fastdigest",
+        '--candidate',
+        default='fastdigest',
         help="module to compare with hashlib (default fastdigest; 'hashlib' measures the method's own noise)",
     )
-    parser.add_argument("-v", "--verbose", action="store_true", help="progress on stderr")
-    parser.set_defaults(format="markdown")
+    parser.add_argument('-v', '--verbose', action='store_true', help='progress on stderr')
+    parser.set_defaults(format='markdown')
     args = parser.parse_args(argv)
     if args.rounds is None:
         args.rounds = QUICK_ROUNDS if args.quick else DEFAULT_ROUNDS
     if args.sample_ms is None:
         args.sample_ms = QUICK_SAMPLE_MS if args.quick else DEFAULT_SAMPLE_MS
     if args.rounds < 1:
-        parser.error("--rounds must be at least 1")
+        parser.error('--rounds must be at least 1')
     if args.sample_ms <= 0:
-        parser.error("--sample-ms must be positive")
+        parser.error('--sample-ms must be positive')
     return args
 
 
@@ -554,7 +556,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         candidate = importlib.import_module(args.candidate)
     except ImportError as error:
         print(
-            "cannot import %r (%s): build it first (pip install -e .), or run with --candidate hashlib"
+            'cannot import %r (%s): build it first (pip install -e .), or run with --candidate hashlib'
             % (args.candidate, error),
             file=sys.stderr,
         )
@@ -562,11 +564,11 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     missing = []
     for name in args.algorithms:
         try:
-            hasher_factory(candidate, name)(b"")
+            hasher_factory(candidate, name)(b'')
         except (AttributeError, ValueError, TypeError):
             missing.append(name)
     if missing:
-        print("%s lacks %s" % (args.candidate, ", ".join(missing)), file=sys.stderr)
+        print('%s lacks %s' % (args.candidate, ', '.join(missing)), file=sys.stderr)
         return 2
 
     def progress(message: str) -> None:
@@ -575,29 +577,29 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
 
     machine = describe_machine(read_cpuinfo())
     # Which kernel fastdigest runs for each algorithm, once it says so.
-    implementation = getattr(candidate, "implementation", None)
+    implementation = getattr(candidate, 'implementation', None)
     backends = {}
     if isinstance(implementation, dict):
-        backends = {name: str(implementation.get(name, "?")) for name in args.algorithms}
-    libraries = {"baseline": "hashlib", "candidate": args.candidate}
-    if args.candidate == "hashlib":
-        libraries["candidate"] = "hashlib (again)"
+        backends = {name: str(implementation.get(name, '?')) for name in args.algorithms}
+    libraries = {'baseline': 'hashlib', 'candidate': args.candidate}
+    if args.candidate == 'hashlib':
+        libraries['candidate'] = 'hashlib (again)'
 
     loop_ns = median_ns_per_iteration_of_empty_loop(args.sample_ms * 1e6)
     started = time.monotonic()
     results = run(hashlib, candidate, args.algorithms, args.rounds, args.sample_ms, progress)
-    progress("measured in %.1f s" % (time.monotonic() - started))
+    progress('measured in %.1f s' % (time.monotonic() - started))
 
-    if args.format == "json":
+    if args.format == 'json':
         document = {
-            "machine": machine,
-            "libraries": libraries,
-            "candidate_file": getattr(candidate, "__file__", None),
-            "backends": backends,
-            "empty_loop_ns_per_iteration": loop_ns,
-            "sample_ms": args.sample_ms,
-            "results": results,
-            "overheads": overheads(results),
+            'machine': machine,
+            'libraries': libraries,
+            'candidate_file': getattr(candidate, '__file__', None),
+            'backends': backends,
+            'empty_loop_ns_per_iteration': loop_ns,
+            'sample_ms': args.sample_ms,
+            'results': results,
+            'overheads': overheads(results),
         }
         json.dump(document, sys.stdout, indent=2)
         print()
@@ -606,5 +608,5 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     return 0
 
 
-if __name__ == "__main__":
+if __name__ == '__main__':
     sys.exit(main())

@@ -55,7 +55,7 @@ from typing import Any, Callable, Dict, List, Sequence
 import fastdigest
 from fastdigest import _fastdigest
 
-ALGORITHMS = ("md5", "sha1", "sha224", "sha256", "sha384", "sha512", "sha512_224", "sha512_256")
+ALGORITHMS = ('md5', 'sha1', 'sha224', 'sha256', 'sha384', 'sha512', 'sha512_224', 'sha512_256')
 SIZES = (64, 1024)
 DEFAULT_MESSAGES = 100_000
 QUICK_MESSAGES = 20_000
@@ -63,7 +63,7 @@ DEFAULT_ROUNDS = 7
 QUICK_ROUNDS = 2
 
 # The targets at 64 bytes, against the hashlib.new loop.
-TARGETS_64 = {"md5": 8.0, "sha1": 6.0, "sha256": 6.0, "sha224": 6.0}
+TARGETS_64 = {'md5': 8.0, 'sha1': 6.0, 'sha256': 6.0, 'sha224': 6.0}
 SHA512_FAMILY_TARGET = 3.5
 # And of the multi-buffer kernels over the single-stream one, in aggregate, at 64 bytes.
 AGGREGATE_GAIN_TARGET = 1.5
@@ -72,20 +72,20 @@ AGGREGATE_GAIN_TARGET = 1.5
 def read_cpu() -> Dict[str, Any]:
     model, flags = platform.processor() or platform.machine(), set()
     try:
-        with open("/proc/cpuinfo", encoding="utf-8", errors="replace") as cpuinfo:
+        with open('/proc/cpuinfo', encoding='utf-8', errors='replace') as cpuinfo:
             for line in cpuinfo:
-                key, _, value = line.partition(":")
+                key, _, value = line.partition(':')
                 key = key.strip()
-                if key == "model name":
+                if key == 'model name':
                     model = value.strip()
-                elif key in ("flags", "Features"):
+                elif key in ('flags', 'Features'):
                     flags = set(value.split())
                 elif not line.strip():
                     break
     except OSError:
         pass
-    interesting = ("sha_ni", "avx2", "bmi2", "avx512f", "avx512vl", "avx512bw", "sha1", "sha2", "sha512")
-    return {"cpu_model": model, "cpu_flags": [f for f in interesting if f in flags], "logical_cpus": os.cpu_count()}
+    interesting = ('sha_ni', 'avx2', 'bmi2', 'avx512f', 'avx512vl', 'avx512bw', 'sha1', 'sha2', 'sha512')
+    return {'cpu_model': model, 'cpu_flags': [f for f in interesting if f in flags], 'logical_cpus': os.cpu_count()}
 
 
 def hashlib_constructor(name: str) -> Callable[[bytes], Any]:
@@ -112,11 +112,11 @@ def make_cases(name: str) -> Dict[str, Callable[[List[bytes]], Any]]:
         return [one_shot(name, m) for m in messages]
 
     return {
-        "hashlib.new loop": hashlib_new_loop,
-        "hashlib ctor loop": hashlib_constructor_loop,
-        "fastdigest loop": fastdigest_loop,
-        "single-stream": lambda messages: single_stream(name, messages),
-        "digest_many": lambda messages: many(name, messages),
+        'hashlib.new loop': hashlib_new_loop,
+        'hashlib ctor loop': hashlib_constructor_loop,
+        'fastdigest loop': fastdigest_loop,
+        'single-stream': lambda messages: single_stream(name, messages),
+        'digest_many': lambda messages: many(name, messages),
     }
 
 
@@ -130,17 +130,17 @@ def run(
         for name in algorithms:
             cases = make_cases(name)
             # Every case must agree before any is timed.
-            reference = cases["hashlib.new loop"](messages[:1000])
+            reference = cases['hashlib.new loop'](messages[:1000])
             for label, case in cases.items():
                 if case(messages[:1000]) != reference:
-                    raise SystemExit("%s %s: %s disagrees with hashlib" % (name, size, label))
+                    raise SystemExit('%s %s: %s disagrees with hashlib' % (name, size, label))
             times: Dict[str, List[float]] = {label: [] for label in cases}
             labels = list(cases)
             gc_was_enabled = gc.isenabled()
             gc.disable()
             try:
                 for r in range(rounds):
-                    order = labels[r % len(labels):] + labels[: r % len(labels)]
+                    order = labels[r % len(labels) :] + labels[: r % len(labels)]
                     for label in order:
                         start = clock()
                         result = cases[label](messages)
@@ -149,20 +149,20 @@ def run(
             finally:
                 if gc_was_enabled:
                     gc.enable()
-            many = times["digest_many"]
+            many = times['digest_many']
             result = {
-                "algorithm": name,
-                "size": size,
-                "messages": count,
-                "ns_per_message": {label: statistics.median(t) for label, t in times.items()},
-                "ratio_to_digest_many": {
+                'algorithm': name,
+                'size': size,
+                'messages': count,
+                'ns_per_message': {label: statistics.median(t) for label, t in times.items()},
+                'ratio_to_digest_many': {
                     label: statistics.median(t[i] / many[i] for i in range(rounds))
                     for label, t in times.items()
-                    if label != "digest_many"
+                    if label != 'digest_many'
                 },
             }
             results.append(result)
-            progress("%s %d B done" % (name, size))
+            progress('%s %d B done' % (name, size))
     return results
 
 
@@ -191,9 +191,9 @@ def run_threads(
             want = [hashlib.new(name, m).digest() for m in messages[:1000]]
             for threads in (None, 1):
                 if many(name, messages, threads=threads)[:1000] != want:
-                    raise SystemExit("%s %s: digest_many disagrees with hashlib" % (name, size))
-            times: Dict[str, List[float]] = {"threads=None": [], "threads=1": []}
-            settings = {"threads=None": None, "threads=1": 1}
+                    raise SystemExit('%s %s: digest_many disagrees with hashlib' % (name, size))
+            times: Dict[str, List[float]] = {'threads=None': [], 'threads=1': []}
+            settings = {'threads=None': None, 'threads=1': 1}
             gc_was_enabled = gc.isenabled()
             gc.disable()
             try:
@@ -207,100 +207,129 @@ def run_threads(
             finally:
                 if gc_was_enabled:
                     gc.enable()
-            results.append({
-                "algorithm": name,
-                "size": size,
-                "messages": count,
-                "ms_per_call": {label: statistics.median(t) / 1e6 for label, t in times.items()},
-                "speedup": statistics.median(
-                    one / every for one, every in zip(times["threads=1"], times["threads=None"])),
-            })
-            progress("%s %d B done" % (name, size))
+            results.append(
+                {
+                    'algorithm': name,
+                    'size': size,
+                    'messages': count,
+                    'ms_per_call': {label: statistics.median(t) / 1e6 for label, t in times.items()},
+                    'speedup': statistics.median(
+                        one / every for one, every in zip(times['threads=1'], times['threads=None'])
+                    ),
+                }
+            )
+            progress('%s %d B done' % (name, size))
     return results
 
 
 def markdown_threads(results: List[Dict[str, Any]], machine: Dict[str, Any], rounds: int) -> str:
     cpus = available_cpus()
     lines = [
-        "CPU: %s, %s logical CPUs (%d this process may run on), flags: %s" % (
-            machine["cpu_model"], machine["logical_cpus"], cpus, " ".join(machine["cpu_flags"]) or "(none listed)"),
-        "Python %s; digest_many threads=None against threads=1, medians of %d interleaved rounds, wall time" % (
-            platform.python_version(), rounds),
-        "batch kernels: %s" % ", ".join("%s=%s" % kv for kv in fastdigest.batch_implementation.items()),
-        "",
-        "| algorithm | size | messages | threads=1 ms | threads=None ms | speedup | target |",
-        "|---|---:|---:|---:|---:|---:|---|",
+        'CPU: %s, %s logical CPUs (%d this process may run on), flags: %s'
+        % (machine['cpu_model'], machine['logical_cpus'], cpus, ' '.join(machine['cpu_flags']) or '(none listed)'),
+        'Python %s; digest_many threads=None against threads=1, medians of %d interleaved rounds, wall time'
+        % (platform.python_version(), rounds),
+        'batch kernels: %s' % ', '.join('%s=%s' % kv for kv in fastdigest.batch_implementation.items()),
+        '',
+        '| algorithm | size | messages | threads=1 ms | threads=None ms | speedup | target |',
+        '|---|---:|---:|---:|---:|---:|---|',
     ]
     for r in results:
-        target = ""
-        if r["size"] == 64 and cpus >= 2:
-            target = ">= %.1fx: %s" % (THREADS_TARGET, "met" if r["speedup"] >= THREADS_TARGET else "NOT met")
-        lines.append("| %s | %d B | %d | %.1f | %.1f | %.2fx | %s |" % (
-            r["algorithm"], r["size"], r["messages"], r["ms_per_call"]["threads=1"],
-            r["ms_per_call"]["threads=None"], r["speedup"], target))
-    return "\n".join(lines)
+        target = ''
+        if r['size'] == 64 and cpus >= 2:
+            target = '>= %.1fx: %s' % (THREADS_TARGET, 'met' if r['speedup'] >= THREADS_TARGET else 'NOT met')
+        lines.append(
+            '| %s | %d B | %d | %.1f | %.1f | %.2fx | %s |'
+            % (
+                r['algorithm'],
+                r['size'],
+                r['messages'],
+                r['ms_per_call']['threads=1'],
+                r['ms_per_call']['threads=None'],
+                r['speedup'],
+                target,
+            )
+        )
+    return '\n'.join(lines)
 
 
 def markdown(results: List[Dict[str, Any]], machine: Dict[str, Any], rounds: int, clock: str) -> str:
     lines = [
-        "CPU: %s, %s logical CPUs, flags: %s" % (
-            machine["cpu_model"], machine["logical_cpus"], " ".join(machine["cpu_flags"]) or "(none listed)"),
-        "Python %s, %s; medians of %d interleaved rounds, %s time" % (
-            platform.python_version(), ssl.OPENSSL_VERSION, rounds, "thread CPU" if clock == "thread" else "wall"),
-        "batch kernels: %s" % ", ".join("%s=%s" % kv for kv in fastdigest.batch_implementation.items()),
-        "single-stream kernels: %s" % ", ".join("%s=%s" % kv for kv in fastdigest.implementation.items()),
-        "",
-        "| algorithm | size | digest_many ns/msg | vs hashlib.new loop | vs hashlib ctor loop "
-        "| vs fastdigest.digest loop | multi-buffer gain | target (64 B, vs hashlib.new loop) |",
-        "|---|---:|---:|---:|---:|---:|---:|---|",
+        'CPU: %s, %s logical CPUs, flags: %s'
+        % (machine['cpu_model'], machine['logical_cpus'], ' '.join(machine['cpu_flags']) or '(none listed)'),
+        'Python %s, %s; medians of %d interleaved rounds, %s time'
+        % (platform.python_version(), ssl.OPENSSL_VERSION, rounds, 'thread CPU' if clock == 'thread' else 'wall'),
+        'batch kernels: %s' % ', '.join('%s=%s' % kv for kv in fastdigest.batch_implementation.items()),
+        'single-stream kernels: %s' % ', '.join('%s=%s' % kv for kv in fastdigest.implementation.items()),
+        '',
+        '| algorithm | size | digest_many ns/msg | vs hashlib.new loop | vs hashlib ctor loop '
+        '| vs fastdigest.digest loop | multi-buffer gain | target (64 B, vs hashlib.new loop) |',
+        '|---|---:|---:|---:|---:|---:|---:|---|',
     ]
     for r in results:
-        ratios = r["ratio_to_digest_many"]
-        target = ""
-        if r["size"] == 64:
-            goal = TARGETS_64.get(r["algorithm"], SHA512_FAMILY_TARGET)
-            target = ">= %.1fx: %s" % (goal, "met" if ratios["hashlib.new loop"] >= goal else "NOT met")
+        ratios = r['ratio_to_digest_many']
+        target = ''
+        if r['size'] == 64:
+            goal = TARGETS_64.get(r['algorithm'], SHA512_FAMILY_TARGET)
+            target = '>= %.1fx: %s' % (goal, 'met' if ratios['hashlib.new loop'] >= goal else 'NOT met')
         lines.append(
-            "| %s | %d B | %.0f | %.2fx | %.2fx | %.2fx | %.2fx | %s |" % (
-                r["algorithm"], r["size"], r["ns_per_message"]["digest_many"], ratios["hashlib.new loop"],
-                ratios["hashlib ctor loop"], ratios["fastdigest loop"], ratios["single-stream"], target))
-    lines.append("")
-    for size in sorted({r["size"] for r in results}):
-        gain = aggregate_gain([r for r in results if r["size"] == size])
+            '| %s | %d B | %.0f | %.2fx | %.2fx | %.2fx | %.2fx | %s |'
+            % (
+                r['algorithm'],
+                r['size'],
+                r['ns_per_message']['digest_many'],
+                ratios['hashlib.new loop'],
+                ratios['hashlib ctor loop'],
+                ratios['fastdigest loop'],
+                ratios['single-stream'],
+                target,
+            )
+        )
+    lines.append('')
+    for size in sorted({r['size'] for r in results}):
+        gain = aggregate_gain([r for r in results if r['size'] == size])
         lines.append(
-            "multi-buffer gain in aggregate at %d B (every algorithm above: total single-stream time / total "
-            "digest_many time): %.2fx%s" % (size, gain, " (target >= 1.5x: %s)" % (
-                "met" if gain >= AGGREGATE_GAIN_TARGET else "NOT met") if size == 64 else ""))
-    return "\n".join(lines)
+            'multi-buffer gain in aggregate at %d B (every algorithm above: total single-stream time / total '
+            'digest_many time): %.2fx%s'
+            % (
+                size,
+                gain,
+                ' (target >= 1.5x: %s)' % ('met' if gain >= AGGREGATE_GAIN_TARGET else 'NOT met') if size == 64 else '',
+            )
+        )
+    return '\n'.join(lines)
 
 
 def aggregate_gain(results: List[Dict[str, Any]]) -> float:
     """The multi-buffer kernels' gain over the single-stream kernel for the whole workload: the
     single-stream path's total time over digest_many's, the medians summed over the algorithms."""
-    single = sum(r["ns_per_message"]["single-stream"] for r in results)
-    many = sum(r["ns_per_message"]["digest_many"] for r in results)
+    single = sum(r['ns_per_message']['single-stream'] for r in results)
+    many = sum(r['ns_per_message']['digest_many'] for r in results)
     return single / many
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--algorithms", default=",".join(ALGORITHMS))
-    parser.add_argument("--sizes", default=",".join(map(str, SIZES)))
-    parser.add_argument("--messages", type=int, default=None)
-    parser.add_argument("--rounds", type=int, default=None)
-    parser.add_argument("--quick", action="store_true")
-    parser.add_argument("--json", action="store_true")
-    parser.add_argument("--clock", choices=("thread", "wall"), default="thread")
-    parser.add_argument("--threads", action="store_true",
-                        help="digest_many threads=None against threads=1 (wall clock; 1,000,000 messages of 64 B "
-                             "unless --messages and --sizes say otherwise)")
+    parser = argparse.ArgumentParser(description=__doc__.split('\n\n')[0])
+    parser.add_argument('--algorithms', default=','.join(ALGORITHMS))
+    parser.add_argument('--sizes', default=','.join(map(str, SIZES)))
+    parser.add_argument('--messages', type=int, default=None)
+    parser.add_argument('--rounds', type=int, default=None)
+    parser.add_argument('--quick', action='store_true')
+    parser.add_argument('--json', action='store_true')
+    parser.add_argument('--clock', choices=('thread', 'wall'), default='thread')
+    parser.add_argument(
+        '--threads',
+        action='store_true',
+        help='digest_many threads=None against threads=1 (wall clock; 1,000,000 messages of 64 B '
+        'unless --messages and --sizes say otherwise)',
+    )
     args = parser.parse_args(argv)
 
-    algorithms = [a.strip() for a in args.algorithms.split(",") if a.strip()]
+    algorithms = [a.strip() for a in args.algorithms.split(',') if a.strip()]
     for name in algorithms:
         if name not in ALGORITHMS:
-            parser.error("unknown algorithm %r" % name)
-    sizes = [int(s) for s in args.sizes.split(",")]
+            parser.error('unknown algorithm %r' % name)
+    sizes = [int(s) for s in args.sizes.split(',')]
     count = args.messages or (QUICK_MESSAGES if args.quick else DEFAULT_MESSAGES)
     rounds = args.rounds or (QUICK_ROUNDS if args.quick else DEFAULT_ROUNDS)
 
@@ -309,28 +338,46 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     machine = read_cpu()
     if args.threads:
-        if parser.get_default("sizes") == args.sizes:
+        if parser.get_default('sizes') == args.sizes:
             sizes = [64]
         count = args.messages or (QUICK_MESSAGES if args.quick else THREADS_MESSAGES)
         results = run_threads(algorithms, sizes, count, rounds, progress)
         if args.json:
-            json.dump({"machine": machine, "available_cpus": available_cpus(), "rounds": rounds, "clock": "wall",
-                       "results": results, "batch_implementation": fastdigest.batch_implementation},
-                      sys.stdout, indent=1)
+            json.dump(
+                {
+                    'machine': machine,
+                    'available_cpus': available_cpus(),
+                    'rounds': rounds,
+                    'clock': 'wall',
+                    'results': results,
+                    'batch_implementation': fastdigest.batch_implementation,
+                },
+                sys.stdout,
+                indent=1,
+            )
             print()
         else:
             print(markdown_threads(results, machine, rounds))
         return 0
-    clock = time.thread_time_ns if args.clock == "thread" else time.perf_counter_ns
+    clock = time.thread_time_ns if args.clock == 'thread' else time.perf_counter_ns
     results = run(algorithms, sizes, count, rounds, clock, progress)
     if args.json:
-        json.dump({"machine": machine, "rounds": rounds, "clock": args.clock, "results": results,
-                   "batch_implementation": fastdigest.batch_implementation}, sys.stdout, indent=1)
+        json.dump(
+            {
+                'machine': machine,
+                'rounds': rounds,
+                'clock': args.clock,
+                'results': results,
+                'batch_implementation': fastdigest.batch_implementation,
+            },
+            sys.stdout,
+            indent=1,
+        )
         print()
     else:
         print(markdown(results, machine, rounds, args.clock))
     return 0
 
 
-if __name__ == "__main__":
+if __name__ == '__main__':
     sys.exit(main())

@@ -54,7 +54,7 @@ import sys
 import tempfile
 import time
 
-TOOLS = {"sha256": "sha256sum", "sha1": "sha1sum", "md5": "md5sum", "sha512": "sha512sum"}
+TOOLS = {'sha256': 'sha256sum', 'sha1': 'sha1sum', 'md5': 'md5sum', 'sha512': 'sha512sum'}
 MIB = 1 << 20
 REPOSITORY = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -75,24 +75,24 @@ SITE_COST_WORTH_A_NOTE = 0.005
 
 
 def cpu_description() -> str:
-    model = platform.processor() or "unknown CPU"
+    model = platform.processor() or 'unknown CPU'
     flags = set()
     try:
-        with open("/proc/cpuinfo", encoding="ascii", errors="replace") as f:
+        with open('/proc/cpuinfo', encoding='ascii', errors='replace') as f:
             for line in f:
-                if line.startswith("model name") and model in ("unknown CPU", "x86_64", ""):
-                    model = line.split(":", 1)[1].strip()
-                elif line.startswith("flags"):
-                    flags = set(line.split(":", 1)[1].split())
+                if line.startswith('model name') and model in ('unknown CPU', 'x86_64', ''):
+                    model = line.split(':', 1)[1].strip()
+                elif line.startswith('flags'):
+                    flags = set(line.split(':', 1)[1].split())
                     break
     except OSError:
         pass
-    shown = [flag for flag in ("sha_ni", "avx2", "avx512f", "avx512vl", "bmi2") if flag in flags]
-    return f"{model}, {os.cpu_count()} logical CPUs, {' '.join(shown) or 'no SHA/AVX flags listed'}"
+    shown = [flag for flag in ('sha_ni', 'avx2', 'avx512f', 'avx512vl', 'bmi2') if flag in flags]
+    return f'{model}, {os.cpu_count()} logical CPUs, {" ".join(shown) or "no SHA/AVX flags listed"}'
 
 
 def write_file(path: str, size: int) -> None:
-    with open(path, "wb") as f:
+    with open(path, 'wb') as f:
         remaining = size
         while remaining:
             chunk = os.urandom(min(remaining, 16 * MIB))
@@ -101,7 +101,7 @@ def write_file(path: str, size: int) -> None:
 
 
 def warm(path: str) -> None:
-    with open(path, "rb") as f:
+    with open(path, 'rb') as f:
         while f.read(16 * MIB):
             pass
 
@@ -112,14 +112,14 @@ def run(*commands, env=None) -> float:
     processes = [subprocess.Popen(c, stdout=subprocess.DEVNULL, env=env) for c in commands]
     for process in processes:
         if process.wait() != 0:
-            raise SystemExit(f"command failed: {process.args}")
+            raise SystemExit(f'command failed: {process.args}')
     return time.perf_counter() - start
 
 
 def console_script_beside(python: str) -> str | None:
     """The fastdigest console script pip installs next to *python*, if there is one."""
     directory = os.path.dirname(os.path.abspath(python))
-    for name in ("fastdigest", "fastdigest.exe"):
+    for name in ('fastdigest', 'fastdigest.exe'):
         path = os.path.join(directory, name)
         if os.path.isfile(path) and os.access(path, os.X_OK):
             return path
@@ -128,33 +128,33 @@ def console_script_beside(python: str) -> str | None:
 
 def choose_command(python: str, wanted: str, empty: str, env: dict) -> tuple[list[str], str]:
     """(the fastdigest command line, why it was chosen)."""
-    module_command = [python, "-m", "fastdigest"]
-    if wanted == "module":
-        return module_command, "as asked (--command module)"
+    module_command = [python, '-m', 'fastdigest']
+    if wanted == 'module':
+        return module_command, 'as asked (--command module)'
     script = console_script_beside(python)
     if script is None:
-        if wanted == "script":
-            raise SystemExit(f"no fastdigest console script beside {python}")
-        return module_command, "no console script beside the interpreter"
+        if wanted == 'script':
+            raise SystemExit(f'no fastdigest console script beside {python}')
+        return module_command, 'no console script beside the interpreter'
     trial = subprocess.run([script, empty], capture_output=True, env=env)
     if trial.returncode == 0:
         # The entry point it calls, as written when the package was installed: an install
         # older than the checkout's [project.scripts] keeps the old one.
-        with open(script, encoding="utf-8", errors="replace") as f:
-            entry = next((line.strip() for line in f if line.startswith("from ")), "entry point not found")
-        return [script], f"the console script beside the interpreter, as users run it: {entry}"
-    failure = (trial.stderr.decode(errors="replace").strip().splitlines() or ["?"])[-1]
-    if wanted == "script":
-        raise SystemExit(f"the console script {script} fails: {failure}")
-    return module_command, f"the console script beside the interpreter fails here ({failure})"
+        with open(script, encoding='utf-8', errors='replace') as f:
+            entry = next((line.strip() for line in f if line.startswith('from ')), 'entry point not found')
+        return [script], f'the console script beside the interpreter, as users run it: {entry}'
+    failure = (trial.stderr.decode(errors='replace').strip().splitlines() or ['?'])[-1]
+    if wanted == 'script':
+        raise SystemExit(f'the console script {script} fails: {failure}')
+    return module_command, f'the console script beside the interpreter fails here ({failure})'
 
 
 def probe(python: str, console_script: bool, env: dict) -> tuple[str, str]:
     """(the fastdigest/__init__.py the command imports, its kernel table)."""
     code = PROBE.format(drop_current_directory=console_script)
-    completed = subprocess.run([python, "-c", code], capture_output=True, text=True, env=env)
+    completed = subprocess.run([python, '-c', code], capture_output=True, text=True, env=env)
     if completed.returncode != 0:
-        return "? (" + (completed.stderr.strip().splitlines() or ["?"])[-1] + ")", "?"
+        return '? (' + (completed.stderr.strip().splitlines() or ['?'])[-1] + ')', '?'
     location, kernels = completed.stdout.splitlines()[:2]
     return location, kernels
 
@@ -163,23 +163,23 @@ def cli_sources(package_directory: str) -> dict[str, bytes]:
     """The command's source files in a fastdigest package directory, by name: the modules
     of its cli/ package (or the single cli.py of older versions)."""
     sources = {}
-    for name in ("cli.py", "cli"):
+    for name in ('cli.py', 'cli'):
         path = os.path.join(package_directory, name)
         if os.path.isfile(path):
-            with open(path, "rb") as f:
+            with open(path, 'rb') as f:
                 sources[name] = f.read()
         elif os.path.isdir(path):
             for module in sorted(os.listdir(path)):
-                if module.endswith(".py"):
-                    with open(os.path.join(path, module), "rb") as f:
-                        sources[f"{name}/{module}"] = f.read()
+                if module.endswith('.py'):
+                    with open(os.path.join(path, module), 'rb') as f:
+                        sources[f'{name}/{module}'] = f.read()
     return sources
 
 
 def same_cli_as_checkout(package_init: str) -> str:
     try:
         theirs = cli_sources(os.path.dirname(package_init))
-        ours = cli_sources(os.path.join(REPOSITORY, "fastdigest"))
+        ours = cli_sources(os.path.join(REPOSITORY, 'fastdigest'))
     except OSError:
         theirs = ours = {}
     if not theirs or not ours:
@@ -192,68 +192,68 @@ def same_cli_as_checkout(package_init: str) -> str:
 def site_packages_files(python: str, env: dict) -> list[str]:
     """The .pth files the interpreter runs at start-up."""
     code = (
-        "import glob, os, site\n"
-        "for d in site.getsitepackages() + [site.getusersitepackages()]:\n"
+        'import glob, os, site\n'
+        'for d in site.getsitepackages() + [site.getusersitepackages()]:\n'
         "    for p in sorted(glob.glob(os.path.join(d, '*.pth'))): print(os.path.basename(p))\n"
     )
-    completed = subprocess.run([python, "-c", code], capture_output=True, text=True, env=env)
+    completed = subprocess.run([python, '-c', code], capture_output=True, text=True, env=env)
     return completed.stdout.split() if completed.returncode == 0 else []
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--size-mib", type=int, default=256)
-    parser.add_argument("--rounds", type=int, default=5)
-    parser.add_argument("--algorithms", default=",".join(TOOLS))
-    parser.add_argument("--quick", action="store_true", help="32 MiB files, 3 rounds")
-    parser.add_argument("--dir", help="where to write the two test files (default: a temporary directory)")
+    parser = argparse.ArgumentParser(description=__doc__.split('\n')[0])
+    parser.add_argument('--size-mib', type=int, default=256)
+    parser.add_argument('--rounds', type=int, default=5)
+    parser.add_argument('--algorithms', default=','.join(TOOLS))
+    parser.add_argument('--quick', action='store_true', help='32 MiB files, 3 rounds')
+    parser.add_argument('--dir', help='where to write the two test files (default: a temporary directory)')
     parser.add_argument(
-        "--python",
+        '--python',
         default=sys.executable,
         help="the interpreter whose fastdigest command runs, e.g. a venv's bin/python (default: this one)",
     )
     parser.add_argument(
-        "--command",
-        choices=("auto", "script", "module"),
-        default="auto",
-        help="script: the console script beside --python; module: PYTHON -m fastdigest; "
-        "auto (default): the script if it works, else -m",
+        '--command',
+        choices=('auto', 'script', 'module'),
+        default='auto',
+        help='script: the console script beside --python; module: PYTHON -m fastdigest; '
+        'auto (default): the script if it works, else -m',
     )
     args = parser.parse_args()
     if args.quick:
         args.size_mib, args.rounds = 32, 3
-    algorithms = [name.strip() for name in args.algorithms.split(",") if name.strip()]
+    algorithms = [name.strip() for name in args.algorithms.split(',') if name.strip()]
     for name in algorithms:
         if name not in TOOLS:
-            raise SystemExit(f"unknown algorithm {name!r}: choose from {', '.join(TOOLS)}")
+            raise SystemExit(f'unknown algorithm {name!r}: choose from {", ".join(TOOLS)}')
         if shutil.which(TOOLS[name]) is None:
-            raise SystemExit(f"coreutils {TOOLS[name]} is not installed")
+            raise SystemExit(f'coreutils {TOOLS[name]} is not installed')
     python = args.python
     if shutil.which(python) is None:
-        raise SystemExit(f"no interpreter {python}")
+        raise SystemExit(f'no interpreter {python}')
 
     # The command as an installed user runs it: bytecode cached (as pip leaves it).
     env = dict(os.environ)
-    env.pop("PYTHONDONTWRITEBYTECODE", None)
+    env.pop('PYTHONDONTWRITEBYTECODE', None)
 
-    with tempfile.TemporaryDirectory(dir=args.dir, prefix="bench_cli_") as directory:
-        first, second, empty = (os.path.join(directory, name) for name in ("a.bin", "b.bin", "empty"))
-        open(empty, "wb").close()
+    with tempfile.TemporaryDirectory(dir=args.dir, prefix='bench_cli_') as directory:
+        first, second, empty = (os.path.join(directory, name) for name in ('a.bin', 'b.bin', 'empty'))
+        open(empty, 'wb').close()
 
         fastdigest_command, reason = choose_command(python, args.command, empty, env)
         is_script = fastdigest_command[0] != python
         location, kernels = probe(python, is_script, env)
         interpreter_version = subprocess.run(
-            [python, "-c", "import platform; print(platform.python_version())"], capture_output=True, text=True
+            [python, '-c', 'import platform; print(platform.python_version())'], capture_output=True, text=True
         ).stdout.strip()
 
-        print(f"CPU: {cpu_description()}")
-        version = subprocess.run(["sha256sum", "--version"], capture_output=True, text=True).stdout.splitlines()
-        print(f"coreutils: {version[0] if version else '?'}")
-        print(f"command: {' '.join(fastdigest_command)}  ({reason}; working directory {os.getcwd()})")
-        print(f"Python {interpreter_version}; fastdigest from {location} ({same_cli_as_checkout(location)})")
-        print(f"fastdigest kernels: {kernels}")
-        print(f"files: 2 x {args.size_mib} MiB (page cache), {args.rounds} interleaved rounds, wall-clock medians\n")
+        print(f'CPU: {cpu_description()}')
+        version = subprocess.run(['sha256sum', '--version'], capture_output=True, text=True).stdout.splitlines()
+        print(f'coreutils: {version[0] if version else "?"}')
+        print(f'command: {" ".join(fastdigest_command)}  ({reason}; working directory {os.getcwd()})')
+        print(f'Python {interpreter_version}; fastdigest from {location} ({same_cli_as_checkout(location)})')
+        print(f'fastdigest kernels: {kernels}')
+        print(f'files: 2 x {args.size_mib} MiB (page cache), {args.rounds} interleaved rounds, wall-clock medians\n')
 
         for path in (first, second):
             write_file(path, args.size_mib * MIB)
@@ -263,27 +263,27 @@ def main() -> int:
         cases = {}
         for algorithm in algorithms:
             tool = [TOOLS[algorithm]]
-            ours = fastdigest_command + ["-a", algorithm]
+            ours = fastdigest_command + ['-a', algorithm]
             for files in ([first], [first, second]):
                 expected = subprocess.run(tool + files, capture_output=True, check=True).stdout
                 got = subprocess.run(ours + files, capture_output=True, check=True, env=env).stdout
                 if got != expected:
-                    raise SystemExit(f"fastdigest -a {algorithm} disagrees with {tool[0]}:\n{got!r}\n{expected!r}")
+                    raise SystemExit(f'fastdigest -a {algorithm} disagrees with {tool[0]}:\n{got!r}\n{expected!r}')
             size = args.size_mib * MIB
-            cases[(algorithm, "1 file", "coreutils")] = (lambda t=tool: run(t + [first]), size)
-            cases[(algorithm, "1 file", "fastdigest")] = (lambda o=ours: run(o + [first], env=env), size)
-            cases[(algorithm, "2 files", "coreutils")] = (lambda t=tool: run(t + [first, second]), 2 * size)
-            cases[(algorithm, "2 files", "coreutils x2")] = (lambda t=tool: run(t + [first], t + [second]), 2 * size)
-            cases[(algorithm, "2 files", "fastdigest")] = (lambda o=ours: run(o + [first, second], env=env), 2 * size)
+            cases[(algorithm, '1 file', 'coreutils')] = (lambda t=tool: run(t + [first]), size)
+            cases[(algorithm, '1 file', 'fastdigest')] = (lambda o=ours: run(o + [first], env=env), size)
+            cases[(algorithm, '2 files', 'coreutils')] = (lambda t=tool: run(t + [first, second]), 2 * size)
+            cases[(algorithm, '2 files', 'coreutils x2')] = (lambda t=tool: run(t + [first], t + [second]), 2 * size)
+            cases[(algorithm, '2 files', 'fastdigest')] = (lambda o=ours: run(o + [first, second], env=env), 2 * size)
         # The start-up costs, timed in the same rounds.
         start_up = {
-            "fastdigest": fastdigest_command + [empty],
-            "python": [python, "-c", "pass"],
-            "python -S": [python, "-S", "-c", "pass"],
-            "coreutils": ["sha256sum", empty],
+            'fastdigest': fastdigest_command + [empty],
+            'python': [python, '-c', 'pass'],
+            'python -S': [python, '-S', '-c', 'pass'],
+            'coreutils': ['sha256sum', empty],
         }
         for name, command in start_up.items():
-            cases[("-", "empty file", name)] = (lambda c=command: run(c, env=env), 0)
+            cases[('-', 'empty file', name)] = (lambda c=command: run(c, env=env), 0)
 
         # The comparison runs above also wrote fastdigest's bytecode cache.
         samples = {key: [] for key in cases}
@@ -291,7 +291,7 @@ def main() -> int:
         for round_index in range(args.rounds):
             for key in keys if round_index % 2 == 0 else reversed(keys):
                 samples[key].append(cases[key][0]())
-            print(f"  round {round_index + 1}/{args.rounds} done", file=sys.stderr)
+            print(f'  round {round_index + 1}/{args.rounds} done', file=sys.stderr)
 
     def median(key):
         return statistics.median(samples[key])
@@ -299,40 +299,40 @@ def main() -> int:
     def ratio(baseline, candidate):
         return statistics.median(b / c for b, c in zip(samples[baseline], samples[candidate], strict=True))
 
-    fixed_cost = median(("-", "empty file", "fastdigest"))
-    with_site = median(("-", "empty file", "python"))
-    without_site = median(("-", "empty file", "python -S"))
+    fixed_cost = median(('-', 'empty file', 'fastdigest'))
+    with_site = median(('-', 'empty file', 'python'))
+    without_site = median(('-', 'empty file', 'python -S'))
     print(
         f"fastdigest's fixed cost (the command on an empty file): {fixed_cost * 1000:.1f} ms. "
-        f"The interpreter alone, start to exit: {with_site * 1000:.1f} ms (`python -c pass`), "
-        f"{without_site * 1000:.1f} ms without site-packages (`python -S -c pass`). "
-        f"coreutils on an empty file: {median(('-', 'empty file', 'coreutils')) * 1000:.1f} ms."
+        f'The interpreter alone, start to exit: {with_site * 1000:.1f} ms (`python -c pass`), '
+        f'{without_site * 1000:.1f} ms without site-packages (`python -S -c pass`). '
+        f'coreutils on an empty file: {median(("-", "empty file", "coreutils")) * 1000:.1f} ms.'
     )
     if with_site - without_site > SITE_COST_WORTH_A_NOTE:
-        pth = ", ".join(site_packages_files(python, env)) or "none found"
+        pth = ', '.join(site_packages_files(python, env)) or 'none found'
         print(
             f"NOTE: this interpreter's site-packages adds {(with_site - without_site) * 1000:.0f} ms to every "
-            f"start (its .pth files: {pth}); every run below pays it. A clean venv shows the command as "
-            "users get it: see --python."
+            f'start (its .pth files: {pth}); every run below pays it. A clean venv shows the command as '
+            'users get it: see --python.'
         )
     print()
-    print("| algorithm | case | coreutils | fastdigest | ratio |")
-    print("|---|---|---|---|---|")
+    print('| algorithm | case | coreutils | fastdigest | ratio |')
+    print('|---|---|---|---|---|')
     for algorithm in algorithms:
-        for case, baselines in (("1 file", ["coreutils"]), ("2 files", ["coreutils", "coreutils x2"])):
-            ours = (algorithm, case, "fastdigest")
+        for case, baselines in (('1 file', ['coreutils']), ('2 files', ['coreutils', 'coreutils x2'])):
+            ours = (algorithm, case, 'fastdigest')
             size = cases[ours][1]
             for baseline_name in baselines:
                 baseline = (algorithm, case, baseline_name)
-                label = TOOLS[algorithm] + (" (2 processes)" if baseline_name == "coreutils x2" else "")
+                label = TOOLS[algorithm] + (' (2 processes)' if baseline_name == 'coreutils x2' else '')
                 print(
-                    f"| {algorithm} | {case} vs {label} | "
-                    f"{median(baseline):.3f} s ({size / median(baseline) / 1e6:.0f} MB/s) | "
-                    f"{median(ours):.3f} s ({size / median(ours) / 1e6:.0f} MB/s) | "
-                    f"{ratio(baseline, ours):.2f}x |"
+                    f'| {algorithm} | {case} vs {label} | '
+                    f'{median(baseline):.3f} s ({size / median(baseline) / 1e6:.0f} MB/s) | '
+                    f'{median(ours):.3f} s ({size / median(ours) / 1e6:.0f} MB/s) | '
+                    f'{ratio(baseline, ours):.2f}x |'
                 )
     return 0
 
 
-if __name__ == "__main__":
+if __name__ == '__main__':
     sys.exit(main())

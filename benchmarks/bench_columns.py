@@ -66,8 +66,8 @@ QUICK_ROUNDS = 2
 DEFAULT_SLOW_ROUNDS = 3
 SLOW_CASES = ('pandas map', 'hashlib loop', 'digest_many')
 SLOW_ROW_THRESHOLD = 2_000_000
-HEX_TARGET = 3.0       # digest_array hex against polars-hash and DuckDB
-BINARY_TARGET = 15.0   # digest_array against the hashlib loop
+HEX_TARGET = 3.0  # digest_array hex against polars-hash and DuckDB
+BINARY_TARGET = 15.0  # digest_array against the hashlib loop
 
 
 def read_cpu() -> Dict[str, Any]:
@@ -264,12 +264,20 @@ def markdown(results: List[Dict[str, Any]], cpu: Dict[str, Any], rounds: int) ->
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split('\n\n')[0])
-    parser.add_argument('--rows', type=lambda s: [int(x) for x in s.split(',')], default=None,
-                        help='comma-separated row counts (default 1000000,10000000)')
+    parser.add_argument(
+        '--rows',
+        type=lambda s: [int(x) for x in s.split(',')],
+        default=None,
+        help='comma-separated row counts (default 1000000,10000000)',
+    )
     parser.add_argument('--algorithms', default='sha256,md5', help='sha256 and/or md5 (default both)')
     parser.add_argument('--rounds', type=int, default=None)
-    parser.add_argument('--slow-rounds', type=int, default=DEFAULT_SLOW_ROUNDS,
-                        help='rounds of the Python loops at 10M rows and more (default 3)')
+    parser.add_argument(
+        '--slow-rounds',
+        type=int,
+        default=DEFAULT_SLOW_ROUNDS,
+        help='rounds of the Python loops at 10M rows and more (default 3)',
+    )
     parser.add_argument('--quick', action='store_true', help='200,000 rows, 2 rounds')
     parser.add_argument('--json', action='store_true', help='print JSON instead of Markdown')
     args = parser.parse_args(argv)

@@ -95,38 +95,59 @@ def make_cases(pbkdf2_iterations):
     cases = []
     for name in PBKDF2_ALGORITHMS:
         args = (name, PASSWORD, SALT, pbkdf2_iterations)
-        cases.append(Case(
-            'pbkdf2_hmac %s, %d iterations' % (name, pbkdf2_iterations), 'ns/iteration',
-            lambda count, args=args: loop_call(hashlib.pbkdf2_hmac, args, count),
-            lambda count, args=args: loop_call(fastdigest.pbkdf2_hmac, args, count),
-            per_call=pbkdf2_iterations))
+        cases.append(
+            Case(
+                'pbkdf2_hmac %s, %d iterations' % (name, pbkdf2_iterations),
+                'ns/iteration',
+                lambda count, args=args: loop_call(hashlib.pbkdf2_hmac, args, count),
+                lambda count, args=args: loop_call(fastdigest.pbkdf2_hmac, args, count),
+                per_call=pbkdf2_iterations,
+            )
+        )
     for name in PBKDF2_BLOCKS_ALGORITHMS:
         for blocks in PBKDF2_BLOCK_COUNTS:
             dklen = blocks * hashlib.new(name).digest_size
             args = (name, PASSWORD, SALT, pbkdf2_iterations, dklen)
-            cases.append(Case(
-                'pbkdf2_hmac %s, dklen %d (%d block%s), %d iterations' % (
-                    name, dklen, blocks, 's' if blocks > 1 else '', pbkdf2_iterations), 'ns/iteration',
-                lambda count, args=args: loop_call(hashlib.pbkdf2_hmac, args, count),
-                lambda count, args=args: loop_call(fastdigest.pbkdf2_hmac, args, count),
-                per_call=pbkdf2_iterations, blocks_of=(name, blocks)))
+            cases.append(
+                Case(
+                    'pbkdf2_hmac %s, dklen %d (%d block%s), %d iterations'
+                    % (name, dklen, blocks, 's' if blocks > 1 else '', pbkdf2_iterations),
+                    'ns/iteration',
+                    lambda count, args=args: loop_call(hashlib.pbkdf2_hmac, args, count),
+                    lambda count, args=args: loop_call(fastdigest.pbkdf2_hmac, args, count),
+                    per_call=pbkdf2_iterations,
+                    blocks_of=(name, blocks),
+                )
+            )
     for name in HMAC_ALGORITHMS:
         args = (KEY, MESSAGE_64, name)
-        cases.append(Case(
-            'hmac.digest %s, 64-byte message' % name, 'ns/call',
-            lambda count, args=args: loop_call(hmac.digest, args, count),
-            lambda count, args=args: loop_call(fd_hmac.digest, args, count)))
-    cases.append(Case(
-        'hmac.new(key, 64 bytes, sha256).digest()', 'ns/call',
-        lambda count: loop_new_digest(hmac.new, KEY, MESSAGE_64, 'sha256', count),
-        lambda count: loop_new_digest(fd_hmac.new, KEY, MESSAGE_64, 'sha256', count)))
+        cases.append(
+            Case(
+                'hmac.digest %s, 64-byte message' % name,
+                'ns/call',
+                lambda count, args=args: loop_call(hmac.digest, args, count),
+                lambda count, args=args: loop_call(fd_hmac.digest, args, count),
+            )
+        )
+    cases.append(
+        Case(
+            'hmac.new(key, 64 bytes, sha256).digest()',
+            'ns/call',
+            lambda count: loop_new_digest(hmac.new, KEY, MESSAGE_64, 'sha256', count),
+            lambda count: loop_new_digest(fd_hmac.new, KEY, MESSAGE_64, 'sha256', count),
+        )
+    )
     stdlib_object = hmac.new(KEY, SHORT_MESSAGE, 'sha256')
     fastdigest_object = fd_hmac.new(KEY, SHORT_MESSAGE, 'sha256')
     for method in ('copy', 'digest'):
-        cases.append(Case(
-            'HMAC-sha256 object .%s()' % method, 'ns/call',
-            lambda count, bound=getattr(stdlib_object, method): loop_method(bound, count),
-            lambda count, bound=getattr(fastdigest_object, method): loop_method(bound, count)))
+        cases.append(
+            Case(
+                'HMAC-sha256 object .%s()' % method,
+                'ns/call',
+                lambda count, bound=getattr(stdlib_object, method): loop_method(bound, count),
+                lambda count, bound=getattr(fastdigest_object, method): loop_method(bound, count),
+            )
+        )
     return cases
 
 
@@ -196,8 +217,7 @@ def block_ratios(cases):
         base = one_block[name]
         row = {'algorithm': name, 'blocks': blocks}
         for side in ('fastdigest', 'stdlib'):
-            row[side] = statistics.median(
-                n_blocks / one for n_blocks, one in zip(case.times[side], base.times[side]))
+            row[side] = statistics.median(n_blocks / one for n_blocks, one in zip(case.times[side], base.times[side]))
         rows.append(row)
     return rows
 
@@ -206,34 +226,65 @@ def report(cases, rounds, as_json, clock_name):
     ratios_by_blocks = block_ratios(cases)
     rows = []
     for case in cases:
-        rows.append({
-            'case': case.label,
-            'unit': case.unit,
-            'stdlib': statistics.median(case.times['stdlib']),
-            'fastdigest': statistics.median(case.times['fastdigest']),
-            'ratio': statistics.median(case.ratios),
-            'ratio_min': min(case.ratios),
-            'ratio_max': max(case.ratios),
-        })
+        rows.append(
+            {
+                'case': case.label,
+                'unit': case.unit,
+                'stdlib': statistics.median(case.times['stdlib']),
+                'fastdigest': statistics.median(case.times['fastdigest']),
+                'ratio': statistics.median(case.ratios),
+                'ratio_min': min(case.ratios),
+                'ratio_max': max(case.ratios),
+            }
+        )
     if as_json:
-        print(json.dumps({'machine': machine(), 'rounds': rounds, 'clock': clock_name, 'results': rows,
-                          'pbkdf2_block_ratios': ratios_by_blocks}, indent=2))
+        print(
+            json.dumps(
+                {
+                    'machine': machine(),
+                    'rounds': rounds,
+                    'clock': clock_name,
+                    'results': rows,
+                    'pbkdf2_block_ratios': ratios_by_blocks,
+                },
+                indent=2,
+            )
+        )
         return
     info = machine()
     print('CPU: %s' % info['cpu'])
-    print('Python %s, %s; fastdigest kernels: %s' % (
-        info['python'], info['openssl'],
-        ', '.join('%s=%s' % item for item in info['fastdigest_kernels'].items()
-                  if item[0] in ('md5', 'sha1', 'sha256', 'sha512'))))
-    print('%d interleaved rounds, %s time; medians; ratio = stdlib / fastdigest (> 1: fastdigest faster)'
-          % (rounds, 'CPU' if clock_name == 'cpu' else 'wall'))
+    print(
+        'Python %s, %s; fastdigest kernels: %s'
+        % (
+            info['python'],
+            info['openssl'],
+            ', '.join(
+                '%s=%s' % item
+                for item in info['fastdigest_kernels'].items()
+                if item[0] in ('md5', 'sha1', 'sha256', 'sha512')
+            ),
+        )
+    )
+    print(
+        '%d interleaved rounds, %s time; medians; ratio = stdlib / fastdigest (> 1: fastdigest faster)'
+        % (rounds, 'CPU' if clock_name == 'cpu' else 'wall')
+    )
     print()
     print('| case | unit | stdlib | fastdigest | ratio (min..max) |')
     print('|---|---|---:|---:|---:|')
     for row in rows:
-        print('| %s | %s | %.1f | %.1f | **%.2fx** (%.2f..%.2f) |' % (
-            row['case'], row['unit'], row['stdlib'], row['fastdigest'], row['ratio'],
-            row['ratio_min'], row['ratio_max']))
+        print(
+            '| %s | %s | %.1f | %.1f | **%.2fx** (%.2f..%.2f) |'
+            % (
+                row['case'],
+                row['unit'],
+                row['stdlib'],
+                row['fastdigest'],
+                row['ratio'],
+                row['ratio_min'],
+                row['ratio_max'],
+            )
+        )
     print()
     print('PBKDF2 time for n output blocks over one block (median of per-round ratios; n: blocks one after another)')
     print()
@@ -250,8 +301,12 @@ def main(argv=None):
     parser.add_argument('--sample-ms', type=float, default=None, help='length of one sample (default 5)')
     parser.add_argument('--iterations', type=int, default=20000, help='PBKDF2 iterations per call')
     parser.add_argument('--json', action='store_true', help='print JSON instead of Markdown')
-    parser.add_argument('--clock', choices=('cpu', 'wall'), default='cpu',
-                        help="what a sample measures: this thread's CPU time (default) or wall time")
+    parser.add_argument(
+        '--clock',
+        choices=('cpu', 'wall'),
+        default='cpu',
+        help="what a sample measures: this thread's CPU time (default) or wall time",
+    )
     args = parser.parse_args(argv)
     global clock
     clock = time.thread_time_ns if args.clock == 'cpu' else time.perf_counter_ns
@@ -265,8 +320,9 @@ def main(argv=None):
     for name in PBKDF2_BLOCKS_ALGORITHMS:
         for blocks in PBKDF2_BLOCK_COUNTS:
             dklen = blocks * hashlib.new(name).digest_size
-            assert fastdigest.pbkdf2_hmac(name, PASSWORD, SALT, 3, dklen) == \
-                hashlib.pbkdf2_hmac(name, PASSWORD, SALT, 3, dklen)
+            assert fastdigest.pbkdf2_hmac(name, PASSWORD, SALT, 3, dklen) == hashlib.pbkdf2_hmac(
+                name, PASSWORD, SALT, 3, dklen
+            )
     for name in HMAC_ALGORITHMS:
         assert fd_hmac.digest(KEY, MESSAGE_64, name) == hmac.digest(KEY, MESSAGE_64, name)
     run(cases, rounds, sample_ms)

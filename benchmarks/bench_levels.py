@@ -47,26 +47,26 @@ from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 import bench  # benchmarks/bench.py: its calibration, constructors by name and machine description
 
 LEVELS: Dict[str, Dict[str, Optional[str]]] = {
-    "best": {"FASTDIGEST_DISABLE": None, "FASTDIGEST_BACKEND": None, "OPENSSL_ia32cap": None},
-    "no-shani": {"FASTDIGEST_DISABLE": "shani", "FASTDIGEST_BACKEND": None, "OPENSSL_ia32cap": ":~0x20000000"},
-    "no-shani-avx512": {
-        "FASTDIGEST_DISABLE": "shani,avx512",
-        "FASTDIGEST_BACKEND": None,
-        "OPENSSL_ia32cap": ":~0x20010000",
+    'best': {'FASTDIGEST_DISABLE': None, 'FASTDIGEST_BACKEND': None, 'OPENSSL_ia32cap': None},
+    'no-shani': {'FASTDIGEST_DISABLE': 'shani', 'FASTDIGEST_BACKEND': None, 'OPENSSL_ia32cap': ':~0x20000000'},
+    'no-shani-avx512': {
+        'FASTDIGEST_DISABLE': 'shani,avx512',
+        'FASTDIGEST_BACKEND': None,
+        'OPENSSL_ia32cap': ':~0x20010000',
     },
-    "no-avx2": {
-        "FASTDIGEST_DISABLE": "shani,avx512,avx2",
-        "FASTDIGEST_BACKEND": None,
-        "OPENSSL_ia32cap": ":~0x20010020",
+    'no-avx2': {
+        'FASTDIGEST_DISABLE': 'shani,avx512,avx2',
+        'FASTDIGEST_BACKEND': None,
+        'OPENSSL_ia32cap': ':~0x20010020',
     },
-    "portable": {"FASTDIGEST_DISABLE": None, "FASTDIGEST_BACKEND": "portable", "OPENSSL_ia32cap": ":~0x20000000"},
+    'portable': {'FASTDIGEST_DISABLE': None, 'FASTDIGEST_BACKEND': 'portable', 'OPENSSL_ia32cap': ':~0x20000000'},
 }
-DEFAULT_LEVELS = ("best", "no-shani", "no-shani-avx512", "portable")
+DEFAULT_LEVELS = ('best', 'no-shani', 'no-shani-avx512', 'portable')
 
 THROUGHPUT_ALGORITHMS = bench.ALGORITHMS
 # One algorithm of each family for the short-message cases (sha224, sha384 and the sha512_* share a
 # family's kernel).
-SHORT_ALGORITHMS = ("md5", "sha1", "sha256", "sha512")
+SHORT_ALGORITHMS = ('md5', 'sha1', 'sha256', 'sha512')
 SHORT_SIZES = (64, 1024)
 BATCH_MESSAGES = 10_000
 DEFAULT_PBKDF2_ITERATIONS = 2_000
@@ -89,7 +89,7 @@ class Case:
         label: str,
         algorithm: str,
         timers: Tuple[Callable[[int], int], Callable[[int], int]],
-        kernel_table: str = "implementation",
+        kernel_table: str = 'implementation',
         units_per_call: int = 1,
         fixed_count: Optional[int] = None,
     ) -> None:
@@ -151,28 +151,35 @@ def build_cases(pbkdf2_iterations: int) -> List[Case]:
     cases = []
     for name in THROUGHPUT_ALGORITHMS:
         timers = (large_update(hashlib, name), large_update(fastdigest, name))
-        cases.append(Case("%s 16 MiB" % name, name, timers, fixed_count=1))
+        cases.append(Case('%s 16 MiB' % name, name, timers, fixed_count=1))
     for name in SHORT_ALGORITHMS:
         for size in SHORT_SIZES:
             data = bytes(range(256)) * (size // 256) + bytes(range(size % 256))
             timers = (new_digest(hashlib, name, data), new_digest(fastdigest, name, data))
-            size_text = "1 KiB" if size == 1024 else "%d B" % size
-            cases.append(Case("%s new(%s)+digest()" % (name, size_text), name, timers))
+            size_text = '1 KiB' if size == 1024 else '%d B' % size
+            cases.append(Case('%s new(%s)+digest()' % (name, size_text), name, timers))
     for name in SHORT_ALGORITHMS:
         timers = (call(hmac.digest, KEY, MESSAGE_64, name), call(fd_hmac.digest, KEY, MESSAGE_64, name))
-        cases.append(Case("hmac.digest %s 64 B" % name, name, timers))
-    for name in ("sha1", "sha256", "sha512"):
+        cases.append(Case('hmac.digest %s 64 B' % name, name, timers))
+    for name in ('sha1', 'sha256', 'sha512'):
         args = (name, PASSWORD, SALT, pbkdf2_iterations)
         timers = (call(hashlib.pbkdf2_hmac, *args), call(fastdigest.pbkdf2_hmac, *args))
-        cases.append(Case("pbkdf2_hmac %s (per iteration)" % name, name, timers, units_per_call=pbkdf2_iterations))
+        cases.append(Case('pbkdf2_hmac %s (per iteration)' % name, name, timers, units_per_call=pbkdf2_iterations))
     messages = [os.urandom(64) for _ in range(BATCH_MESSAGES)]
     for name in SHORT_ALGORITHMS:
         batch = batch_cases(name)
-        if batch["digest_many"](messages[:100]) != batch["hashlib.new loop"](messages[:100]):
-            raise SystemExit("digest_many(%r) disagrees with hashlib" % name)
-        timers = (call(batch["hashlib.new loop"], messages), call(batch["digest_many"], messages))
-        cases.append(Case("digest_many %s 64 B (per message)" % name, name, timers,
-                          kernel_table="batch_implementation", units_per_call=BATCH_MESSAGES))
+        if batch['digest_many'](messages[:100]) != batch['hashlib.new loop'](messages[:100]):
+            raise SystemExit('digest_many(%r) disagrees with hashlib' % name)
+        timers = (call(batch['hashlib.new loop'], messages), call(batch['digest_many'], messages))
+        cases.append(
+            Case(
+                'digest_many %s 64 B (per message)' % name,
+                name,
+                timers,
+                kernel_table='batch_implementation',
+                units_per_call=BATCH_MESSAGES,
+            )
+        )
     return cases
 
 
@@ -199,23 +206,23 @@ def run_level(rounds: int, sample_ms: float, pbkdf2_iterations: int) -> Dict[str
     finally:
         if gc_was_enabled:
             gc.enable()
-    tables = {"implementation": fastdigest.implementation, "batch_implementation": fastdigest.batch_implementation}
+    tables = {'implementation': fastdigest.implementation, 'batch_implementation': fastdigest.batch_implementation}
     return {
-        "environment": {name: os.environ.get(name) for name in LEVELS["best"]},
-        "cpu_features": sorted(fastdigest.cpu_features),
-        "implementation": fastdigest.implementation,
-        "batch_implementation": fastdigest.batch_implementation,
-        "rounds": rounds,
-        "clock": "CPU" if clock is time.thread_time_ns else "wall",
-        "results": [
+        'environment': {name: os.environ.get(name) for name in LEVELS['best']},
+        'cpu_features': sorted(fastdigest.cpu_features),
+        'implementation': fastdigest.implementation,
+        'batch_implementation': fastdigest.batch_implementation,
+        'rounds': rounds,
+        'clock': 'CPU' if clock is time.thread_time_ns else 'wall',
+        'results': [
             {
-                "case": case.label,
-                "kernel": tables[case.kernel_table][case.algorithm],
-                "hashlib_ns": statistics.median(times[index][0]),
-                "fastdigest_ns": statistics.median(times[index][1]),
-                "ratio": statistics.median(ratios[index]),
-                "ratio_min": min(ratios[index]),
-                "ratio_max": max(ratios[index]),
+                'case': case.label,
+                'kernel': tables[case.kernel_table][case.algorithm],
+                'hashlib_ns': statistics.median(times[index][0]),
+                'fastdigest_ns': statistics.median(times[index][1]),
+                'ratio': statistics.median(ratios[index]),
+                'ratio_min': min(ratios[index]),
+                'ratio_max': max(ratios[index]),
             }
             for index, case in enumerate(cases)
         ],
@@ -233,105 +240,133 @@ def run_child(level: str, args: argparse.Namespace) -> Dict[str, Any]:
         if value is not None:
             environment[name] = value
     command = [
-        sys.executable, os.path.abspath(__file__), "--child", "--clock", args.clock,
-        "--rounds", str(args.rounds), "--sample-ms", str(args.sample_ms),
-        "--pbkdf2-iterations", str(args.pbkdf2_iterations),
+        sys.executable,
+        os.path.abspath(__file__),
+        '--child',
+        '--clock',
+        args.clock,
+        '--rounds',
+        str(args.rounds),
+        '--sample-ms',
+        str(args.sample_ms),
+        '--pbkdf2-iterations',
+        str(args.pbkdf2_iterations),
     ]
     result = subprocess.run(command, env=environment, capture_output=True, text=True)
     if result.returncode != 0:
-        raise SystemExit("level %s failed:\n%s" % (level, result.stderr))
+        raise SystemExit('level %s failed:\n%s' % (level, result.stderr))
     return json.loads(result.stdout)  # type: ignore[no-any-return]
 
 
 def describe_level(level: str) -> str:
     settings = LEVELS[level]
     fastdigest_side = (
-        "FASTDIGEST_BACKEND=portable" if settings["FASTDIGEST_BACKEND"]
-        else "FASTDIGEST_DISABLE=%s" % settings["FASTDIGEST_DISABLE"] if settings["FASTDIGEST_DISABLE"]
-        else "nothing hidden"
+        'FASTDIGEST_BACKEND=portable'
+        if settings['FASTDIGEST_BACKEND']
+        else 'FASTDIGEST_DISABLE=%s' % settings['FASTDIGEST_DISABLE']
+        if settings['FASTDIGEST_DISABLE']
+        else 'nothing hidden'
     )
-    mask = settings["OPENSSL_ia32cap"]
-    openssl_side = 'OPENSSL_ia32cap="%s"' % mask if mask else "OPENSSL_ia32cap unset"
-    return "%s; hashlib: %s" % (fastdigest_side, openssl_side)
+    mask = settings['OPENSSL_ia32cap']
+    openssl_side = 'OPENSSL_ia32cap="%s"' % mask if mask else 'OPENSSL_ia32cap unset'
+    return '%s; hashlib: %s' % (fastdigest_side, openssl_side)
 
 
 def format_ns(ns: float) -> str:
-    return "%.2f ms" % (ns / 1e6) if ns >= 1e6 else "%.0f ns" % ns
+    return '%.2f ms' % (ns / 1e6) if ns >= 1e6 else '%.0f ns' % ns
 
 
 def markdown(machine: Dict[str, Any], cpuinfo: Dict[str, str], levels: Dict[str, Dict[str, Any]]) -> str:
     names = list(levels)
     first = levels[names[0]]
     lines = [
-        "# fastdigest vs hashlib by CPU level",
-        "",
-        "- CPU: %s (family %s, model %s), %s logical CPUs; flags: %s" % (
-            machine["cpu_model"], cpuinfo.get("cpu family", "?"), cpuinfo.get("model", "?"),
-            machine["logical_cpus"], " ".join(machine["cpu_flags"]) or "(none listed)"),
-        "- Python %s, %s; %d interleaved rounds per level, %s time"
-        % (machine["python"], machine["openssl"], first["rounds"], first["clock"]),
-        "- cell: hashlib time / fastdigest time (median of per-round ratios; > 1: fastdigest is faster),"
-        " then the kernel fastdigest ran; times are per call, per message (digest_many) or per iteration (pbkdf2)",
-        "",
+        '# fastdigest vs hashlib by CPU level',
+        '',
+        '- CPU: %s (family %s, model %s), %s logical CPUs; flags: %s'
+        % (
+            machine['cpu_model'],
+            cpuinfo.get('cpu family', '?'),
+            cpuinfo.get('model', '?'),
+            machine['logical_cpus'],
+            ' '.join(machine['cpu_flags']) or '(none listed)',
+        ),
+        '- Python %s, %s; %d interleaved rounds per level, %s time'
+        % (machine['python'], machine['openssl'], first['rounds'], first['clock']),
+        '- cell: hashlib time / fastdigest time (median of per-round ratios; > 1: fastdigest is faster),'
+        ' then the kernel fastdigest ran; times are per call, per message (digest_many) or per iteration (pbkdf2)',
+        '',
     ]
     for name in names:
-        lines.append("- **%s**: %s; fastdigest.cpu_features: %s" % (
-            name, describe_level(name), ", ".join(levels[name]["cpu_features"]) or "(none)"))
-    lines += ["", "| case | " + " | ".join(names) + " |", "|---|" + "---:|" * len(names)]
-    for index, result in enumerate(first["results"]):
+        lines.append(
+            '- **%s**: %s; fastdigest.cpu_features: %s'
+            % (name, describe_level(name), ', '.join(levels[name]['cpu_features']) or '(none)')
+        )
+    lines += ['', '| case | ' + ' | '.join(names) + ' |', '|---|' + '---:|' * len(names)]
+    for index, result in enumerate(first['results']):
         cells = []
         for name in names:
-            row = levels[name]["results"][index]
-            cells.append("%.2f %s" % (row["ratio"], row["kernel"]))
-        lines.append("| %s | %s |" % (result["case"], " | ".join(cells)))
-    lines += ["", "Times (hashlib / fastdigest):", "", "| case | " + " | ".join(names) + " |",
-              "|---|" + "---:|" * len(names)]
-    for index, result in enumerate(first["results"]):
+            row = levels[name]['results'][index]
+            cells.append('%.2f %s' % (row['ratio'], row['kernel']))
+        lines.append('| %s | %s |' % (result['case'], ' | '.join(cells)))
+    lines += [
+        '',
+        'Times (hashlib / fastdigest):',
+        '',
+        '| case | ' + ' | '.join(names) + ' |',
+        '|---|' + '---:|' * len(names),
+    ]
+    for index, result in enumerate(first['results']):
         cells = []
         for name in names:
-            row = levels[name]["results"][index]
-            cells.append("%s / %s" % (format_ns(row["hashlib_ns"]), format_ns(row["fastdigest_ns"])))
-        lines.append("| %s | %s |" % (result["case"], " | ".join(cells)))
-    return "\n".join(lines)
+            row = levels[name]['results'][index]
+            cells.append('%s / %s' % (format_ns(row['hashlib_ns']), format_ns(row['fastdigest_ns'])))
+        lines.append('| %s | %s |' % (result['case'], ' | '.join(cells)))
+    return '\n'.join(lines)
 
 
 def parse_levels(text: str) -> List[str]:
-    names = [name.strip() for name in text.split(",") if name.strip()]
+    names = [name.strip() for name in text.split(',') if name.strip()]
     unknown = [name for name in names if name not in LEVELS]
     if unknown:
         raise argparse.ArgumentTypeError(
-            "unknown level(s) %s; choose from %s" % (", ".join(unknown), ", ".join(LEVELS)))
+            'unknown level(s) %s; choose from %s' % (', '.join(unknown), ', '.join(LEVELS))
+        )
     return names
 
 
 def parse_args(argv: Optional[Sequence[str]]) -> argparse.Namespace:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--quick", action="store_true",
-                        help="%d rounds of %.0f ms samples" % (QUICK_ROUNDS, QUICK_SAMPLE_MS))
-    parser.add_argument("--levels", type=parse_levels, default=list(DEFAULT_LEVELS),
-                        help="comma-separated, from %s (default %s)" % (", ".join(LEVELS), ",".join(DEFAULT_LEVELS)))
-    parser.add_argument("--rounds", type=int, help="interleaved rounds per level (default %d)" % DEFAULT_ROUNDS)
-    parser.add_argument("--sample-ms", type=float,
-                        help="length of one timed sample (default %.0f)" % DEFAULT_SAMPLE_MS)
-    parser.add_argument("--pbkdf2-iterations", type=int, default=DEFAULT_PBKDF2_ITERATIONS)
-    parser.add_argument("--clock", choices=("cpu", "wall"), default="cpu",
-                        help="this thread's CPU time (default) or the wall clock")
-    parser.add_argument("--json", action="store_true", help="a JSON document instead of the tables")
-    parser.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
+    parser = argparse.ArgumentParser(description=__doc__.split('\n\n')[0])
+    parser.add_argument(
+        '--quick', action='store_true', help='%d rounds of %.0f ms samples' % (QUICK_ROUNDS, QUICK_SAMPLE_MS)
+    )
+    parser.add_argument(
+        '--levels',
+        type=parse_levels,
+        default=list(DEFAULT_LEVELS),
+        help='comma-separated, from %s (default %s)' % (', '.join(LEVELS), ','.join(DEFAULT_LEVELS)),
+    )
+    parser.add_argument('--rounds', type=int, help='interleaved rounds per level (default %d)' % DEFAULT_ROUNDS)
+    parser.add_argument('--sample-ms', type=float, help='length of one timed sample (default %.0f)' % DEFAULT_SAMPLE_MS)
+    parser.add_argument('--pbkdf2-iterations', type=int, default=DEFAULT_PBKDF2_ITERATIONS)
+    parser.add_argument(
+        '--clock', choices=('cpu', 'wall'), default='cpu', help="this thread's CPU time (default) or the wall clock"
+    )
+    parser.add_argument('--json', action='store_true', help='a JSON document instead of the tables')
+    parser.add_argument('--child', action='store_true', help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.rounds is None:
         args.rounds = QUICK_ROUNDS if args.quick else DEFAULT_ROUNDS
     if args.sample_ms is None:
         args.sample_ms = QUICK_SAMPLE_MS if args.quick else DEFAULT_SAMPLE_MS
     if args.rounds < 1 or args.sample_ms <= 0 or args.pbkdf2_iterations < 1:
-        parser.error("--rounds, --sample-ms and --pbkdf2-iterations must be positive")
+        parser.error('--rounds, --sample-ms and --pbkdf2-iterations must be positive')
     return args
 
 
 def main(argv: Optional[Sequence[str]] = None) -> int:
     args = parse_args(argv)
     global clock
-    clock = time.thread_time_ns if args.clock == "cpu" else time.perf_counter_ns
+    clock = time.thread_time_ns if args.clock == 'cpu' else time.perf_counter_ns
     if args.child:
         json.dump(run_level(args.rounds, args.sample_ms, args.pbkdf2_iterations), sys.stdout)
         return 0
@@ -341,10 +376,12 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     for level in args.levels:
         started = time.monotonic()
         levels[level] = run_child(level, args)
-        print("level %s: %.0f s" % (level, time.monotonic() - started), file=sys.stderr, flush=True)
+        print('level %s: %.0f s' % (level, time.monotonic() - started), file=sys.stderr, flush=True)
     if args.json:
-        document = {"machine": machine,
-                    "levels": {name: dict(result, settings=LEVELS[name]) for name, result in levels.items()}}
+        document = {
+            'machine': machine,
+            'levels': {name: dict(result, settings=LEVELS[name]) for name, result in levels.items()},
+        }
         json.dump(document, sys.stdout, indent=2)
         print()
     else:
@@ -352,5 +389,5 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     return 0
 
 
-if __name__ == "__main__":
+if __name__ == '__main__':
     sys.exit(main())

@@ -45,14 +45,14 @@ def cpu_name():
                 fields.setdefault(key.strip(), value.strip())
     except OSError:
         return platform.processor() or platform.machine()
-    return f"{fields.get('model name', '?')} (family {fields.get('cpu family', '?')}, model {fields.get('model', '?')})"
+    return f'{fields.get("model name", "?")} (family {fields.get("cpu family", "?")}, model {fields.get("model", "?")})'
 
 
 def python_description():
     free_threaded = bool(sysconfig.get_config_var('Py_GIL_DISABLED'))
     gil = getattr(sys, '_is_gil_enabled', lambda: True)()
     build = 'free-threaded build' if free_threaded else 'GIL build'
-    return f"{platform.python_implementation()} {platform.python_version()}, {build}, GIL {'on' if gil else 'off'}"
+    return f'{platform.python_implementation()} {platform.python_version()}, {build}, GIL {"on" if gil else "off"}'
 
 
 def run_threads(thread_count, make_worker):
@@ -117,8 +117,11 @@ def main():
     parser.add_argument('--algorithm', default='sha256', choices=sorted(fastdigest.algorithms_guaranteed))
     parser.add_argument('--rounds', type=int, default=7)
     cores = os.cpu_count() or 2
-    parser.add_argument('--threads', default=f'1,2,{max(4, 2 * cores)}',
-                        help='comma-separated thread counts (default 1, 2 and twice the cores, at least 4)')
+    parser.add_argument(
+        '--threads',
+        default=f'1,2,{max(4, 2 * cores)}',
+        help='comma-separated thread counts (default 1, 2 and twice the cores, at least 4)',
+    )
     parser.add_argument('--sizes', default=','.join(SIZES), help='comma-separated: ' + ', '.join(SIZES))
     parser.add_argument('--workloads', default='own,shared')
     arguments = parser.parse_args()
@@ -134,8 +137,10 @@ def main():
 
     print(f'CPU: {cpu_name()}, {cores} logical CPUs')
     print(f'Python: {python_description()}')
-    print(f"fastdigest {arguments.algorithm} kernel: {fastdigest.implementation[arguments.algorithm]}; "
-          f'GIL threshold {fastdigest.get_gil_minsize()} B; {arguments.rounds} interleaved rounds, medians')
+    print(
+        f'fastdigest {arguments.algorithm} kernel: {fastdigest.implementation[arguments.algorithm]}; '
+        f'GIL threshold {fastdigest.get_gil_minsize()} B; {arguments.rounds} interleaved rounds, medians'
+    )
     print()
 
     configurations = [
@@ -156,9 +161,7 @@ def main():
             seconds[configuration].append(run_threads(threads, make_worker) / calls)
 
     # Per configuration: median seconds per call and per thread -> messages per second for all threads.
-    rate = {
-        configuration: configuration[3] / statistics.median(samples) for configuration, samples in seconds.items()
-    }
+    rate = {configuration: configuration[3] / statistics.median(samples) for configuration, samples in seconds.items()}
     columns = ['workload', 'size', 'threads']
     for name in implementations:
         columns += [f'{name} msg/s', 'MB/s', 'scaling']

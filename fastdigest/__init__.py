@@ -39,48 +39,48 @@ from fastdigest._fastdigest import (
 )
 
 __all__ = [
-    "HASH",
-    "DigestArray",
-    "DigestStream",
-    "algorithms_available",
-    "algorithms_guaranteed",
-    "batch_implementation",
-    "blake2b",
-    "blake2s",
-    "cpu_features",
-    "digest",
-    "digest_array",
-    "digest_many",
-    "file_digest",
-    "from_state",
-    "get_gil_minsize",
-    "hexdigest",
-    "implementation",
-    "md5",
-    "new",
-    "pbkdf2_hmac",
-    "set_gil_minsize",
-    "sha1",
-    "sha224",
-    "sha256",
-    "sha384",
-    "sha3_224",
-    "sha3_256",
-    "sha3_384",
-    "sha3_512",
-    "sha512",
-    "sha512_224",
-    "sha512_256",
-    "shake_128",
-    "shake_256",
+    'HASH',
+    'DigestArray',
+    'DigestStream',
+    'algorithms_available',
+    'algorithms_guaranteed',
+    'batch_implementation',
+    'blake2b',
+    'blake2s',
+    'cpu_features',
+    'digest',
+    'digest_array',
+    'digest_many',
+    'file_digest',
+    'from_state',
+    'get_gil_minsize',
+    'hexdigest',
+    'implementation',
+    'md5',
+    'new',
+    'pbkdf2_hmac',
+    'set_gil_minsize',
+    'sha1',
+    'sha224',
+    'sha256',
+    'sha384',
+    'sha3_224',
+    'sha3_256',
+    'sha3_384',
+    'sha3_512',
+    'sha512',
+    'sha512_224',
+    'sha512_256',
+    'shake_128',
+    'shake_256',
 ]
 # hashlib lists scrypt in its __all__ from 3.15, where it has it (from OpenSSL): so does fastdigest,
 # without importing OpenSSL to find out.
 if _sys.version_info >= (3, 15):
     import importlib.util as _importlib_util
 
-    if _importlib_util.find_spec("_hashlib") is not None:
-        __all__.append("scrypt")
+    if _importlib_util.find_spec('_hashlib') is not None:
+        __all__.append('scrypt')
     del _importlib_util
 
 # --- the rest of hashlib's namespace -----------------------------------------------------------------
@@ -92,18 +92,18 @@ if _sys.version_info >= (3, 15):
 # hashlib.__all__, is in __all__ from 3.15 only.
 _FROM_HASHLIB = frozenset(
     (
-        "blake2b",
-        "blake2s",
-        "sha3_224",
-        "sha3_256",
-        "sha3_384",
-        "sha3_512",
-        "shake_128",
-        "shake_256",
-        "scrypt",
+        'blake2b',
+        'blake2s',
+        'sha3_224',
+        'sha3_256',
+        'sha3_384',
+        'sha3_512',
+        'shake_128',
+        'shake_256',
+        'scrypt',
     )
 )
-_SETS_FROM_HASHLIB = frozenset(("algorithms_available", "algorithms_guaranteed"))
+_SETS_FROM_HASHLIB = frozenset(('algorithms_available', 'algorithms_guaranteed'))
 
 _stdlib_modules = {}
 
@@ -168,16 +168,16 @@ def __getattr__(name):
         try:
             value = getattr(_stdlib_hashlib(), name)
         except AttributeError:
-            raise AttributeError(f"module {__name__!r} has no attribute {name!r}") from None
-    elif name == "algorithms_guaranteed":
+            raise AttributeError(f'module {__name__!r} has no attribute {name!r}') from None
+    elif name == 'algorithms_guaranteed':
         # hashlib's set: what every Python's hashlib has. (It leaves out sha512_224 and sha512_256,
         # which fastdigest always has; `implementation` lists the eight.)
         value = frozenset(_stdlib_hashlib().algorithms_guaranteed)
-    elif name == "algorithms_available":
+    elif name == 'algorithms_available':
         # hashlib's set, which on any OpenSSL build already names the eight.
         value = frozenset(_stdlib_hashlib().algorithms_available | implementation.keys())
     else:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+        raise AttributeError(f'module {__name__!r} has no attribute {name!r}')
     globals()[name] = value
     return value
 
@@ -206,27 +206,21 @@ def file_digest(fileobj, digest, /, *, _bufsize=2**18):
     else:
         digestobj = digest()
 
-    if hasattr(fileobj, "getbuffer"):
+    if hasattr(fileobj, 'getbuffer'):
         # io.BytesIO: hash its buffer in place, without a copy.
         digestobj.update(fileobj.getbuffer())
         return digestobj
 
     # Only binary files implement readinto().
-    if not (
-        hasattr(fileobj, "readinto")
-        and hasattr(fileobj, "readable")
-        and fileobj.readable()
-    ):
-        raise ValueError(
-            f"'{fileobj!r}' is not a file-like object in binary reading mode."
-        )
+    if not (hasattr(fileobj, 'readinto') and hasattr(fileobj, 'readable') and fileobj.readable()):
+        raise ValueError(f"'{fileobj!r}' is not a file-like object in binary reading mode.")
 
     buf = bytearray(_bufsize)
     view = memoryview(buf)
     while True:
         size = fileobj.readinto(buf)
         if size is None:
-            raise BlockingIOError("I/O operation would block.")
+            raise BlockingIOError('I/O operation would block.')
         if size == 0:
             break
         digestobj.update(view[:size])

@@ -51,44 +51,44 @@ else:
 _ReadableBuffer: TypeAlias = _Buffer
 
 __all__ = [
-    "HASH",
-    "DigestArray",
-    "DigestStream",
-    "algorithms_available",
-    "algorithms_guaranteed",
-    "batch_implementation",
-    "blake2b",
-    "blake2s",
-    "cpu_features",
-    "digest",
-    "digest_array",
-    "digest_many",
-    "file_digest",
-    "from_state",
-    "get_gil_minsize",
-    "hexdigest",
-    "implementation",
-    "md5",
-    "new",
-    "pbkdf2_hmac",
-    "set_gil_minsize",
-    "sha1",
-    "sha224",
-    "sha256",
-    "sha384",
-    "sha3_224",
-    "sha3_256",
-    "sha3_384",
-    "sha3_512",
-    "sha512",
-    "sha512_224",
-    "sha512_256",
-    "shake_128",
-    "shake_256",
+    'HASH',
+    'DigestArray',
+    'DigestStream',
+    'algorithms_available',
+    'algorithms_guaranteed',
+    'batch_implementation',
+    'blake2b',
+    'blake2s',
+    'cpu_features',
+    'digest',
+    'digest_array',
+    'digest_many',
+    'file_digest',
+    'from_state',
+    'get_gil_minsize',
+    'hexdigest',
+    'implementation',
+    'md5',
+    'new',
+    'pbkdf2_hmac',
+    'set_gil_minsize',
+    'sha1',
+    'sha224',
+    'sha256',
+    'sha384',
+    'sha3_224',
+    'sha3_256',
+    'sha3_384',
+    'sha3_512',
+    'sha512',
+    'sha512_224',
+    'sha512_256',
+    'shake_128',
+    'shake_256',
 ]
 # As hashlib's __all__ from 3.15.
 if sys.version_info >= (3, 15):
-    __all__ += ["scrypt"]
+    __all__ += ['scrypt']
 
 __version__: str
 """The version of fastdigest, as in the package metadata (for example `'0.1.0'`)."""
@@ -231,7 +231,7 @@ class HASH:
 
 # hashlib's names of the eight algorithms. new() accepts them in any letter case, and their aliases
 # ('sha-256', OIDs) too; a name typed as a plain str may be one of them or any other.
-_FastdigestName: TypeAlias = Literal["md5", "sha1", "sha224", "sha256", "sha384", "sha512", "sha512_224", "sha512_256"]
+_FastdigestName: TypeAlias = Literal['md5', 'sha1', 'sha224', 'sha256', 'sha384', 'sha512', 'sha512_224', 'sha512_256']
 
 # fastdigest's hash object for the eight algorithms; any other name, with every keyword, goes to
 # hashlib.new, whose object (typed as typeshed types hashlib.new's) or exception it returns. The
@@ -244,23 +244,23 @@ _FastdigestName: TypeAlias = Literal["md5", "sha1", "sha224", "sha256", "sha384"
 # The reference (docs/reference) renders the last definition of each name: the newest Python's.
 if sys.version_info < (3, 14):
     @overload
-    def new(name: _FastdigestName, data: _ReadableBuffer = b"", *, usedforsecurity: bool = True) -> HASH: ...
+    def new(name: _FastdigestName, data: _ReadableBuffer = b'', *, usedforsecurity: bool = True) -> HASH: ...
     @overload
-    def new(name: str, data: _ReadableBuffer = b"", **kwargs: Any) -> HASH | _StdlibHash: ...
-    def md5(string: _ReadableBuffer = b"", *, usedforsecurity: bool = True) -> HASH: ...
-    def sha1(string: _ReadableBuffer = b"", *, usedforsecurity: bool = True) -> HASH: ...
-    def sha224(string: _ReadableBuffer = b"", *, usedforsecurity: bool = True) -> HASH: ...
-    def sha256(string: _ReadableBuffer = b"", *, usedforsecurity: bool = True) -> HASH: ...
-    def sha384(string: _ReadableBuffer = b"", *, usedforsecurity: bool = True) -> HASH: ...
-    def sha512(string: _ReadableBuffer = b"", *, usedforsecurity: bool = True) -> HASH: ...
-    def sha512_224(string: _ReadableBuffer = b"", *, usedforsecurity: bool = True) -> HASH: ...
-    def sha512_256(string: _ReadableBuffer = b"", *, usedforsecurity: bool = True) -> HASH: ...
+    def new(name: str, data: _ReadableBuffer = b'', **kwargs: Any) -> HASH | _StdlibHash: ...
+    def md5(string: _ReadableBuffer = b'', *, usedforsecurity: bool = True) -> HASH: ...
+    def sha1(string: _ReadableBuffer = b'', *, usedforsecurity: bool = True) -> HASH: ...
+    def sha224(string: _ReadableBuffer = b'', *, usedforsecurity: bool = True) -> HASH: ...
+    def sha256(string: _ReadableBuffer = b'', *, usedforsecurity: bool = True) -> HASH: ...
+    def sha384(string: _ReadableBuffer = b'', *, usedforsecurity: bool = True) -> HASH: ...
+    def sha512(string: _ReadableBuffer = b'', *, usedforsecurity: bool = True) -> HASH: ...
+    def sha512_224(string: _ReadableBuffer = b'', *, usedforsecurity: bool = True) -> HASH: ...
+    def sha512_256(string: _ReadableBuffer = b'', *, usedforsecurity: bool = True) -> HASH: ...
 
 else:
     @overload
     def new(
         name: _FastdigestName,
-        data: _ReadableBuffer = b"",
+        data: _ReadableBuffer = b'',
         *,
         usedforsecurity: bool = True,
         string: _ReadableBuffer | None = None,
@@ -294,8 +294,10 @@ else:
                 NAME`; from Python 3.15 `unsupported hash algorithm NAME`, as hashlib words it).
         """
     @overload
-    def new(name: str, data: _ReadableBuffer = b"", **kwargs: Any) -> HASH | _StdlibHash: ...
-    def md5(data: _ReadableBuffer = b"", *, usedforsecurity: bool = True, string: _ReadableBuffer | None = None) -> HASH:
+    def new(name: str, data: _ReadableBuffer = b'', **kwargs: Any) -> HASH | _StdlibHash: ...
+    def md5(
+        data: _ReadableBuffer = b'', *, usedforsecurity: bool = True, string: _ReadableBuffer | None = None
+    ) -> HASH:
         """Return a new MD5 hash object, optionally fed data: hashlib.md5().
 
         Args:
@@ -317,7 +319,9 @@ else:
                 one positional argument.
             BufferError: data is not C-contiguous.
         """
-    def sha1(data: _ReadableBuffer = b"", *, usedforsecurity: bool = True, string: _ReadableBuffer | None = None) -> HASH:
+    def sha1(
+        data: _ReadableBuffer = b'', *, usedforsecurity: bool = True, string: _ReadableBuffer | None = None
+    ) -> HASH:
         """Return a new SHA-1 hash object, optionally fed data: hashlib.sha1().
 
         Args:
@@ -339,7 +343,9 @@ else:
                 one positional argument.
             BufferError: data is not C-contiguous.
         """
-    def sha224(data: _ReadableBuffer = b"", *, usedforsecurity: bool = True, string: _ReadableBuffer | None = None) -> HASH:
+    def sha224(
+        data: _ReadableBuffer = b'', *, usedforsecurity: bool = True, string: _ReadableBuffer | None = None
+    ) -> HASH:
         """Return a new SHA-224 hash object, optionally fed data: hashlib.sha224().
 
         Args:
@@ -361,7 +367,9 @@ else:
                 one positional argument.
             BufferError: data is not C-contiguous.
         """
-    def sha256(data: _ReadableBuffer = b"", *, usedforsecurity: bool = True, string: _ReadableBuffer | None = None) -> HASH:
+    def sha256(
+        data: _ReadableBuffer = b'', *, usedforsecurity: bool = True, string: _ReadableBuffer | None = None
+    ) -> HASH:
         """Return a new SHA-256 hash object, optionally fed data: hashlib.sha256().
 
         Args:
@@ -383,7 +391,9 @@ else:
                 one positional argument.
             BufferError: data is not C-contiguous.
         """
-    def sha384(data: _ReadableBuffer = b"", *, usedforsecurity: bool = True, string: _ReadableBuffer | None = None) -> HASH:
+    def sha384(
+        data: _ReadableBuffer = b'', *, usedforsecurity: bool = True, string: _ReadableBuffer | None = None
+    ) -> HASH:
         """Return a new SHA-384 hash object, optionally fed data: hashlib.sha384().
 
         Args:
@@ -405,7 +415,9 @@ else:
                 one positional argument.
             BufferError: data is not C-contiguous.
         """
-    def sha512(data: _ReadableBuffer = b"", *, usedforsecurity: bool = True, string: _ReadableBuffer | None = None) -> HASH:
+    def sha512(
+        data: _ReadableBuffer = b'', *, usedforsecurity: bool = True, string: _ReadableBuffer | None = None
+    ) -> HASH:
         """Return a new SHA-512 hash object, optionally fed data: hashlib.sha512().
 
         Args:
@@ -428,7 +440,7 @@ else:
             BufferError: data is not C-contiguous.
         """
     def sha512_224(
-        data: _ReadableBuffer = b"", *, usedforsecurity: bool = True, string: _ReadableBuffer | None = None
+        data: _ReadableBuffer = b'', *, usedforsecurity: bool = True, string: _ReadableBuffer | None = None
     ) -> HASH:
         """Return a new SHA-512/224 hash object, optionally fed data: hashlib.sha512_224(), which hashlib has only as new('sha512_224').
 
@@ -452,7 +464,7 @@ else:
             BufferError: data is not C-contiguous.
         """
     def sha512_256(
-        data: _ReadableBuffer = b"", *, usedforsecurity: bool = True, string: _ReadableBuffer | None = None
+        data: _ReadableBuffer = b'', *, usedforsecurity: bool = True, string: _ReadableBuffer | None = None
     ) -> HASH:
         """Return a new SHA-512/256 hash object, optionally fed data: hashlib.sha512_256(), which hashlib has only as new('sha512_256').
 
@@ -559,7 +571,7 @@ class _HashObject(Protocol):
     def hexdigest(self) -> str: ...
     def update(self, obj: _ReadableBuffer, /) -> None: ...
 
-_HashObjectT = TypeVar("_HashObjectT", bound=_HashObject)
+_HashObjectT = TypeVar('_HashObjectT', bound=_HashObject)
 
 @overload
 def file_digest(
@@ -587,6 +599,7 @@ def file_digest(
             block.`).
         OSError: what reading fileobj raises.
     """
+
 @overload
 def file_digest(
     fileobj: _BytesIOLike | _FileDigestFileObj, digest: str, /, *, _bufsize: int = 262144
@@ -767,6 +780,7 @@ def digest_array(
         MemoryError: the result does not fit in memory, or a stream reports ENOMEM.
         OSError: a stream reports any other error, with the producer's message.
     """
+
 @overload
 def digest_array(
     name: _Algorithm, array: _ArrowStreamExportable, /, *, hex: bool = False, threads: SupportsIndex | None = None

@@ -2,5 +2,5 @@
 
 from fastdigest.cli import console_script
 
-if __name__ == "__main__":
+if __name__ == '__main__':
     console_script()

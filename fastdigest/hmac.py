@@ -28,21 +28,21 @@ try:
 except ImportError:  # pragma: no cover - Python built without OpenSSL
     from _operator import _compare_digest as compare_digest
 
-__all__ = ["HMAC", "compare_digest", "digest", "digest_size", "new", "trans_36", "trans_5C"]
+__all__ = ['HMAC', 'compare_digest', 'digest', 'digest_size', 'new', 'trans_36', 'trans_5C']
 
 
 def __getattr__(name):
     # The key-padding tables of the standard library's hmac, which code computing HMAC or PBKDF2 by
     # hand imports from it: its own objects, looked up on first use.
-    if name in ("trans_5C", "trans_36"):
-        value = getattr(_stdlib_module("hmac"), name)
+    if name in ('trans_5C', 'trans_36'):
+        value = getattr(_stdlib_module('hmac'), name)
         globals()[name] = value
         return value
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    raise AttributeError(f'module {__name__!r} has no attribute {name!r}')
 
 
 def __dir__():
-    return sorted({*globals(), "trans_5C", "trans_36"})
+    return sorted({*globals(), 'trans_5C', 'trans_36'})
 
 
 # As in the standard library: the size of an HMAC depends on its hash, so the module-level value is

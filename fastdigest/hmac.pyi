@@ -24,7 +24,7 @@ from typing_extensions import Self, TypeAlias
 
 from fastdigest import HASH, _HashObject, _ReadableBuffer
 
-__all__ = ["HMAC", "compare_digest", "digest", "digest_size", "new", "trans_36", "trans_5C"]
+__all__ = ['HMAC', 'compare_digest', 'digest', 'digest_size', 'new', 'trans_36', 'trans_5C']
 
 # What fastdigest runs itself: its constructors (fastdigest.sha256, ...), and the names.
 _FastDigestMod: TypeAlias = Callable[..., HASH]
@@ -51,9 +51,8 @@ class HMAC:
     # For a digestmod fastdigest does not run itself, the call returns the standard library's
     # hmac.HMAC (use new() for that type); the stub describes the fast case.
     def __new__(
-        cls, key: bytes | bytearray, msg: _ReadableBuffer | None = None, digestmod: _FastDigestMod | str = ""
+        cls, key: bytes | bytearray, msg: _ReadableBuffer | None = None, digestmod: _FastDigestMod | str = ''
     ) -> Self: ...
-
     @property
     def name(self) -> str:
         """`'hmac-'` and the hash's name, for example `'hmac-sha256'`."""
@@ -91,7 +90,7 @@ class HMAC:
 # raises TypeError. The first overload says so (NoReturn) and gives the runtime's defaults, which
 # stubtest checks; every overload that returns an object requires digestmod.
 @overload
-def new(key: bytes | bytearray, msg: _ReadableBuffer | None = None, digestmod: Literal[""] | None = "") -> NoReturn:
+def new(key: bytes | bytearray, msg: _ReadableBuffer | None = None, digestmod: Literal[''] | None = '') -> NoReturn:
     """Return a new HMAC object keyed with key, optionally fed msg: hmac.new().
 
     Args:
@@ -116,6 +115,7 @@ def new(key: bytes | bytearray, msg: _ReadableBuffer | None = None, digestmod: L
         Exception: for a digestmod handed to the standard library, whatever hmac.new() raises for
             it (an int raises AttributeError there).
     """
+
 @overload
 def new(key: bytes | bytearray, msg: _ReadableBuffer | None, digestmod: _FastDigestMod) -> HMAC: ...
 @overload

@@ -20,6 +20,7 @@ from concurrent.futures import ThreadPoolExecutor
 import pytest
 from hypothesis import settings
 
+
 # The property tests' example counts. Each test names its own; FASTDIGEST_TEST_EXAMPLES scales them all
 # (a fraction such as 0.25) for the suite's repeat runs: the CPU levels, the sanitizer and valgrind runs,
 # the other Pythons and arm64 under emulation run other kernels or builds on the same kind of inputs, which
@@ -110,8 +111,7 @@ def pytest_configure(config):
     # Registered rather than left implicit so that `--strict-markers` accepts them.
     config.addinivalue_line(
         'markers',
-        'slow: multi-gigabyte updates (2**31 .. 2**32+1 bytes); heavy tier, skipped when the machine lacks '
-        'the memory',
+        'slow: multi-gigabyte updates (2**31 .. 2**32+1 bytes); heavy tier, skipped when the machine lacks the memory',
     )
     config.addinivalue_line(
         'markers',

@@ -101,7 +101,12 @@ def run_modules():
         record(f'pbkdf2_hmac {name}', hashlib.pbkdf2_hmac(name, b'password', b'salt', 3, 50))
     record('scrypt', hashlib.scrypt(b'password', salt=b'salt', n=16, r=8, p=1, dklen=32))
     if 'file_digest' in HASHLIB_NAMES:  # 3.11+ (fastdigest has it on 3.10 too)
-        digests = {'sha256': 'sha256', 'sha3_256': 'sha3_256', 'hashlib.blake2s': hashlib.blake2s, 'hashlib.sha1': hashlib.sha1}
+        digests = {
+            'sha256': 'sha256',
+            'sha3_256': 'sha3_256',
+            'hashlib.blake2s': hashlib.blake2s,
+            'hashlib.sha1': hashlib.sha1,
+        }
         for label, digest in digests.items():
             record(f'file_digest {label}', hash_result(hashlib.file_digest(io.BytesIO(b'abc' * 1000), digest)))
 
@@ -219,7 +224,9 @@ def run_django():
     record('constant_time_compare', [crypto.constant_time_compare('a', 'a'), crypto.constant_time_compare('a', 'b')])
     encoded = hashers.PBKDF2PasswordHasher().encode('correct horse', 'saltsalt', iterations=2000)
     record('PBKDF2PasswordHasher', encoded)
-    record('check_password', [hashers.check_password('correct horse', encoded), hashers.check_password('wrong', encoded)])
+    record(
+        'check_password', [hashers.check_password('correct horse', encoded), hashers.check_password('wrong', encoded)]
+    )
     record('PBKDF2SHA1PasswordHasher', hashers.PBKDF2SHA1PasswordHasher().encode('pw', 'saltsalt', iterations=100))
     record('make_password', hashers.make_password('pw', salt='saltsalt', hasher='pbkdf2_sha256'))
     record('signing', signing.dumps({'a': 1}, salt='x', compress=True))

@@ -21,11 +21,11 @@ import pytest
 
 import fastdigest
 
-SHIM_SOURCE = Path(__file__).parent / "c" / "count_allocations.c"
+SHIM_SOURCE = Path(__file__).parent / 'c' / 'count_allocations.c'
 CALLS = 2000
 
 pytestmark = pytest.mark.skipif(
-    not sys.platform.startswith("linux"), reason="the counting shim relies on glibc's __libc_malloc"
+    not sys.platform.startswith('linux'), reason="the counting shim relies on glibc's __libc_malloc"
 )
 
 # Runs in the child: prints {operation: allocations during CALLS calls}.
@@ -75,31 +75,43 @@ print(json.dumps(counts))
 """
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope='module')
 def allocation_counts(tmp_path_factory):
-    compiler = os.environ.get("CC") or sysconfig.get_config_var("CC").split()[0]
+    compiler = os.environ.get('CC') or sysconfig.get_config_var('CC').split()[0]
     if shutil.which(compiler) is None:
-        pytest.fail(f"a C compiler ({compiler}) is needed to build the counting shim")
-    shim = tmp_path_factory.mktemp("shim") / "count_allocations.so"
+        pytest.fail(f'a C compiler ({compiler}) is needed to build the counting shim')
+    shim = tmp_path_factory.mktemp('shim') / 'count_allocations.so'
     subprocess.run(
-        [compiler, "-std=c11", "-O2", "-Wall", "-Wextra", "-Werror", "-shared", "-fPIC", str(SHIM_SOURCE), "-o", str(shim)],
+        [
+            compiler,
+            '-std=c11',
+            '-O2',
+            '-Wall',
+            '-Wextra',
+            '-Werror',
+            '-shared',
+            '-fPIC',
+            str(SHIM_SOURCE),
+            '-o',
+            str(shim),
+        ],
         check=True,
     )
     environment = dict(os.environ)
-    environment["LD_PRELOAD"] = " ".join(filter(None, [str(shim), environment.get("LD_PRELOAD")]))
+    environment['LD_PRELOAD'] = ' '.join(filter(None, [str(shim), environment.get('LD_PRELOAD')]))
     child = subprocess.run(
-        [sys.executable, "-c", CHILD, str(CALLS)], env=environment, capture_output=True, text=True, check=True
+        [sys.executable, '-c', CHILD, str(CALLS)], env=environment, capture_output=True, text=True, check=True
     )
     return json.loads(child.stdout)
 
 
 def test_the_shim_counts_allocations(allocation_counts):
     # OpenSSL allocates a context per hash object and per digest(): at least one per call.
-    assert allocation_counts["hashlib.sha256(data).digest()"] >= CALLS
+    assert allocation_counts['hashlib.sha256(data).digest()'] >= CALLS
 
 
-@pytest.mark.parametrize("algorithm", sorted(fastdigest.implementation))
+@pytest.mark.parametrize('algorithm', sorted(fastdigest.implementation))
 def test_no_c_heap_allocation(allocation_counts, algorithm):
-    mine = {label: n for label, n in allocation_counts.items() if label.startswith(algorithm + " ")}
+    mine = {label: n for label, n in allocation_counts.items() if label.startswith(algorithm + ' ')}
     assert len(mine) == 12
     assert mine == {label: 0 for label in mine}

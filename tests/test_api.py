@@ -624,7 +624,9 @@ def test_file_digest_bytesio_and_files(algorithm, size, tmp_path):
             assert result.digest() == expected
 
 
-@pytest.mark.skipif(not hasattr(hashlib, 'file_digest'), reason='hashlib.file_digest, the reference, is new in Python 3.11')
+@pytest.mark.skipif(
+    not hasattr(hashlib, 'file_digest'), reason='hashlib.file_digest, the reference, is new in Python 3.11'
+)
 def test_file_digest_bytesio_reads_from_start_of_buffer(algorithm):
     # hashlib hashes the whole getbuffer() whatever the position; so must fastdigest.
     content = io.BytesIO(b'0123456789' * 1000)
@@ -638,7 +640,9 @@ def test_file_digest_callable_returning_other_object():
     assert result.digest() == hashlib.sha3_256(b'abc').digest()
 
 
-@pytest.mark.skipif(not hasattr(hashlib, 'file_digest'), reason='hashlib.file_digest, the reference, is new in Python 3.11')
+@pytest.mark.skipif(
+    not hasattr(hashlib, 'file_digest'), reason='hashlib.file_digest, the reference, is new in Python 3.11'
+)
 def test_file_digest_errors(tmp_path):
     path = tmp_path / 'text.txt'
     path.write_text('some text\n')

@@ -39,9 +39,7 @@ FORMATS = {'binary': 'z', 'large_binary': 'Z', 'binary_view': 'vz', 'utf8': 'u',
 
 
 def is_text(arrow_type):
-    return pa.types.is_string(arrow_type) or pa.types.is_large_string(arrow_type) or pa.types.is_string_view(
-        arrow_type
-    )
+    return pa.types.is_string(arrow_type) or pa.types.is_large_string(arrow_type) or pa.types.is_string_view(arrow_type)
 
 
 def expected(name, values, hex=False):
@@ -189,7 +187,11 @@ def test_record_batch_and_table():
     table = pa.table({'email': values}).slice(1)
     assert pa.chunked_array(fastdigest.digest_array('sha256', table)).to_pylist() == expected('sha256', values[1:])
     struct = pa.StructArray.from_arrays([pa.array(values)], names=['s'], mask=pa.array([False, False, True, False]))
-    assert pa.array(fastdigest.digest_array('md5', struct.slice(1))).to_pylist() == [None, None, expected('md5', [''])[0]]
+    assert pa.array(fastdigest.digest_array('md5', struct.slice(1))).to_pylist() == [
+        None,
+        None,
+        expected('md5', [''])[0],
+    ]
 
 
 def test_polars():
@@ -472,9 +474,7 @@ class Exporter:
 
 def test_consumed_capsules_raise_value_error():
     pair = pa.array([b'a']).__arrow_c_array__()
-    assert pa.array(fastdigest.digest_array('md5', Exporter(array=lambda: pair))).to_pylist() == expected(
-        'md5', [b'a']
-    )
+    assert pa.array(fastdigest.digest_array('md5', Exporter(array=lambda: pair))).to_pylist() == expected('md5', [b'a'])
     with pytest.raises(ValueError, match='already consumed'):
         fastdigest.digest_array('md5', Exporter(array=lambda: pair))
     stream = pa.chunked_array([[b'a']]).__arrow_c_stream__()

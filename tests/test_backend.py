@@ -47,15 +47,14 @@ def import_in_child(backend):
     if backend is not None:
         environment['FASTDIGEST_BACKEND'] = backend
     code = (
-        'import json, fastdigest; '
-        'print(json.dumps([fastdigest.implementation, fastdigest.sha256(b"abc").hexdigest()]))'
+        'import json, fastdigest; print(json.dumps([fastdigest.implementation, fastdigest.sha256(b"abc").hexdigest()]))'
     )
     return subprocess.run([sys.executable, '-c', code], env=environment, capture_output=True, text=True)
 
 
 # What a child reports: its kernels and features, and whether it hashes as hashlib does (one-shot,
 # streaming over several blocks, and digest_many, which runs the multi-buffer kernels).
-CHILD_CODE = r'''
+CHILD_CODE = r"""
 import hashlib, json, random, fastdigest
 rng = random.Random(14)
 messages = [rng.randbytes(rng.randrange(300)) for _ in range(40)]
@@ -70,7 +69,7 @@ print(json.dumps({
     'cpu_features': sorted(fastdigest.cpu_features),
     'agrees_with_hashlib': agrees,
 }))
-'''
+"""
 
 
 def run_child(disable, backend=None):

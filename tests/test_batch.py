@@ -717,7 +717,7 @@ def test_portable_backend_in_child():
     # FASTDIGEST_BACKEND=portable: digest_many runs the portable single-stream kernels, with the same
     # results.
     environment = dict(os.environ, FASTDIGEST_BACKEND='portable')
-    code = r'''
+    code = r"""
 import hashlib, json, random, fastdigest
 rng = random.Random(5)
 ok = True
@@ -725,7 +725,7 @@ for name in sorted(fastdigest.implementation):
     messages = [rng.randbytes(rng.randrange(400)) for _ in range(rng.randrange(60))]
     ok &= fastdigest.digest_many(name, messages) == [hashlib.new(name, m).digest() for m in messages]
 print(json.dumps([fastdigest.batch_implementation, ok]))
-'''
+"""
     result = subprocess.run([sys.executable, '-c', code], env=environment, capture_output=True, text=True)
     assert result.returncode == 0, result.stderr
     batch_implementation, ok = json.loads(result.stdout)

@@ -27,36 +27,36 @@ from fastdigest.cli.options import TAG_NAMES
 
 # coreutils' tool for each algorithm; SHA-512/224 and /256 have none.
 TOOLS = {
-    "md5": "md5sum",
-    "sha1": "sha1sum",
-    "sha224": "sha224sum",
-    "sha256": "sha256sum",
-    "sha384": "sha384sum",
-    "sha512": "sha512sum",
+    'md5': 'md5sum',
+    'sha1': 'sha1sum',
+    'sha224': 'sha224sum',
+    'sha256': 'sha256sum',
+    'sha384': 'sha384sum',
+    'sha512': 'sha512sum',
 }
 
 # Awkward names (bytes, as the file system holds them) and the size of each file's content.
 # Sizes straddle the block sizes, the 2048-byte threshold above which updates release the
 # GIL, and the 1 MiB read chunk.
 AWKWARD_FILES = {
-    b"plain.txt": 0,
-    b"with space": 3,
-    b" leading space": 55,
-    b"trailing space ": 56,
-    b"new\nline": 64,
-    b"back\\slash": 111,
-    b"cr\rreturn": 112,
-    b"tab\tname": 128,
-    b"all\\three\nin\rone": 1000,
-    b"ends with backslash\\": 2047,
-    b"*star": 2048,
+    b'plain.txt': 0,
+    b'with space': 3,
+    b' leading space': 55,
+    b'trailing space ': 56,
+    b'new\nline': 64,
+    b'back\\slash': 111,
+    b'cr\rreturn': 112,
+    b'tab\tname': 128,
+    b'all\\three\nin\rone': 1000,
+    b'ends with backslash\\': 2047,
+    b'*star': 2048,
     b"it's": 2049,
-    b"caf\xc3\xa9": 5000,
-    b"latin1 \xe9 not utf-8": 65537,
-    b"-dash": 17,
-    b"#hash": 18,
-    b"colon:name": 19,
-    b"big": pool.CHUNK_SIZE + 4099,
+    b'caf\xc3\xa9': 5000,
+    b'latin1 \xe9 not utf-8': 65537,
+    b'-dash': 17,
+    b'#hash': 18,
+    b'colon:name': 19,
+    b'big': pool.CHUNK_SIZE + 4099,
 }
 
 
@@ -66,13 +66,13 @@ def content(name: bytes, size: int) -> bytes:
     return (seed * (size // len(seed) + 1))[:size]
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope='module')
 def awkward_dir(tmp_path_factory):
-    directory = tmp_path_factory.mktemp("awkward")
+    directory = tmp_path_factory.mktemp('awkward')
     for name, size in AWKWARD_FILES.items():
-        with open(os.path.join(os.fsencode(directory), name), "wb") as f:
+        with open(os.path.join(os.fsencode(directory), name), 'wb') as f:
             f.write(content(name, size))
-    os.mkdir(directory / "a directory")
+    os.mkdir(directory / 'a directory')
     return directory
 
 
@@ -84,99 +84,99 @@ def in_dir(awkward_dir, monkeypatch):
 
 def names() -> list:
     # '--' first: '-dash' is a name, not an option.
-    return [b"--"] + list(AWKWARD_FILES)
+    return [b'--'] + list(AWKWARD_FILES)
 
 
 def tool_path(algorithm: str) -> str:
     path = shutil.which(TOOLS[algorithm])
     if path is None:
-        pytest.skip(f"coreutils {TOOLS[algorithm]} is not installed: nothing to compare with")
+        pytest.skip(f'coreutils {TOOLS[algorithm]} is not installed: nothing to compare with')
     return path
 
 
-def run_coreutils(algorithm, args, stdin=b"", cwd=None, env=None):
+def run_coreutils(algorithm, args, stdin=b'', cwd=None, env=None):
     """(status, stdout, stderr) of coreutils' tool, with its name in messages replaced by ours."""
     tool = TOOLS[algorithm]
     # argv[0] is the bare name: coreutils puts argv[0] in front of its messages.
     completed = subprocess.run(
         [tool] + list(args), executable=tool_path(algorithm), input=stdin, capture_output=True, cwd=cwd, env=env
     )
-    stderr = completed.stderr.replace(tool.encode() + b": ", b"fastdigest: ")
+    stderr = completed.stderr.replace(tool.encode() + b': ', b'fastdigest: ')
     stderr = stderr.replace(b"'" + tool.encode() + b" --help'", b"'fastdigest --help'")
     return completed.returncode, completed.stdout, stderr
 
 
-def run_ours(args, stdin=b""):
+def run_ours(args, stdin=b''):
     """(status, stdout, stderr) of fastdigest's tool, run in this process."""
     out, err = io.BytesIO(), io.BytesIO()
     status = cli.run(list(args), stdin=io.BytesIO(stdin), stdout=out, stderr=err)
     return status, out.getvalue(), err.getvalue()
 
 
-def run_ours_process(args, stdin=b"", cwd=None, env=None):
+def run_ours_process(args, stdin=b'', cwd=None, env=None):
     completed = subprocess.run(
-        [sys.executable, "-m", "fastdigest"] + list(args), input=stdin, capture_output=True, cwd=cwd, env=env
+        [sys.executable, '-m', 'fastdigest'] + list(args), input=stdin, capture_output=True, cwd=cwd, env=env
     )
     return completed.returncode, completed.stdout, completed.stderr
 
 
 def algorithm_args(algorithm):
-    return [b"-a", algorithm.encode()]
+    return [b'-a', algorithm.encode()]
 
 
 # --- printing checksums --------------------------------------------------------
 
 
-@pytest.mark.parametrize("algorithm", sorted(TOOLS))
+@pytest.mark.parametrize('algorithm', sorted(TOOLS))
 @pytest.mark.parametrize(
-    "mode",
-    [[], [b"--tag"], [b"-b"], [b"-z"], [b"--tag", b"-z"]],
-    ids=["plain", "tag", "binary", "zero", "tag-zero"],
+    'mode',
+    [[], [b'--tag'], [b'-b'], [b'-z'], [b'--tag', b'-z']],
+    ids=['plain', 'tag', 'binary', 'zero', 'tag-zero'],
 )
 def test_output_equals_coreutils(in_dir, algorithm, mode):
     expected = run_coreutils(algorithm, mode + names())
-    assert expected[0] == 0 and expected[2] == b""
+    assert expected[0] == 0 and expected[2] == b''
     assert run_ours(algorithm_args(algorithm) + mode + names()) == expected
 
 
 def expected_line(algorithm, name, tag=False, zero=False):
     """One output line built from hashlib and coreutils' documented format, independently of cli."""
     hexdigest = hashlib.new(algorithm, content(name, AWKWARD_FILES[name])).hexdigest().encode()
-    escape = not zero and any(c in name for c in b"\\\n\r")
-    shown = name.replace(b"\\", b"\\\\").replace(b"\n", b"\\n").replace(b"\r", b"\\r") if escape else name
-    prefix = b"\\" if escape else b""
+    escape = not zero and any(c in name for c in b'\\\n\r')
+    shown = name.replace(b'\\', b'\\\\').replace(b'\n', b'\\n').replace(b'\r', b'\\r') if escape else name
+    prefix = b'\\' if escape else b''
     if tag:
         label = TAG_NAMES[algorithm]
-        return prefix + label + b" (" + shown + b") = " + hexdigest + (b"\0" if zero else b"\n")
-    return prefix + hexdigest + b"  " + shown + (b"\0" if zero else b"\n")
+        return prefix + label + b' (' + shown + b') = ' + hexdigest + (b'\0' if zero else b'\n')
+    return prefix + hexdigest + b'  ' + shown + (b'\0' if zero else b'\n')
 
 
-@pytest.mark.parametrize("algorithm", sorted(TAG_NAMES))
-@pytest.mark.parametrize("tag", [False, True])
+@pytest.mark.parametrize('algorithm', sorted(TAG_NAMES))
+@pytest.mark.parametrize('tag', [False, True])
 def test_output_equals_hashlib_in_documented_format(in_dir, algorithm, tag):
     # Runs without coreutils, and covers SHA-512/224 and /256, which coreutils lacks.
-    args = algorithm_args(algorithm) + ([b"--tag"] if tag else []) + names()
-    expected = b"".join(expected_line(algorithm, name, tag) for name in AWKWARD_FILES)
-    assert run_ours(args) == (0, expected, b"")
+    args = algorithm_args(algorithm) + ([b'--tag'] if tag else []) + names()
+    expected = b''.join(expected_line(algorithm, name, tag) for name in AWKWARD_FILES)
+    assert run_ours(args) == (0, expected, b'')
 
 
 def test_escaping_rules_spelled_out(in_dir):
     # The rules themselves, written out: a leading backslash when the name holds a
     # backslash, LF or CR, and \\ \n \r inside; nothing else is escaped; -z disables it.
-    status, out, _ = run_ours([b"--", b"all\\three\nin\rone", b"tab\tname"])
-    lines = out.split(b"\n")
-    assert lines[0].startswith(b"\\") and lines[0].endswith(b"  all\\\\three\\nin\\rone")
-    assert lines[1].endswith(b"  tab\tname") and not lines[1].startswith(b"\\")
-    status, out, _ = run_ours([b"-z", b"--", b"all\\three\nin\rone"])
-    assert out.endswith(b"  all\\three\nin\rone\0") and not out.startswith(b"\\")
+    status, out, _ = run_ours([b'--', b'all\\three\nin\rone', b'tab\tname'])
+    lines = out.split(b'\n')
+    assert lines[0].startswith(b'\\') and lines[0].endswith(b'  all\\\\three\\nin\\rone')
+    assert lines[1].endswith(b'  tab\tname') and not lines[1].startswith(b'\\')
+    status, out, _ = run_ours([b'-z', b'--', b'all\\three\nin\rone'])
+    assert out.endswith(b'  all\\three\nin\rone\0') and not out.startswith(b'\\')
 
 
-@pytest.mark.parametrize("chunk_size", [1, 63, 64, 4096, 65536])
+@pytest.mark.parametrize('chunk_size', [1, 63, 64, 4096, 65536])
 def test_chunk_sizes_do_not_change_digests(in_dir, monkeypatch, chunk_size):
-    monkeypatch.setattr(pool, "CHUNK_SIZE", chunk_size)
-    files = [b"it's", b"*star", b"latin1 \xe9 not utf-8"] + ([b"big"] if chunk_size >= 4096 else [])
-    expected = b"".join(expected_line("sha512", name) for name in files)
-    assert run_ours([b"-a", b"sha512", b"--"] + files) == (0, expected, b"")
+    monkeypatch.setattr(pool, 'CHUNK_SIZE', chunk_size)
+    files = [b"it's", b'*star', b'latin1 \xe9 not utf-8'] + ([b'big'] if chunk_size >= 4096 else [])
+    expected = b''.join(expected_line('sha512', name) for name in files)
+    assert run_ours([b'-a', b'sha512', b'--'] + files) == (0, expected, b'')
 
 
 def count_reading_threads(monkeypatch):
@@ -188,20 +188,20 @@ def count_reading_threads(monkeypatch):
         started.append(1)
         return original(self, *arguments)
 
-    monkeypatch.setattr(pool.Hasher, "_hash_rest_reading_ahead", counted)
+    monkeypatch.setattr(pool.Hasher, '_hash_rest_reading_ahead', counted)
     return started
 
 
-@pytest.mark.parametrize("cpus", [1, 2, 4])
+@pytest.mark.parametrize('cpus', [1, 2, 4])
 def test_read_ahead_with_and_without_a_spare_core(in_dir, monkeypatch, cpus):
     # A big file gets a reading thread only while a core is spare (2 per big file); the digest is the same
     # either way, also with reads shorter than the chunk.
-    monkeypatch.setattr(output, "worker_count", lambda: cpus)
-    monkeypatch.setattr(pool, "CHUNK_SIZE", 4096)
+    monkeypatch.setattr(output, 'worker_count', lambda: cpus)
+    monkeypatch.setattr(pool, 'CHUNK_SIZE', 4096)
     reading_threads = count_reading_threads(monkeypatch)
-    files = [b"big", b"it's", b"big"]
-    expected = b"".join(expected_line("sha256", name) for name in files)
-    assert run_ours([b"--"] + files) == (0, expected, b"")
+    files = [b'big', b"it's", b'big']
+    expected = b''.join(expected_line('sha256', name) for name in files)
+    assert run_ours([b'--'] + files) == (0, expected, b'')
     assert (len(reading_threads) > 0) == (cpus >= 2)
 
 
@@ -209,52 +209,50 @@ def test_many_files_in_parallel_keep_argument_order(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     files = []
     for index in range(60):
-        name = b"f%02d" % index
+        name = b'f%02d' % index
         data = os.urandom((index * 7919) % 300000)
         (tmp_path / name.decode()).write_bytes(data)
         files.append((name, hashlib.md5(data).hexdigest().encode()))
     order = files[::-1] + files[:5]  # reversed, and repeats
-    status, out, err = run_ours([b"-a", b"md5"] + [name for name, _ in order])
-    assert (status, err) == (0, b"")
-    assert out == b"".join(digest + b"  " + name + b"\n" for name, digest in order)
+    status, out, err = run_ours([b'-a', b'md5'] + [name for name, _ in order])
+    assert (status, err) == (0, b'')
+    assert out == b''.join(digest + b'  ' + name + b'\n' for name, digest in order)
 
 
 # --- standard input --------------------------------------------------------------
 
 
-STDIN_DATA = b"standard input data\n" * 300
+STDIN_DATA = b'standard input data\n' * 300
 
 
 @pytest.mark.parametrize(
-    "args", [[], [b"-"], [b"-", b"plain.txt", b"-"], [b"--tag", b"-"]], ids=["none", "dash", "twice", "tag"]
+    'args', [[], [b'-'], [b'-', b'plain.txt', b'-'], [b'--tag', b'-']], ids=['none', 'dash', 'twice', 'tag']
 )
 def test_stdin_equals_coreutils(in_dir, args):
-    expected = run_coreutils("sha256", args, stdin=STDIN_DATA)
+    expected = run_coreutils('sha256', args, stdin=STDIN_DATA)
     assert run_ours(args, stdin=STDIN_DATA) == expected
 
 
 def test_stdin_equals_hashlib(in_dir):
     digest = hashlib.sha1(STDIN_DATA).hexdigest().encode()
-    empty = hashlib.sha1(b"").hexdigest().encode()
+    empty = hashlib.sha1(b'').hexdigest().encode()
     # The second '-' finds standard input at its end, as with coreutils.
-    assert run_ours([b"-a", b"sha1", b"-", b"-"], stdin=STDIN_DATA) == (
+    assert run_ours([b'-a', b'sha1', b'-', b'-'], stdin=STDIN_DATA) == (
         0,
-        digest + b"  -\n" + empty + b"  -\n",
-        b"",
+        digest + b'  -\n' + empty + b'  -\n',
+        b'',
     )
 
 
 def test_python_dash_m_reads_a_pipe_and_files(in_dir):
-    status, out, err = run_ours_process(["-a", "sha384", "-", "with space"], stdin=STDIN_DATA, cwd=in_dir)
-    assert (status, err) == (0, b"")
-    assert out == (
-        hashlib.sha384(STDIN_DATA).hexdigest().encode() + b"  -\n" + expected_line("sha384", b"with space")
-    )
+    status, out, err = run_ours_process(['-a', 'sha384', '-', 'with space'], stdin=STDIN_DATA, cwd=in_dir)
+    assert (status, err) == (0, b'')
+    assert out == (hashlib.sha384(STDIN_DATA).hexdigest().encode() + b'  -\n' + expected_line('sha384', b'with space'))
 
 
 def test_console_script_is_declared():
     # `fastdigest` on PATH comes from this entry point once the package is installed.
-    with open(os.path.join(os.path.dirname(__file__), "..", "pyproject.toml"), encoding="utf-8") as f:
+    with open(os.path.join(os.path.dirname(__file__), '..', 'pyproject.toml'), encoding='utf-8') as f:
         text = f.read()
     assert '[project.scripts]\nfastdigest = "fastdigest.cli:console_script"' in text
     assert callable(cli.console_script)
@@ -264,145 +262,145 @@ def test_console_script_is_declared():
 
 
 def test_missing_and_directory_arguments_equal_coreutils(in_dir):
-    args = [b"plain.txt", b"no such file", b"a directory", b"it's", b"missing"]
-    expected = run_coreutils("sha256", args)
+    args = [b'plain.txt', b'no such file', b'a directory', b"it's", b'missing']
+    expected = run_coreutils('sha256', args)
     assert expected[0] == 1
     assert run_ours(args) == expected
 
 
 def test_missing_and_directory_messages(in_dir):
-    status, out, err = run_ours([b"plain.txt", b"nosuch", b"a directory", b"with space"])
+    status, out, err = run_ours([b'plain.txt', b'nosuch', b'a directory', b'with space'])
     assert status == 1
     assert err == b"fastdigest: nosuch: No such file or directory\nfastdigest: 'a directory': Is a directory\n"
     # The other files are still hashed, in order.
-    assert out == expected_line("sha256", b"plain.txt") + expected_line("sha256", b"with space")
+    assert out == expected_line('sha256', b'plain.txt') + expected_line('sha256', b'with space')
 
 
 def test_read_error_equals_coreutils(in_dir):
     # /proc/self/mem opens, then fails to read at offset 0 (EIO): an error after open.
-    if not os.path.exists("/proc/self/mem"):
-        pytest.skip("no /proc/self/mem on this system")
-    args = [b"plain.txt", b"/proc/self/mem", b"with space"]
-    expected = run_coreutils("md5", args)
-    assert expected[2] == b"fastdigest: /proc/self/mem: Input/output error\n"
-    assert run_ours([b"-a", b"md5"] + args) == expected
+    if not os.path.exists('/proc/self/mem'):
+        pytest.skip('no /proc/self/mem on this system')
+    args = [b'plain.txt', b'/proc/self/mem', b'with space']
+    expected = run_coreutils('md5', args)
+    assert expected[2] == b'fastdigest: /proc/self/mem: Input/output error\n'
+    assert run_ours([b'-a', b'md5'] + args) == expected
 
 
 @pytest.fixture
 def unreadable_file(tmp_path):
     """A path whose open for reading fails with EACCES, for root as for anyone."""
     if os.geteuid() != 0:
-        path = tmp_path / "unreadable"
-        path.write_bytes(b"secret")
+        path = tmp_path / 'unreadable'
+        path.write_bytes(b'secret')
         path.chmod(0)
         return os.fsencode(path)
     # root reads any mode-000 file; sysfs write-only attributes refuse even root.
-    for candidate in ("/sys/bus/pci/rescan", "/sys/bus/pci/drivers_probe", "/sys/power/wakeup_count"):
+    for candidate in ('/sys/bus/pci/rescan', '/sys/bus/pci/drivers_probe', '/sys/power/wakeup_count'):
         try:
-            with open(candidate, "rb"):
+            with open(candidate, 'rb'):
                 pass
         except PermissionError:
             return candidate.encode()
         except OSError:
             continue
-    pytest.skip("running as root and no file here refuses root: cannot produce EACCES")
+    pytest.skip('running as root and no file here refuses root: cannot produce EACCES')
 
 
 def test_permission_denied_equals_coreutils(in_dir, unreadable_file):
-    args = [b"plain.txt", unreadable_file, b"with space"]
+    args = [b'plain.txt', unreadable_file, b'with space']
     status, out, err = run_ours(args)
     assert status == 1
-    assert err == b"fastdigest: " + unreadable_file + b": Permission denied\n"
-    assert out == expected_line("sha256", b"plain.txt") + expected_line("sha256", b"with space")
-    assert (status, out, err) == run_coreutils("sha256", args)
+    assert err == b'fastdigest: ' + unreadable_file + b': Permission denied\n'
+    assert out == expected_line('sha256', b'plain.txt') + expected_line('sha256', b'with space')
+    assert (status, out, err) == run_coreutils('sha256', args)
 
 
 QUOTED_NAMES = [
-    b"simple",
-    b"with space",
+    b'simple',
+    b'with space',
     b"it's",
     b"it's here",
     b"a'b$",
     b"it's\n",
-    b"x$y",
-    b"new\nline",
-    b"a\nb\nc",
-    b"\n",
-    b"\ttab",
-    b"back\\slash",
-    b"colon:name",
-    b"~home",
-    b"a~",
-    b"#hash",
-    b"a#",
-    b"{",
-    b"a{b",
-    b"a=b",
-    b"a!b",
-    b"a?b",
-    b"a@b,c%d+e]f",
-    b"caf\xc3\xa9",
-    b"caf\xc3\xa9 bar",
-    b"\xff",
+    b'x$y',
+    b'new\nline',
+    b'a\nb\nc',
+    b'\n',
+    b'\ttab',
+    b'back\\slash',
+    b'colon:name',
+    b'~home',
+    b'a~',
+    b'#hash',
+    b'a#',
+    b'{',
+    b'a{b',
+    b'a=b',
+    b'a!b',
+    b'a?b',
+    b'a@b,c%d+e]f',
+    b'caf\xc3\xa9',
+    b'caf\xc3\xa9 bar',
+    b'\xff',
     b"\xff's",
-    b"bell\x07",
-    b"del\x7f",
-    b"\xe2\x82",
+    b'bell\x07',
+    b'del\x7f',
+    b'\xe2\x82',
 ]
 
 
 def test_quoting_of_names_in_messages_equals_coreutils(tmp_path):
     # Both run as processes with one locale, since quoting depends on it.
-    env = dict(os.environ, LC_ALL="C.UTF-8")
-    args = [b"--"] + QUOTED_NAMES
-    expected = run_coreutils("sha256", args, cwd=tmp_path, env=env)
-    assert expected[0] == 1 and expected[2].count(b"No such file or directory") == len(QUOTED_NAMES)
+    env = dict(os.environ, LC_ALL='C.UTF-8')
+    args = [b'--'] + QUOTED_NAMES
+    expected = run_coreutils('sha256', args, cwd=tmp_path, env=env)
+    assert expected[0] == 1 and expected[2].count(b'No such file or directory') == len(QUOTED_NAMES)
     assert run_ours_process(args, cwd=tmp_path, env=env) == expected
 
 
 def test_quoting_of_names_spelled_out():
     # The rules written out, so that they are tested without coreutils too.
-    assert quote_name(b"plain-name_1.txt") == b"plain-name_1.txt"
-    assert quote_name(b"with space") == b"'with space'"
-    assert quote_name(b"a:b") == b"'a:b'"
+    assert quote_name(b'plain-name_1.txt') == b'plain-name_1.txt'
+    assert quote_name(b'with space') == b"'with space'"
+    assert quote_name(b'a:b') == b"'a:b'"
     assert quote_name(b"it's") == b'"it\'s"'
     assert quote_name(b"a'b$") == b"'a'\\''b$'"
-    assert quote_name(b"a\nb") == b"'a'$'\\n''b'"
-    assert quote_name(b"") == b"''"
+    assert quote_name(b'a\nb') == b"'a'$'\\n''b'"
+    assert quote_name(b'') == b"''"
 
 
 @pytest.mark.parametrize(
-    "args",
+    'args',
     [
-        [b"--foo"],
-        [b"-x"],
-        [b"--st"],
-        [b"--tag=x"],
-        [b"--tag", b"-t", b"plain.txt"],
-        [b"-c", b"--tag"],
-        [b"-c", b"-t"],
-        [b"-c", b"-z"],
-        [b"--quiet", b"plain.txt"],
-        [b"--status", b"plain.txt"],
-        [b"--strict", b"plain.txt"],
-        [b"-w", b"plain.txt"],
-        [b"--ignore-missing", b"plain.txt"],
-        [b"-t", b"--quiet", b"--status"],
+        [b'--foo'],
+        [b'-x'],
+        [b'--st'],
+        [b'--tag=x'],
+        [b'--tag', b'-t', b'plain.txt'],
+        [b'-c', b'--tag'],
+        [b'-c', b'-t'],
+        [b'-c', b'-z'],
+        [b'--quiet', b'plain.txt'],
+        [b'--status', b'plain.txt'],
+        [b'--strict', b'plain.txt'],
+        [b'-w', b'plain.txt'],
+        [b'--ignore-missing', b'plain.txt'],
+        [b'-t', b'--quiet', b'--status'],
     ],
-    ids=lambda args: " ".join(a.decode() for a in args),
+    ids=lambda args: ' '.join(a.decode() for a in args),
 )
 def test_usage_errors_equal_coreutils(in_dir, args):
-    expected = run_coreutils("sha256", args)
+    expected = run_coreutils('sha256', args)
     assert expected[0] == 1
     assert run_ours(args) == expected
 
 
 def test_bad_algorithm_is_a_usage_error():
-    status, out, err = run_ours([b"-a", b"crc32", b"x"])
-    assert (status, out) == (1, b"")
+    status, out, err = run_ours([b'-a', b'crc32', b'x'])
+    assert (status, out) == (1, b'')
     assert err.startswith(b"fastdigest: invalid argument 'crc32' for '--algorithm'\n")
     assert err.endswith(b"Try 'fastdigest --help' for more information.\n")
-    status, out, err = run_ours([b"-a"])
+    status, out, err = run_ours([b'-a'])
     assert (status, err) == (
         1,
         b"fastdigest: option requires an argument -- 'a'\nTry 'fastdigest --help' for more information.\n",
@@ -410,11 +408,11 @@ def test_bad_algorithm_is_a_usage_error():
 
 
 def test_option_spellings(in_dir):
-    expected = expected_line("sha1", b"plain.txt")
-    for args in ([b"-a", b"sha1"], [b"-asha1"], [b"--algorithm=SHA1"], [b"--alg", b"sha-1"], [b"-a", b"SHA1"]):
-        assert run_ours(args + [b"plain.txt"]) == (0, expected, b""), args
+    expected = expected_line('sha1', b'plain.txt')
+    for args in ([b'-a', b'sha1'], [b'-asha1'], [b'--algorithm=SHA1'], [b'--alg', b'sha-1'], [b'-a', b'SHA1']):
+        assert run_ours(args + [b'plain.txt']) == (0, expected, b''), args
     # Options after operands, as GNU getopt permutes them.
-    assert run_ours([b"plain.txt", b"-a", b"sha1"]) == (0, expected, b"")
+    assert run_ours([b'plain.txt', b'-a', b'sha1']) == (0, expected, b'')
 
 
 # --- checking ------------------------------------------------------------------------
@@ -425,7 +423,7 @@ def hexdigest_of(algorithm, name):
 
 
 def good_sum(algorithm, tag=False):
-    return b"".join(expected_line(algorithm, name, tag) for name in AWKWARD_FILES)
+    return b''.join(expected_line(algorithm, name, tag) for name in AWKWARD_FILES)
 
 
 def bad_sum(algorithm):
@@ -433,196 +431,196 @@ def bad_sum(algorithm):
     for index, name in enumerate(AWKWARD_FILES):
         line = expected_line(algorithm, name)
         if index % 3 == 1:  # corrupt one digit of every third line
-            position = line.index(b" ") - 5
-            replacement = b"0" if line[position : position + 1] != b"0" else b"1"
+            position = line.index(b' ') - 5
+            replacement = b'0' if line[position : position + 1] != b'0' else b'1'
             line = line[:position] + replacement + line[position + 1 :]
         lines.append(line)
-    digest = hexdigest_of(algorithm, b"plain.txt")
+    digest = hexdigest_of(algorithm, b'plain.txt')
     lines += [
-        b"# a comment line\n",
-        b"\n",
-        b"not a checksum line\n",
-        digest + b"  missing file\n",
-        digest + b"  a directory\n",
-        digest.upper() + b"  plain.txt\r\n",  # CRLF and upper-case hex
-        digest[:-1] + b"  plain.txt\n",  # one digit short
-        b"\\" + digest + b"  bad\\escape\n",
-        TAG_NAMES[algorithm] + b" (plain.txt) = " + digest + b"\n",
-        TAG_NAMES[algorithm] + b"(plain.txt)=" + digest + b"\n",
-        TAG_NAMES[algorithm] + b" (plain.txt) = " + digest + b"0\n",
-        b"OTHER (plain.txt) = " + digest + b"\n",
-        b"  \t" + digest + b" *with space\n",
-        digest + b"\tplain.txt\n",
-        digest + b"  ",
+        b'# a comment line\n',
+        b'\n',
+        b'not a checksum line\n',
+        digest + b'  missing file\n',
+        digest + b'  a directory\n',
+        digest.upper() + b'  plain.txt\r\n',  # CRLF and upper-case hex
+        digest[:-1] + b'  plain.txt\n',  # one digit short
+        b'\\' + digest + b'  bad\\escape\n',
+        TAG_NAMES[algorithm] + b' (plain.txt) = ' + digest + b'\n',
+        TAG_NAMES[algorithm] + b'(plain.txt)=' + digest + b'\n',
+        TAG_NAMES[algorithm] + b' (plain.txt) = ' + digest + b'0\n',
+        b'OTHER (plain.txt) = ' + digest + b'\n',
+        b'  \t' + digest + b' *with space\n',
+        digest + b'\tplain.txt\n',
+        digest + b'  ',
     ]
-    return b"".join(lines)
+    return b''.join(lines)
 
 
 # -w, --quiet and --status override each other: the last one given wins.
 CHECK_FLAGS = [
     [],
-    [b"--quiet"],
-    [b"--status"],
-    [b"-w"],
-    [b"--strict"],
-    [b"--ignore-missing"],
-    [b"-w", b"--strict", b"--quiet"],
-    [b"--quiet", b"-w"],
-    [b"--status", b"--quiet"],
+    [b'--quiet'],
+    [b'--status'],
+    [b'-w'],
+    [b'--strict'],
+    [b'--ignore-missing'],
+    [b'-w', b'--strict', b'--quiet'],
+    [b'--quiet', b'-w'],
+    [b'--status', b'--quiet'],
 ]
 FLAG_IDS = [
-    "none",
-    "quiet",
-    "status",
-    "warn",
-    "strict",
-    "ignore-missing",
-    "warn-strict-quiet",
-    "quiet-warn",
-    "status-quiet",
+    'none',
+    'quiet',
+    'status',
+    'warn',
+    'strict',
+    'ignore-missing',
+    'warn-strict-quiet',
+    'quiet-warn',
+    'status-quiet',
 ]
 
 
-@pytest.mark.parametrize("algorithm", sorted(TOOLS))
-@pytest.mark.parametrize("tag", [False, True], ids=["plain", "tag"])
+@pytest.mark.parametrize('algorithm', sorted(TOOLS))
+@pytest.mark.parametrize('tag', [False, True], ids=['plain', 'tag'])
 def test_check_good_list_equals_coreutils(in_dir, algorithm, tag):
-    (in_dir / "good.sum").write_bytes(good_sum(algorithm, tag))
-    expected = run_coreutils(algorithm, [b"-c", b"good.sum"])
+    (in_dir / 'good.sum').write_bytes(good_sum(algorithm, tag))
+    expected = run_coreutils(algorithm, [b'-c', b'good.sum'])
     assert expected[0] == 0
-    assert run_ours(algorithm_args(algorithm) + [b"-c", b"good.sum"]) == expected
+    assert run_ours(algorithm_args(algorithm) + [b'-c', b'good.sum']) == expected
 
 
 def test_check_good_list_report(in_dir):
     # Without coreutils: every file OK, names with a newline escaped, others as they are.
-    (in_dir / "good.sum").write_bytes(good_sum("sha256"))
-    status, out, err = run_ours([b"-c", b"good.sum"])
-    assert (status, err) == (0, b"")
-    expected = b""
+    (in_dir / 'good.sum').write_bytes(good_sum('sha256'))
+    status, out, err = run_ours([b'-c', b'good.sum'])
+    assert (status, err) == (0, b'')
+    expected = b''
     for name in AWKWARD_FILES:
-        shown = b"\\" + escape_name(name) if b"\n" in name else name
-        expected += shown + b": OK\n"
+        shown = b'\\' + escape_name(name) if b'\n' in name else name
+        expected += shown + b': OK\n'
     assert out == expected
 
 
-@pytest.mark.parametrize("algorithm", ["md5", "sha256", "sha512"])
-@pytest.mark.parametrize("flags", CHECK_FLAGS, ids=FLAG_IDS)
+@pytest.mark.parametrize('algorithm', ['md5', 'sha256', 'sha512'])
+@pytest.mark.parametrize('flags', CHECK_FLAGS, ids=FLAG_IDS)
 def test_check_bad_list_equals_coreutils(in_dir, algorithm, flags):
-    (in_dir / "bad.sum").write_bytes(bad_sum(algorithm))
-    expected = run_coreutils(algorithm, flags + [b"-c", b"bad.sum"])
+    (in_dir / 'bad.sum').write_bytes(bad_sum(algorithm))
+    expected = run_coreutils(algorithm, flags + [b'-c', b'bad.sum'])
     assert expected[0] == 1
-    assert run_ours(algorithm_args(algorithm) + flags + [b"-c", b"bad.sum"]) == expected
+    assert run_ours(algorithm_args(algorithm) + flags + [b'-c', b'bad.sum']) == expected
 
 
 def test_check_bad_list_report(in_dir):
-    (in_dir / "bad.sum").write_bytes(bad_sum("sha256"))
-    status, out, err = run_ours([b"-c", b"bad.sum"])
+    (in_dir / 'bad.sum').write_bytes(bad_sum('sha256'))
+    status, out, err = run_ours([b'-c', b'bad.sum'])
     assert status == 1
-    assert b"with space: FAILED\n" in out  # the second line is corrupted
-    assert b"plain.txt: OK\n" in out
-    assert b"missing file: FAILED open or read\n" in out
+    assert b'with space: FAILED\n' in out  # the second line is corrupted
+    assert b'plain.txt: OK\n' in out
+    assert b'missing file: FAILED open or read\n' in out
     assert err.endswith(
-        b"fastdigest: WARNING: 7 lines are improperly formatted\n"
-        b"fastdigest: WARNING: 2 listed files could not be read\n"
-        b"fastdigest: WARNING: 7 computed checksums did NOT match\n"
+        b'fastdigest: WARNING: 7 lines are improperly formatted\n'
+        b'fastdigest: WARNING: 2 listed files could not be read\n'
+        b'fastdigest: WARNING: 7 computed checksums did NOT match\n'
     )
     assert b"fastdigest: 'missing file': No such file or directory\n" in err
 
 
 # Lines that exercise each branch of the checksum-line parser, tried one file at a time.
 def parser_lines():
-    digest = hexdigest_of("sha256", b"with space")
-    other = hexdigest_of("sha256", b"plain.txt")
+    digest = hexdigest_of('sha256', b'with space')
+    other = hexdigest_of('sha256', b'plain.txt')
     return {
-        "reversed": digest + b" with space\n",
-        "reversed-then-normal": digest + b" with space\n" + other + b"  plain.txt\n",
-        "normal-then-reversed": other + b"  plain.txt\n" + digest + b" with space\n",
-        "one-char-name": other + b"  ",
-        "too-short": other + b" ",
-        "star": other + b" *plain.txt\n",
-        "tab-separator": other + b"\t plain.txt\n",
-        "escaped-tag": b"\\SHA256 (back\\\\slash) = " + hexdigest_of("sha256", b"back\\slash") + b"\n",
-        "escaped-trailing-backslash": b"\\" + other + b"  plain.txt\\\n",
-        "tag-no-space": b"SHA256(with space)= " + digest + b"\n",
-        "tag-paren-in-name": b"SHA256 (with space) x) = " + digest + b"\n",
-        "tag-no-equals": b"SHA256 (with space) " + digest + b"\n",
-        "tag-lower": b"sha256 (with space) = " + digest + b"\n",
-        "nul-in-name": other + b"  plain.txt\0junk\n",
-        "stdin-dash": other + b"  -\n",
-        "only-comment": b"# nothing\n",
-        "empty": b"",
-        "crlf-blank": b"\r\n",
-        "hex-upper-tag": b"SHA256 (with space) = " + digest.upper() + b"\n",
-        "non-hex": b"g" * 64 + b"  plain.txt\n",
+        'reversed': digest + b' with space\n',
+        'reversed-then-normal': digest + b' with space\n' + other + b'  plain.txt\n',
+        'normal-then-reversed': other + b'  plain.txt\n' + digest + b' with space\n',
+        'one-char-name': other + b'  ',
+        'too-short': other + b' ',
+        'star': other + b' *plain.txt\n',
+        'tab-separator': other + b'\t plain.txt\n',
+        'escaped-tag': b'\\SHA256 (back\\\\slash) = ' + hexdigest_of('sha256', b'back\\slash') + b'\n',
+        'escaped-trailing-backslash': b'\\' + other + b'  plain.txt\\\n',
+        'tag-no-space': b'SHA256(with space)= ' + digest + b'\n',
+        'tag-paren-in-name': b'SHA256 (with space) x) = ' + digest + b'\n',
+        'tag-no-equals': b'SHA256 (with space) ' + digest + b'\n',
+        'tag-lower': b'sha256 (with space) = ' + digest + b'\n',
+        'nul-in-name': other + b'  plain.txt\0junk\n',
+        'stdin-dash': other + b'  -\n',
+        'only-comment': b'# nothing\n',
+        'empty': b'',
+        'crlf-blank': b'\r\n',
+        'hex-upper-tag': b'SHA256 (with space) = ' + digest.upper() + b'\n',
+        'non-hex': b'g' * 64 + b'  plain.txt\n',
     }
 
 
-@pytest.mark.parametrize("case", sorted(parser_lines()))
+@pytest.mark.parametrize('case', sorted(parser_lines()))
 def test_check_parser_equals_coreutils(in_dir, case):
-    (in_dir / "case.sum").write_bytes(parser_lines()[case])
-    args = [b"-w", b"-c", b"case.sum"]
-    expected = run_coreutils("sha256", args, stdin=b"stdin")
-    assert run_ours(args, stdin=b"stdin") == expected
+    (in_dir / 'case.sum').write_bytes(parser_lines()[case])
+    args = [b'-w', b'-c', b'case.sum']
+    expected = run_coreutils('sha256', args, stdin=b'stdin')
+    assert run_ours(args, stdin=b'stdin') == expected
 
 
 def test_check_list_from_stdin_equals_coreutils(in_dir):
-    listing = good_sum("sha1") + hexdigest_of("sha1", b"plain.txt") + b"  -\n"
-    for args in ([b"-c"], [b"-c", b"-"], [b"--check", b"--quiet"]):
-        expected = run_coreutils("sha1", args, stdin=listing)
-        assert run_ours([b"-a", b"sha1"] + args, stdin=listing) == expected
+    listing = good_sum('sha1') + hexdigest_of('sha1', b'plain.txt') + b'  -\n'
+    for args in ([b'-c'], [b'-c', b'-'], [b'--check', b'--quiet']):
+        expected = run_coreutils('sha1', args, stdin=listing)
+        assert run_ours([b'-a', b'sha1'] + args, stdin=listing) == expected
 
 
 def test_check_missing_and_directory_list_files_equal_coreutils(in_dir):
-    (in_dir / "good.sum").write_bytes(good_sum("sha256"))
-    args = [b"-c", b"no such list", b"good.sum", b"a directory"]
-    expected = run_coreutils("sha256", args)
+    (in_dir / 'good.sum').write_bytes(good_sum('sha256'))
+    args = [b'-c', b'no such list', b'good.sum', b'a directory']
+    expected = run_coreutils('sha256', args)
     assert expected[0] == 1
     assert run_ours(args) == expected
 
 
-@pytest.mark.parametrize("status_flag", [[], [b"--status"]], ids=["report", "status"])
+@pytest.mark.parametrize('status_flag', [[], [b'--status']], ids=['report', 'status'])
 def test_check_ignore_missing_equals_coreutils(in_dir, status_flag):
-    digest = hexdigest_of("sha256", b"plain.txt")
-    (in_dir / "all-missing.sum").write_bytes(digest + b"  gone\n" + digest + b"  gone too\n")
-    (in_dir / "some-missing.sum").write_bytes(digest + b"  gone\n" + digest + b"  plain.txt\n")
-    for listing, status in ((b"all-missing.sum", 1), (b"some-missing.sum", 0)):
-        args = status_flag + [b"--ignore-missing", b"-c", listing]
-        expected = run_coreutils("sha256", args)
+    digest = hexdigest_of('sha256', b'plain.txt')
+    (in_dir / 'all-missing.sum').write_bytes(digest + b'  gone\n' + digest + b'  gone too\n')
+    (in_dir / 'some-missing.sum').write_bytes(digest + b'  gone\n' + digest + b'  plain.txt\n')
+    for listing, status in ((b'all-missing.sum', 1), (b'some-missing.sum', 0)):
+        args = status_flag + [b'--ignore-missing', b'-c', listing]
+        expected = run_coreutils('sha256', args)
         assert expected[0] == status
         assert run_ours(args) == expected
 
 
 def test_check_ignore_missing_report(in_dir):
-    digest = hexdigest_of("sha256", b"plain.txt")
-    (in_dir / "all-missing.sum").write_bytes(digest + b"  gone\n")
-    assert run_ours([b"--ignore-missing", b"-c", b"all-missing.sum"]) == (
+    digest = hexdigest_of('sha256', b'plain.txt')
+    (in_dir / 'all-missing.sum').write_bytes(digest + b'  gone\n')
+    assert run_ours([b'--ignore-missing', b'-c', b'all-missing.sum']) == (
         1,
-        b"",
-        b"fastdigest: all-missing.sum: no file was verified\n",
+        b'',
+        b'fastdigest: all-missing.sum: no file was verified\n',
     )
-    (in_dir / "some-missing.sum").write_bytes(digest + b"  gone\n" + digest + b"  plain.txt\n")
-    assert run_ours([b"--ignore-missing", b"-c", b"some-missing.sum"]) == (0, b"plain.txt: OK\n", b"")
+    (in_dir / 'some-missing.sum').write_bytes(digest + b'  gone\n' + digest + b'  plain.txt\n')
+    assert run_ours([b'--ignore-missing', b'-c', b'some-missing.sum']) == (0, b'plain.txt: OK\n', b'')
 
 
 def test_check_malformed_only(in_dir):
-    (in_dir / "mal.sum").write_bytes(b"garbage\n")
-    assert run_ours([b"-c", b"mal.sum"]) == (
+    (in_dir / 'mal.sum').write_bytes(b'garbage\n')
+    assert run_ours([b'-c', b'mal.sum']) == (
         1,
-        b"",
-        b"fastdigest: mal.sum: no properly formatted checksum lines found\n",
+        b'',
+        b'fastdigest: mal.sum: no properly formatted checksum lines found\n',
     )
 
 
 def test_check_round_trip_with_our_own_output(in_dir):
     # What fastdigest writes, it (and coreutils) can check, in every format.
-    for algorithm in ("md5", "sha512_256"):
-        for mode in ([], [b"--tag"], [b"-b"]):
+    for algorithm in ('md5', 'sha512_256'):
+        for mode in ([], [b'--tag'], [b'-b']):
             status, listing, _ = run_ours(algorithm_args(algorithm) + mode + names())
             assert status == 0
-            status, out, err = run_ours(algorithm_args(algorithm) + [b"-c", b"--quiet"], stdin=listing)
-            assert (status, out, err) == (0, b"", b"")
-    status, listing, _ = run_ours([b"--tag"] + names())
-    if shutil.which("sha256sum"):
-        assert run_coreutils("sha256", [b"-c", b"--quiet"], stdin=listing) == (0, b"", b"")
+            status, out, err = run_ours(algorithm_args(algorithm) + [b'-c', b'--quiet'], stdin=listing)
+            assert (status, out, err) == (0, b'', b'')
+    status, listing, _ = run_ours([b'--tag'] + names())
+    if shutil.which('sha256sum'):
+        assert run_coreutils('sha256', [b'-c', b'--quiet'], stdin=listing) == (0, b'', b'')
 
 
 # --- progress bar ---------------------------------------------------------------------
@@ -642,10 +640,10 @@ class SlowStdin(io.BytesIO):
         return super().readinto(view)
 
 
-def run_with_stderr(stderr, monkeypatch, args=(b"-",)):
-    monkeypatch.setattr(progress, "PROGRESS_DELAY_SECONDS", 0.05)
-    monkeypatch.setattr(progress, "PROGRESS_INTERVAL_SECONDS", 0.02)
-    data = b"x" * 20000
+def run_with_stderr(stderr, monkeypatch, args=(b'-',)):
+    monkeypatch.setattr(progress, 'PROGRESS_DELAY_SECONDS', 0.05)
+    monkeypatch.setattr(progress, 'PROGRESS_INTERVAL_SECONDS', 0.02)
+    data = b'x' * 20000
     out = io.BytesIO()
     status = cli.run(list(args), stdin=SlowStdin(data), stdout=out, stderr=stderr)
     return status, out.getvalue(), data
@@ -655,38 +653,38 @@ def test_progress_bar_drawn_on_a_terminal_and_erased(monkeypatch):
     stderr = TerminalBytesIO()
     status, out, data = run_with_stderr(stderr, monkeypatch)
     assert status == 0
-    assert out == hashlib.sha256(data).hexdigest().encode() + b"  -\n"
+    assert out == hashlib.sha256(data).hexdigest().encode() + b'  -\n'
     drawn = stderr.getvalue()
-    assert b"\r" in drawn and b"KiB" in drawn and b"files" in drawn
-    assert drawn.endswith(b"\r\x1b[K")  # erased at the end
+    assert b'\r' in drawn and b'KiB' in drawn and b'files' in drawn
+    assert drawn.endswith(b'\r\x1b[K')  # erased at the end
 
 
 def test_no_progress_bar_when_stderr_is_not_a_terminal(monkeypatch):
     stderr = io.BytesIO()
     status, out, data = run_with_stderr(stderr, monkeypatch)
-    assert (status, out, stderr.getvalue()) == (0, hashlib.sha256(data).hexdigest().encode() + b"  -\n", b"")
+    assert (status, out, stderr.getvalue()) == (0, hashlib.sha256(data).hexdigest().encode() + b'  -\n', b'')
 
 
 def test_no_progress_bar_with_status(in_dir, monkeypatch):
-    listing = hashlib.sha256(b"x" * 20000).hexdigest().encode() + b"  -\n"
-    (in_dir / "stdin.sum").write_bytes(listing)
+    listing = hashlib.sha256(b'x' * 20000).hexdigest().encode() + b'  -\n'
+    (in_dir / 'stdin.sum').write_bytes(listing)
     stderr = TerminalBytesIO()
-    status, out, _ = run_with_stderr(stderr, monkeypatch, [b"--status", b"-c", b"stdin.sum"])
-    assert (status, out, stderr.getvalue()) == (0, b"", b"")
+    status, out, _ = run_with_stderr(stderr, monkeypatch, [b'--status', b'-c', b'stdin.sum'])
+    assert (status, out, stderr.getvalue()) == (0, b'', b'')
 
 
 def test_help_and_version():
-    status, out, err = run_ours([b"--help"])
-    assert status == 0 and out.startswith(b"Usage: fastdigest") and err == b""
-    status, out, err = run_ours([b"--version"])
-    assert status == 0 and out.startswith(b"fastdigest ") and err == b""
+    status, out, err = run_ours([b'--help'])
+    assert status == 0 and out.startswith(b'Usage: fastdigest') and err == b''
+    status, out, err = run_ours([b'--version'])
+    assert status == 0 and out.startswith(b'fastdigest ') and err == b''
 
 
 def test_big_files_are_hashed_in_parallel(in_dir, monkeypatch):
     # Two files of more than a batch each must be in two threads at once: each
     # hash waits at a barrier for the other, which fails if one thread took both.
-    monkeypatch.setattr(output, "worker_count", lambda: 2)
-    monkeypatch.setattr(output, "BATCH_BYTES", 1024)
+    monkeypatch.setattr(output, 'worker_count', lambda: 2)
+    monkeypatch.setattr(output, 'BATCH_BYTES', 1024)
     barrier = threading.Barrier(2, timeout=10)
     original = pool.Hasher._hash_file
 
@@ -694,10 +692,10 @@ def test_big_files_are_hashed_in_parallel(in_dir, monkeypatch):
         barrier.wait()
         return original(self, job, ignore_missing)
 
-    monkeypatch.setattr(pool.Hasher, "_hash_file", hash_file_at_barrier)
-    files = [b"it's", b"caf\xc3\xa9"]
-    expected = b"".join(expected_line("sha256", name) for name in files)
-    assert run_ours(files) == (0, expected, b"")
+    monkeypatch.setattr(pool.Hasher, '_hash_file', hash_file_at_barrier)
+    files = [b"it's", b'caf\xc3\xa9']
+    expected = b''.join(expected_line('sha256', name) for name in files)
+    assert run_ours(files) == (0, expected, b'')
 
 
 # --- the process: start-up, exit, SIGPIPE ---------------------------------------------
@@ -708,54 +706,58 @@ def package_environment():
     (whichever way this process found it), not just any installed one."""
     environment = dict(os.environ)
     package_parent = os.path.dirname(os.path.dirname(os.path.abspath(fastdigest.__file__)))
-    environment["PYTHONPATH"] = package_parent + os.pathsep + environment.get("PYTHONPATH", "")
+    environment['PYTHONPATH'] = package_parent + os.pathsep + environment.get('PYTHONPATH', '')
     return environment
 
 
 def imported_modules(args, stdout, directory):
     """The modules a child `python -X importtime ARGS` imports, its stdout going to *stdout*
     and its stderr to a file (neither is a pipe: a pipe would rightly bring in signal)."""
-    with open(directory / "importtime", "w+b") as stderr:
+    with open(directory / 'importtime', 'w+b') as stderr:
         subprocess.run(
-            [sys.executable, "-X", "importtime"] + args, stdout=stdout, stderr=stderr, env=package_environment(), check=True
+            [sys.executable, '-X', 'importtime'] + args,
+            stdout=stdout,
+            stderr=stderr,
+            env=package_environment(),
+            check=True,
         )
         stderr.seek(0)
         lines = stderr.read().decode().splitlines()
-    return {line.rsplit("|", 1)[1].strip() for line in lines if line.startswith("import time:") and "|" in line}
+    return {line.rsplit('|', 1)[1].strip() for line in lines if line.startswith('import time:') and '|' in line}
 
 
 # Modules that an ordinary run (files named, output to a file) does without; each costs
 # start-up time on every run. The paths that need one import it where it is used.
 NOT_FOR_EVERY_RUN = {
-    "signal",  # only when stdout or stderr is a pipe or a socket
-    "enum",  # brought by signal
-    "queue",  # only for the reading thread of a big file
-    "locale",  # quoting a non-ASCII name in a message
-    "unicodedata",
-    "importlib.metadata",  # --version
-    "fastdigest.cli.check",  # only with --check
-    "fastdigest.cli.names",  # escaping or quoting a name (the run below needs neither)
-    "typing",
-    "concurrent.futures",
-    "logging",
+    'signal',  # only when stdout or stderr is a pipe or a socket
+    'enum',  # brought by signal
+    'queue',  # only for the reading thread of a big file
+    'locale',  # quoting a non-ASCII name in a message
+    'unicodedata',
+    'importlib.metadata',  # --version
+    'fastdigest.cli.check',  # only with --check
+    'fastdigest.cli.names',  # escaping or quoting a name (the run below needs neither)
+    'typing',
+    'concurrent.futures',
+    'logging',
 }
 
 
 def test_an_ordinary_run_imports_only_what_it_needs(in_dir, tmp_path):
-    with open(tmp_path / "out", "wb") as out:
-        interpreter_alone = imported_modules(["-c", "pass"], out, tmp_path)
-        ours = imported_modules(["-m", "fastdigest", "plain.txt", "it's"], out, tmp_path)
-    assert "fastdigest.cli" in ours
+    with open(tmp_path / 'out', 'wb') as out:
+        interpreter_alone = imported_modules(['-c', 'pass'], out, tmp_path)
+        ours = imported_modules(['-m', 'fastdigest', 'plain.txt', "it's"], out, tmp_path)
+    assert 'fastdigest.cli' in ours
     assert (ours - interpreter_alone) & NOT_FOR_EVERY_RUN == set()
-    assert (tmp_path / "out").read_bytes() == expected_line("sha256", b"plain.txt") + expected_line("sha256", b"it's")
+    assert (tmp_path / 'out').read_bytes() == expected_line('sha256', b'plain.txt') + expected_line('sha256', b"it's")
 
 
 def test_a_closed_pipe_ends_the_process_quietly_by_sigpipe(in_dir):
-    signal = pytest.importorskip("signal")
-    if not hasattr(signal, "SIGPIPE"):
-        pytest.skip("no SIGPIPE on this platform")
+    signal = pytest.importorskip('signal')
+    if not hasattr(signal, 'SIGPIPE'):
+        pytest.skip('no SIGPIPE on this platform')
     process = subprocess.Popen(
-        [sys.executable, "-m", "fastdigest", "--"] + list(AWKWARD_FILES),
+        [sys.executable, '-m', 'fastdigest', '--'] + list(AWKWARD_FILES),
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         env=package_environment(),
@@ -765,76 +767,76 @@ def test_a_closed_pipe_ends_the_process_quietly_by_sigpipe(in_dir):
     error = process.stderr.read()
     process.stderr.close()
     assert process.wait() == -signal.SIGPIPE
-    assert error == b""
+    assert error == b''
 
 
-@pytest.mark.parametrize("entry", ["module", "console_script"])
+@pytest.mark.parametrize('entry', ['module', 'console_script'])
 def test_the_command_exits_with_its_status_and_all_of_its_output(in_dir, tmp_path, entry):
     # console_script() ends the process without the interpreter's teardown: every line must
     # still reach the file (more than one buffer's worth) and the status must be the run's.
-    if entry == "module":
-        command = [sys.executable, "-m", "fastdigest"]
+    if entry == 'module':
+        command = [sys.executable, '-m', 'fastdigest']
     else:
-        command = [sys.executable, "-c", "import sys; from fastdigest.cli import console_script; console_script()"]
+        command = [sys.executable, '-c', 'import sys; from fastdigest.cli import console_script; console_script()']
     # The missing file first: its message flushes stdout, the lines after it must still come out.
     # Enough copies of the files for several buffers' worth of output (io.DEFAULT_BUFFER_SIZE is
     # 8 KiB before Python 3.14 and 128 KiB from it).
-    one_copy = b"".join(expected_line("sha256", name) for name in AWKWARD_FILES)
+    one_copy = b''.join(expected_line('sha256', name) for name in AWKWARD_FILES)
     copies = 4 * io.DEFAULT_BUFFER_SIZE // len(one_copy) + 1
-    names = [b"--", b"no such file"] + list(AWKWARD_FILES) * copies
+    names = [b'--', b'no such file'] + list(AWKWARD_FILES) * copies
     environment = package_environment()
-    environment.pop("PYTHONUNBUFFERED", None)  # buffered, as users run it
-    with open(tmp_path / "out", "wb") as out:
+    environment.pop('PYTHONUNBUFFERED', None)  # buffered, as users run it
+    with open(tmp_path / 'out', 'wb') as out:
         completed = subprocess.run(command + names, stdout=out, stderr=subprocess.PIPE, env=environment)
     expected = one_copy * copies
     assert len(expected) > 4 * io.DEFAULT_BUFFER_SIZE
-    assert (tmp_path / "out").read_bytes() == expected
+    assert (tmp_path / 'out').read_bytes() == expected
     assert completed.returncode == 1
     assert completed.stderr == b"fastdigest: 'no such file': No such file or directory\n"
 
 
-@pytest.mark.parametrize("entry", ["module", "console_script"])
-@pytest.mark.parametrize("copies", [1, 200])
+@pytest.mark.parametrize('entry', ['module', 'console_script'])
+@pytest.mark.parametrize('copies', [1, 200])
 def test_output_that_cannot_be_written_is_a_write_error_as_in_coreutils(in_dir, entry, copies):
     # /dev/full refuses every write (ENOSPC): one line (the failure comes at the last flush) and
     # more than a buffer's worth (it comes in the middle of the run) give coreutils' message and status.
-    if not os.path.exists("/dev/full"):
-        pytest.skip("no /dev/full on this system")
-    if entry == "module":
-        command = [sys.executable, "-m", "fastdigest"]
+    if not os.path.exists('/dev/full'):
+        pytest.skip('no /dev/full on this system')
+    if entry == 'module':
+        command = [sys.executable, '-m', 'fastdigest']
     else:
-        command = [sys.executable, "-c", "from fastdigest.cli import console_script; console_script()"]
-    names = [b"--"] + list(AWKWARD_FILES) * copies
+        command = [sys.executable, '-c', 'from fastdigest.cli import console_script; console_script()']
+    names = [b'--'] + list(AWKWARD_FILES) * copies
     environment = package_environment()
-    environment.pop("PYTHONUNBUFFERED", None)
-    with open("/dev/full", "wb") as full:
+    environment.pop('PYTHONUNBUFFERED', None)
+    with open('/dev/full', 'wb') as full:
         ours = subprocess.run(command + names, stdout=full, stderr=subprocess.PIPE, env=environment)
         theirs = subprocess.run(
-            [TOOLS["sha256"]] + names, executable=tool_path("sha256"), stdout=full, stderr=subprocess.PIPE
+            [TOOLS['sha256']] + names, executable=tool_path('sha256'), stdout=full, stderr=subprocess.PIPE
         )
-    assert ours.stderr == theirs.stderr.replace(b"sha256sum: ", b"fastdigest: ") == b"fastdigest: write error\n"
+    assert ours.stderr == theirs.stderr.replace(b'sha256sum: ', b'fastdigest: ') == b'fastdigest: write error\n'
     assert ours.returncode == theirs.returncode == 1
 
 
 def test_main_returns_its_status_and_leaves_the_process_alone(in_dir, monkeypatch):
     # main() is the function to call from Python: it returns; only console_script() exits.
     out = io.BytesIO()
-    monkeypatch.setattr(sys, "stdout", io.TextIOWrapper(out))
-    assert cli.main([b"plain.txt"]) == 0
+    monkeypatch.setattr(sys, 'stdout', io.TextIOWrapper(out))
+    assert cli.main([b'plain.txt']) == 0
     sys.stdout.flush()
-    assert out.getvalue() == expected_line("sha256", b"plain.txt")
+    assert out.getvalue() == expected_line('sha256', b'plain.txt')
 
 
-@pytest.mark.parametrize("chunks_over_minimum, reads_ahead", [(-1, False), (0, True), (20, True)])
+@pytest.mark.parametrize('chunks_over_minimum, reads_ahead', [(-1, False), (0, True), (20, True)])
 def test_only_a_big_file_gets_a_reading_thread(tmp_path, monkeypatch, chunks_over_minimum, reads_ahead):
     # The reading thread costs more than it saves below READ_AHEAD_MIN_CHUNKS chunks.
     monkeypatch.chdir(tmp_path)
-    monkeypatch.setattr(output, "worker_count", lambda: 4)
-    monkeypatch.setattr(pool, "CHUNK_SIZE", 4096)
+    monkeypatch.setattr(output, 'worker_count', lambda: 4)
+    monkeypatch.setattr(pool, 'CHUNK_SIZE', 4096)
     data = os.urandom((pool.READ_AHEAD_MIN_CHUNKS + chunks_over_minimum) * 4096 + 100)
-    (tmp_path / "file").write_bytes(data)
+    (tmp_path / 'file').write_bytes(data)
     reading_threads = count_reading_threads(monkeypatch)
-    assert run_ours([b"file"]) == (0, hashlib.sha256(data).hexdigest().encode() + b"  file\n", b"")
+    assert run_ours([b'file']) == (0, hashlib.sha256(data).hexdigest().encode() + b'  file\n', b'')
     assert bool(reading_threads) == reads_ahead
 
 
@@ -873,7 +875,7 @@ def test_item_queue_is_first_in_first_out_and_loses_nothing_between_threads():
     assert sorted(received) == list(range(6000))
 
 
-@pytest.mark.parametrize("files", [[b"it's"], [b"it's", b"plain.txt"]], ids=["one", "two"])
+@pytest.mark.parametrize('files', [[b"it's"], [b"it's", b'plain.txt']], ids=['one', 'two'])
 def test_a_lone_file_is_hashed_in_the_calling_thread(in_dir, monkeypatch, files):
     # One file and no progress bar: no worker thread to start and wait for.
     threads = []
@@ -883,7 +885,7 @@ def test_a_lone_file_is_hashed_in_the_calling_thread(in_dir, monkeypatch, files)
         threads.append(threading.get_ident())
         return original(self, job, ignore_missing)
 
-    monkeypatch.setattr(pool.Hasher, "_hash_file", hash_file_noting_thread)
-    expected = b"".join(expected_line("sha256", name) for name in files)
-    assert run_ours(files) == (0, expected, b"")
+    monkeypatch.setattr(pool.Hasher, '_hash_file', hash_file_noting_thread)
+    expected = b''.join(expected_line('sha256', name) for name in files)
+    assert run_ours(files) == (0, expected, b'')
     assert (threads == [threading.get_ident()]) == (len(files) == 1)

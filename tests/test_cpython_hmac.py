@@ -38,7 +38,14 @@ EXPECTED_DIFFERENCES = {
     # 3.10-3.13's suite
     **{
         f'test.test_hmac.TestVectorsTestCase.test_{name}': _VECTORS
-        for name in ('md5_vectors', 'sha_vectors', 'sha224_rfc4231', 'sha256_rfc4231', 'sha384_rfc4231', 'sha512_rfc4231')
+        for name in (
+            'md5_vectors',
+            'sha_vectors',
+            'sha224_rfc4231',
+            'sha256_rfc4231',
+            'sha384_rfc4231',
+            'sha512_rfc4231',
+        )
     },
     'test.test_hmac.CopyTestCase.test_attributes_old': _EMPTY_HMAC.format('_init_old', '_inner and _outer'),
     'test.test_hmac.CopyTestCase.test_realcopy_old': _EMPTY_HMAC.format('_init_old', '_inner, _outer and _hmac'),
@@ -46,9 +53,13 @@ EXPECTED_DIFFERENCES = {
     # 3.14+'s suite
     'test.test_hmac.PythonCopyTestCase.test_attributes': _EMPTY_HMAC.format('_init_old', '_hmac, _inner, _outer'),
     'test.test_hmac.PythonCopyTestCase.test_realcopy': _EMPTY_HMAC.format('_init_old', '_inner and _outer'),
-    'test.test_hmac.OpenSSLCopyTestCase.test_attributes': _EMPTY_HMAC.format('_init_openssl_hmac', '_hmac, _inner, _outer'),
+    'test.test_hmac.OpenSSLCopyTestCase.test_attributes': _EMPTY_HMAC.format(
+        '_init_openssl_hmac', '_hmac, _inner, _outer'
+    ),
     'test.test_hmac.OpenSSLCopyTestCase.test_realcopy': _EMPTY_HMAC.format('_init_openssl_hmac', '_hmac'),
-    'test.test_hmac.BuiltinCopyTestCase.test_attributes': _EMPTY_HMAC.format('_init_builtin_hmac', '_hmac, _inner, _outer'),
+    'test.test_hmac.BuiltinCopyTestCase.test_attributes': _EMPTY_HMAC.format(
+        '_init_builtin_hmac', '_hmac, _inner, _outer'
+    ),
     'test.test_hmac.BuiltinCopyTestCase.test_realcopy': _EMPTY_HMAC.format('_init_builtin_hmac', '_hmac'),
     **{
         f'test.test_hmac.BuiltinMiscellaneousTests.test_compute_{name}_32': (

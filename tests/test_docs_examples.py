@@ -67,7 +67,7 @@ def fenced_blocks(path, text=None):
         body = []
         j = i + 1
         while j < len(lines) and not re.fullmatch(r' *' + fence + r'`*\s*', lines[j]):
-            body.append(lines[j][len(indent):] if lines[j].startswith(indent) else lines[j].lstrip())
+            body.append(lines[j][len(indent) :] if lines[j].startswith(indent) else lines[j].lstrip())
             j += 1
         assert j < len(lines), '%s:%d: a code block that is never closed' % (path, i + 1)
         language = info.split()[0] if info else ''
@@ -89,7 +89,9 @@ def write_fixtures(folder):
     pq.write_table(pa.table({'email': emails}), folder / 'users.parquet')
     (folder / 'users').mkdir()
     for part in range(2):
-        pq.write_table(pa.table({'email': emails[part * 50:(part + 1) * 50]}), folder / 'users' / ('part-%d.parquet' % part))
+        pq.write_table(
+            pa.table({'email': emails[part * 50 : (part + 1) * 50]}), folder / 'users' / ('part-%d.parquet' % part)
+        )
 
 
 def run_python(block, namespace):
@@ -124,7 +126,11 @@ def run_console(block, folder):
         for segment in re.split(r'\|\||&&|[|;]', command):
             program = segment.split()[0] if segment.split() else ''
             assert program in CONSOLE_PROGRAMS, '%s: `%s` calls %r; console examples may call only %s' % (
-                block.where, command, program, ', '.join(sorted(CONSOLE_PROGRAMS)))
+                block.where,
+                command,
+                program,
+                ', '.join(sorted(CONSOLE_PROGRAMS)),
+            )
         script.append("printf '@@command %d@@'" % n)
         script.append(command)
     environment = dict(os.environ, FASTDIGEST_PYTHON=sys.executable)
@@ -132,10 +138,18 @@ def run_console(block, folder):
                             capture_output=True, text=True, timeout=120)  # fmt: skip
     outputs = re.split(r'@@command \d+@@', result.stdout)[1:]
     assert len(outputs) == len(commands), '%s: the commands did not all run:\n%s%s' % (
-        block.where, result.stdout, result.stderr)
+        block.where,
+        result.stdout,
+        result.stderr,
+    )
     for (command, expected), output in zip(commands, outputs):
         assert output == expected, '%s: `%s` printed\n%s\ninstead of\n%s\n(stderr: %s)' % (
-            block.where, command, output, expected, result.stderr)
+            block.where,
+            command,
+            output,
+            expected,
+            result.stderr,
+        )
 
 
 def run_document(path, folder, text=None):
@@ -177,20 +191,20 @@ def test_every_python_block_is_run_or_says_why():
                 assert NOT_RUN.search(block.info), '%s: a block that is not run says why' % block.where
 
 
-BROKEN_PAGE = '''# A page whose examples are wrong
+BROKEN_PAGE = """# A page whose examples are wrong
 
 ```python
 import fastdigest
 
 assert fastdigest.sha256(b"abc").hexdigest() == "0" * 64
 ```
-'''
+"""
 
-BROKEN_CONSOLE = '''```console
+BROKEN_CONSOLE = """```console
 $ fastdigest hello.txt
 0000000000000000000000000000000000000000000000000000000000000000  hello.txt
 ```
-'''
+"""
 
 
 def test_a_broken_example_fails(tmp_path, monkeypatch):
@@ -210,7 +224,17 @@ def test_a_broken_example_fails(tmp_path, monkeypatch):
 # --- the reference -------------------------------------------------------------------------------------
 
 # hashlib's own objects, passed through (scrypt joins hashlib's __all__, and so fastdigest's, in 3.15).
-HASHLIB_PASSED_THROUGH = {'blake2b', 'blake2s', 'sha3_224', 'sha3_256', 'sha3_384', 'sha3_512', 'shake_128', 'shake_256', 'scrypt'}
+HASHLIB_PASSED_THROUGH = {
+    'blake2b',
+    'blake2s',
+    'sha3_224',
+    'sha3_256',
+    'sha3_384',
+    'sha3_512',
+    'shake_128',
+    'shake_256',
+    'scrypt',
+}
 
 
 def stub_docstrings(stub):
@@ -227,7 +251,11 @@ def stub_docstrings(stub):
             elif isinstance(node, (ast.FunctionDef, ast.ClassDef)):
                 if documented.get(node.name) is None:
                     documented[node.name] = ast.get_docstring(node)
-            elif isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant) and isinstance(previous, ast.AnnAssign):
+            elif (
+                isinstance(node, ast.Expr)
+                and isinstance(node.value, ast.Constant)
+                and isinstance(previous, ast.AnnAssign)
+            ):
                 documented[previous.target.id] = node.value.value
             previous = node
 

@@ -36,8 +36,7 @@ def test_the_gil_stays_disabled_after_import():
     environment = dict(os.environ)
     environment.pop('PYTHON_GIL', None)
     code = (
-        'import sys, fastdigest, fastdigest._fastdigest, fastdigest.hmac, fastdigest.cli; '
-        'print(sys._is_gil_enabled())'
+        'import sys, fastdigest, fastdigest._fastdigest, fastdigest.hmac, fastdigest.cli; print(sys._is_gil_enabled())'
     )
     result = subprocess.run(
         [sys.executable, '-W', 'error::RuntimeWarning', '-c', code],

@@ -53,7 +53,9 @@ buffers = st.builds(
 
 # (operation, object index (mod the live objects), algorithm for new objects and one-shots, buffer)
 operations = st.tuples(
-    st.sampled_from(['new', 'update', 'update', 'copy', 'digest', 'hexdigest', 'one-shot digest', 'one-shot hexdigest']),
+    st.sampled_from(
+        ['new', 'update', 'update', 'copy', 'digest', 'hexdigest', 'one-shot digest', 'one-shot hexdigest']
+    ),
     st.integers(0, 31),
     st.sampled_from(ALGORITHMS),
     buffers,

@@ -84,9 +84,7 @@ def test_threshold_0_releases_even_for_empty_input(threshold):
     threshold(0)
     empty = operator.itemgetter(slice(0, 0))
     hash_object = fastdigest.sha256()
-    assert collection_ran_during(
-        lambda inputs: map(hash_object.update, map(empty, inputs)), DATA, RELEASE_BOUND
-    )
+    assert collection_ran_during(lambda inputs: map(hash_object.update, map(empty, inputs)), DATA, RELEASE_BOUND)
 
 
 @pytest.fixture(scope='module')

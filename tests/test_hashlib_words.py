@@ -185,7 +185,9 @@ def test_new():
     assert compare(fastdigest.new, hashlib.new, calls, same_place=False) > 5000
 
 
-@pytest.mark.skipif(sys.version_info < (3, 15), reason="string= is deprecated from 3.15; before, it warns nothing (compared above)")
+@pytest.mark.skipif(
+    sys.version_info < (3, 15), reason='string= is deprecated from 3.15; before, it warns nothing (compared above)'
+)
 @pytest.mark.parametrize('name', [*CONSTRUCTORS, 'sha512_224', 'sha512_256'])
 def test_string_warning_points_at_the_caller(name):
     for function, args in ((getattr(fastdigest, name), ()), (fastdigest.new, (name,))):

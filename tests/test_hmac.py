@@ -97,9 +97,15 @@ def hmac_vectors():
         records = parse_records(vector_file('HMAC', filename))
         assert len(records) >= 6, filename  # RFC 2202 has 7 cases; RFC 4231 7, of which the files keep 6
         for number, record in enumerate(records):
-            cases.append(pytest.param(
-                name, bytes.fromhex(record['Key']), bytes.fromhex(record['Msg']), record['MD'],
-                id='%s-%d' % (filename, number)))
+            cases.append(
+                pytest.param(
+                    name,
+                    bytes.fromhex(record['Key']),
+                    bytes.fromhex(record['Msg']),
+                    record['MD'],
+                    id='%s-%d' % (filename, number),
+                )
+            )
     return cases
 
 
@@ -112,7 +118,7 @@ def test_rfc_2202_and_4231(name, key, msg, expected):
     # The same message fed in pieces that straddle the block boundaries.
     mac = fd_hmac.new(key, digestmod=constructor)
     for start in range(0, len(msg), 7):
-        mac.update(msg[start:start + 7])
+        mac.update(msg[start : start + 7])
     assert mac.hexdigest() == expected
     assert mac.digest().hex() == expected
 
@@ -128,7 +134,7 @@ RFC_4231_CASE_5 = {
 
 @pytest.mark.parametrize('name', sorted(RFC_4231_CASE_5))
 def test_rfc_4231_truncated_case(name):
-    key = bytes([0x0c]) * 20
+    key = bytes([0x0C]) * 20
     assert fd_hmac.digest(key, b'Test With Truncation', name)[:16].hex() == RFC_4231_CASE_5[name]
 
 
@@ -138,8 +144,16 @@ def pbkdf2_sha1_vectors():
         # The file writes RFC 6070's NUL bytes as \0.
         password = record['PASSWORD'].replace('\\0', '\0').encode()
         salt = record['SALT'].replace('\\0', '\0').encode()
-        cases.append(pytest.param(password, salt, int(record['ITERATIONS']), int(record['LENGTH']),
-                                  record['DERIVED_KEY'], id='iterations=%s' % record['ITERATIONS']))
+        cases.append(
+            pytest.param(
+                password,
+                salt,
+                int(record['ITERATIONS']),
+                int(record['LENGTH']),
+                record['DERIVED_KEY'],
+                id='iterations=%s' % record['ITERATIONS'],
+            )
+        )
     assert len(cases) == 6
     return cases
 
@@ -151,12 +165,26 @@ def test_rfc_6070(password, salt, iterations, length, expected):
 
 # RFC 7914, section 11: the PBKDF2-HMAC-SHA256 test vectors.
 RFC_7914_PBKDF2_SHA256 = [
-    (b'passwd', b'salt', 1, 64,
-     ('55ac046e56e3089fec1691c22544b605f94185216dde0465e68b9d57c20dacbc'
-      '49ca9cccf179b645991664b39d77ef317c71b845b1e30bd509112041d3a19783')),
-    (b'Password', b'NaCl', 80000, 64,
-     ('4ddcd8f60b98be21830cee5ef22701f9641a4418d04c0414aeff08876b34ab56'
-      'a1d425a1225833549adb841b51c9b3176a272bdebba1d078478f62b397f33c8d')),
+    (
+        b'passwd',
+        b'salt',
+        1,
+        64,
+        (
+            '55ac046e56e3089fec1691c22544b605f94185216dde0465e68b9d57c20dacbc'
+            '49ca9cccf179b645991664b39d77ef317c71b845b1e30bd509112041d3a19783'
+        ),
+    ),
+    (
+        b'Password',
+        b'NaCl',
+        80000,
+        64,
+        (
+            '4ddcd8f60b98be21830cee5ef22701f9641a4418d04c0414aeff08876b34ab56'
+            'a1d425a1225833549adb841b51c9b3176a272bdebba1d078478f62b397f33c8d'
+        ),
+    ),
 ]
 
 
@@ -175,9 +203,9 @@ def test_key_and_message_lengths_around_the_block(name):
     # fits in their last block or needs one more.
     block = block_size(name)
     for key_len in (0, 1, block - 1, block, block + 1, 2 * block + 3):
-        key = bytes((7 * i + key_len) & 0xff for i in range(key_len))
+        key = bytes((7 * i + key_len) & 0xFF for i in range(key_len))
         for msg_len in (0, 1, block - 9, block - 8, block - 1, block, block + 1, 3 * block + 17):
-            msg = bytes((3 * i + 1) & 0xff for i in range(msg_len))
+            msg = bytes((3 * i + 1) & 0xFF for i in range(msg_len))
             expected = stdlib_hmac.new(key, msg, name).digest()
             assert fd_hmac.digest(key, msg, name) == expected, (key_len, msg_len)
             assert fd_hmac.new(key, msg, name).digest() == expected, (key_len, msg_len)
@@ -218,7 +246,7 @@ def test_hmac_matches_stdlib(name, key, chunks):
     for index, chunk in enumerate(chunks):
         mac.update(chunk)
         # A digest midway changes nothing, and a copy goes its own way.
-        assert mac.digest() == stdlib_hmac.new(key, b''.join(chunks[:index + 1]), name).digest()
+        assert mac.digest() == stdlib_hmac.new(key, b''.join(chunks[: index + 1]), name).digest()
         fork = mac.copy()
         fork.update(b'fork')
     assert mac.digest() == expected.digest()
@@ -284,12 +312,12 @@ def test_pbkdf2_blocks_side_by_side_match_hashlib(name, password, salt, iteratio
     assert fastdigest.pbkdf2_hmac(name, password, salt, iterations, dklen) == expected
 
 
-PBKDF2_CHILD = '''
+PBKDF2_CHILD = """
 import json, sys, fastdigest
 cases = json.loads(sys.argv[1])
 print(json.dumps([fastdigest.pbkdf2_hmac(name, bytes.fromhex(password), bytes.fromhex(salt), iterations,
                                          dklen).hex() for name, password, salt, iterations, dklen in cases]))
-'''
+"""
 
 
 # The same derivations with the kernels of other CPUs on this one: SHA-NI hidden leaves the AVX-512
@@ -303,12 +331,24 @@ def test_pbkdf2_blocks_side_by_side_under_other_kernels(disable):
         size = hashlib.new(name).digest_size
         for blocks in (1, 2, 3, 4, 5, 8, 9, 16, 17):
             dklen = blocks * size - rng.randrange(size)
-            cases.append((name, rng.randbytes(rng.randrange(100)).hex(), rng.randbytes(rng.randrange(40)).hex(),
-                          rng.randrange(1, 300), dklen))
+            cases.append(
+                (
+                    name,
+                    rng.randbytes(rng.randrange(100)).hex(),
+                    rng.randbytes(rng.randrange(40)).hex(),
+                    rng.randrange(1, 300),
+                    dklen,
+                )
+            )
     environment = dict(os.environ, FASTDIGEST_DISABLE=disable)
     environment.pop('FASTDIGEST_BACKEND', None)
-    child = subprocess.run([sys.executable, '-c', PBKDF2_CHILD, json.dumps(cases)], env=environment,
-                           capture_output=True, text=True, check=False)
+    child = subprocess.run(
+        [sys.executable, '-c', PBKDF2_CHILD, json.dumps(cases)],
+        env=environment,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
     assert child.returncode == 0, child.stderr
     derived = json.loads(child.stdout)
     for (name, password, salt, iterations, dklen), result in zip(cases, derived, strict=True):
@@ -337,8 +377,13 @@ def test_pbkdf2_long_password_is_hashed_first():
 def test_buffers_of_any_kind():
     key, msg = b'0123456789abcdef', b'message' * 50
     expected = stdlib_hmac.digest(key, msg, 'sha256')
-    for wrap in (bytes, bytearray, memoryview, lambda b: array.array('B', b),
-                 lambda b: memoryview(b).cast('B', (len(b) // 2, 2)) if len(b) % 2 == 0 else b):
+    for wrap in (
+        bytes,
+        bytearray,
+        memoryview,
+        lambda b: array.array('B', b),
+        lambda b: memoryview(b).cast('B', (len(b) // 2, 2)) if len(b) % 2 == 0 else b,
+    ):
         assert fd_hmac.digest(wrap(key), wrap(msg), 'sha256') == expected
         # new() takes a key as the stdlib's HMAC does, bytes or bytearray only, and refuses any other with its
         # message; the message may be any buffer.
@@ -349,8 +394,7 @@ def test_buffers_of_any_kind():
         mac = fd_hmac.new(key, digestmod='sha256')
         mac.update(wrap(msg))
         assert mac.digest() == expected
-        assert fastdigest.pbkdf2_hmac('sha256', wrap(key), wrap(msg), 2) == \
-            hashlib.pbkdf2_hmac('sha256', key, msg, 2)
+        assert fastdigest.pbkdf2_hmac('sha256', wrap(key), wrap(msg), 2) == hashlib.pbkdf2_hmac('sha256', key, msg, 2)
     # The message keyword, and msg=None meaning no message.
     assert fd_hmac.new(key=key, msg=None, digestmod='sha256').digest() == stdlib_hmac.digest(key, b'', 'sha256')
     mac = fd_hmac.new(key, digestmod='sha256')
@@ -381,8 +425,9 @@ PEP_247_MODULE = types.ModuleType('pep247_sha256')
 PEP_247_MODULE.new = lambda data=b'': hashlib.sha256(data)
 
 
-@pytest.mark.parametrize('digestmod', ['sha3_256', 'blake2b', hashlib.sha3_256,
-                                       lambda data=b'': hashlib.sha1(data), PEP_247_MODULE])
+@pytest.mark.parametrize(
+    'digestmod', ['sha3_256', 'blake2b', hashlib.sha3_256, lambda data=b'': hashlib.sha1(data), PEP_247_MODULE]
+)
 def test_other_digestmods_go_to_the_stdlib(digestmod):
     mac = fd_hmac.new(b'key', b'msg', digestmod)
     assert type(mac) is stdlib_hmac.HMAC
@@ -392,8 +437,9 @@ def test_other_digestmods_go_to_the_stdlib(digestmod):
 
 
 def test_other_pbkdf2_names_go_to_hashlib():
-    assert fastdigest.pbkdf2_hmac('sha3_256', b'pw', b'salt', 3, 40) == \
-        hashlib.pbkdf2_hmac('sha3_256', b'pw', b'salt', 3, 40)
+    assert fastdigest.pbkdf2_hmac('sha3_256', b'pw', b'salt', 3, 40) == hashlib.pbkdf2_hmac(
+        'sha3_256', b'pw', b'salt', 3, 40
+    )
 
 
 # --- bad input: the standard library's exceptions --------------------------------------------------
@@ -457,14 +503,17 @@ def test_hmac_errors_are_the_stdlib_ones(label, call):
     assert outcome(lambda: call(fd_hmac)) == expected
 
 
-@pytest.mark.parametrize('call', [
-    lambda m: m.new(b'key'),
-    lambda m: m.new(b'key', b'msg'),
-    lambda m: m.new(b'key', b'msg', None),
-    lambda m: m.new(b'key', b'msg', ''),
-    lambda m: m.new(b'key', digestmod=None),
-    lambda m: m.HMAC(b'key'),
-])
+@pytest.mark.parametrize(
+    'call',
+    [
+        lambda m: m.new(b'key'),
+        lambda m: m.new(b'key', b'msg'),
+        lambda m: m.new(b'key', b'msg', None),
+        lambda m: m.new(b'key', b'msg', ''),
+        lambda m: m.new(b'key', digestmod=None),
+        lambda m: m.HMAC(b'key'),
+    ],
+)
 def test_missing_digestmod(call):
     # 3.10-3.12 say "Missing required parameter 'digestmod'.", 3.13+ "... argument ...": this Python's.
     expected_type, expected_message = outcome(lambda: call(stdlib_hmac))
@@ -591,6 +640,7 @@ def test_hmac_type_is_closed():
     with pytest.raises(AttributeError):
         mac.name = 'hmac-md5'
     with pytest.raises(TypeError):
+
         class Subclass(fd_hmac.HMAC):
             pass
 
@@ -652,8 +702,7 @@ def test_pbkdf2_releases_the_gil():
     # The derivation runs for a long while (hundreds of milliseconds even on the fastest kernel); if it
     # held the GIL, this thread could not wake up from its short sleep until it had finished.
     finished = []
-    worker = threading.Thread(
-        target=lambda: finished.append(fastdigest.pbkdf2_hmac('sha1', b'pw', b'salt', 5_000_000)))
+    worker = threading.Thread(target=lambda: finished.append(fastdigest.pbkdf2_hmac('sha1', b'pw', b'salt', 5_000_000)))
     worker.start()
     try:
         time.sleep(0.02)
@@ -718,8 +767,13 @@ def test_no_c_heap_allocation(tmp_path):
     environment = dict(os.environ)
     environment['LD_PRELOAD'] = ' '.join(filter(None, [str(shim), environment.get('LD_PRELOAD')]))
     calls = 500
-    child = subprocess.run([sys.executable, '-c', ALLOCATION_CHILD, str(calls)], env=environment,
-                           capture_output=True, text=True, check=True)
+    child = subprocess.run(
+        [sys.executable, '-c', ALLOCATION_CHILD, str(calls)],
+        env=environment,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
     counts = json.loads(child.stdout)
     # OpenSSL allocates contexts on every call: the shim does see allocations.
     assert counts.pop('stdlib hmac.digest') >= calls

@@ -34,15 +34,14 @@ LEVELS = {
     'portable': ({'FASTDIGEST_BACKEND': 'portable'}, (), {}, 3),
     # x86-64 without SHA-NI (Intel before Ice Lake), with and without AVX-512.
     'shani': ({'FASTDIGEST_DISABLE': 'shani'}, ('shani',), {'*': ('shani',)}, 2),
-    'shani,avx512': (
-        {'FASTDIGEST_DISABLE': 'shani,avx512'}, ('shani', 'avx512'), {'*': ('shani', 'avx512')}, 2
-    ),
+    'shani,avx512': ({'FASTDIGEST_DISABLE': 'shani,avx512'}, ('shani', 'avx512'), {'*': ('shani', 'avx512')}, 2),
     # AArch64 without the SHA-512 instructions (Cortex-A72, Graviton 2), then without any.
-    'armsha512': (
-        {'FASTDIGEST_DISABLE': 'armsha512'}, ('armsha512',), {name: ('armv8',) for name in SHA512_FAMILY}, 2
-    ),
+    'armsha512': ({'FASTDIGEST_DISABLE': 'armsha512'}, ('armsha512',), {name: ('armv8',) for name in SHA512_FAMILY}, 2),
     'armsha512,armsha2,armsha1': (
-        {'FASTDIGEST_DISABLE': 'armsha512,armsha2,armsha1'}, ('armsha2',), {'*': ('armv8',)}, 2
+        {'FASTDIGEST_DISABLE': 'armsha512,armsha2,armsha1'},
+        ('armsha2',),
+        {'*': ('armv8',)},
+        2,
     ),
 }
 
@@ -71,7 +70,8 @@ def level_param(name, environment, needs, minutes):
 
 
 @pytest.mark.parametrize(
-    'level', [level_param(name, environment, needs, minutes) for name, (environment, needs, _, minutes) in LEVELS.items()]
+    'level',
+    [level_param(name, environment, needs, minutes) for name, (environment, needs, _, minutes) in LEVELS.items()],
 )
 def test_quick_tier_at_level(level, jobs):
     _, output = finished_job(jobs, f'levels/{level}')

@@ -111,9 +111,7 @@ print(json.dumps(results))
 def growth():
     if not os.path.exists('/proc/self/statm'):
         pytest.fail('the resident set is read from /proc/self/statm (Linux)')
-    result = subprocess.run(
-        [sys.executable, '-c', CHILD, str(ROUNDS)], capture_output=True, text=True, timeout=300
-    )
+    result = subprocess.run([sys.executable, '-c', CHILD, str(ROUNDS)], capture_output=True, text=True, timeout=300)
     assert result.returncode == 0, result.stderr[-4000:]
     return {name: (before, after) for name, (before, after) in json.loads(result.stdout).items()}
 

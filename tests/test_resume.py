@@ -70,7 +70,7 @@ def blob(name, byte_count, chain, tail):
 
 
 def replaced(data, offset, new_bytes):
-    return data[:offset] + new_bytes + data[offset + len(new_bytes):]
+    return data[:offset] + new_bytes + data[offset + len(new_bytes) :]
 
 
 # ---- the format against its specification ----------------------------------------------------------------
@@ -99,9 +99,9 @@ def test_state_at_block_boundaries(algorithm, blocks, offset):
     assert state[:6] == MAGIC + bytes([VERSION, ALGORITHM_CODES[algorithm]])
     assert int.from_bytes(state[6:8], 'big') == tail_len
     assert int.from_bytes(state[8:16], 'big') == len(data)
-    assert state[HEADER_LEN + CHAIN_LEN[algorithm]:] == data[len(data) - tail_len:]
+    assert state[HEADER_LEN + CHAIN_LEN[algorithm] :] == data[len(data) - tail_len :]
     # Once a whole block is compressed, the chain has moved on from the initial values.
-    chain_is_initial = state[HEADER_LEN:HEADER_LEN + CHAIN_LEN[algorithm]] == bytes.fromhex(PUBLISHED_IVS[algorithm])
+    chain_is_initial = state[HEADER_LEN : HEADER_LEN + CHAIN_LEN[algorithm]] == bytes.fromhex(PUBLISHED_IVS[algorithm])
     assert chain_is_initial == (len(data) < block_size)
 
     restored = fastdigest.from_state(state)
@@ -117,7 +117,7 @@ def test_state_holds_only_the_tail_of_the_buffer(algorithm):
     data = message(2 * BLOCK_SIZE[algorithm] + 3)
     by_bytes = fastdigest.new(algorithm)
     for i in range(len(data)):
-        by_bytes.update(data[i:i + 1])
+        by_bytes.update(data[i : i + 1])
     assert by_bytes.state() == fastdigest.new(algorithm, data).state()
     assert by_bytes.state().endswith(data[-3:])
     assert len(by_bytes.state()) == HEADER_LEN + CHAIN_LEN[algorithm] + 3
@@ -218,7 +218,7 @@ def test_pickle_names_the_public_function():
     assert fastdigest.sha1().__reduce__() == (fastdigest.from_state, (fastdigest.sha1().state(),))
 
 
-CHILD = r'''
+CHILD = r"""
 import pickle, sys
 import fastdigest
 cases = pickle.load(sys.stdin.buffer)
@@ -228,7 +228,7 @@ for pickled, rest in cases:
     hash_object.update(rest)
     results.append((hash_object.name, hash_object.hexdigest(), pickle.dumps(hash_object), fastdigest.implementation))
 pickle.dump(results, sys.stdout.buffer)
-'''
+"""
 
 
 @pytest.mark.parametrize('backend', ['best', 'portable'])
@@ -240,9 +240,9 @@ def test_pickle_resumes_in_a_child_process(backend):
         block_size = BLOCK_SIZE[name]
         for length in (0, 1, block_size - 1, block_size, block_size + 1, 1000):
             data = message(length + 300)
-            first, rest = data[:length], data[length:length + 150]
+            first, rest = data[:length], data[length : length + 150]
             cases.append((pickle.dumps(fastdigest.new(name, first), protocol=2 + length % 4), rest))
-            expected.append((name, data[:length + 150], data[length + 150:]))
+            expected.append((name, data[: length + 150], data[length + 150 :]))
 
     environment = dict(os.environ, FASTDIGEST_BACKEND=backend)
     result = subprocess.run([sys.executable, '-c', CHILD], input=pickle.dumps(cases), capture_output=True,
@@ -321,8 +321,10 @@ def test_something_else_is_called_that(data):
 
 @pytest.mark.parametrize('version', [0, 2, 255])
 def test_unknown_version_is_refused(version):
-    assert_refused(replaced(valid_state('sha1', 10), 4, bytes([version])),
-                   re.escape('format version %d is not supported (this fastdigest reads version 1)' % version))
+    assert_refused(
+        replaced(valid_state('sha1', 10), 4, bytes([version])),
+        re.escape('format version %d is not supported (this fastdigest reads version 1)' % version),
+    )
 
 
 @pytest.mark.parametrize('code', [0, 9, 100, 255])
@@ -343,14 +345,17 @@ def test_tail_as_long_as_a_block_is_refused(algorithm, extra):
 def test_tail_inconsistent_with_byte_count_is_refused(algorithm, count_change):
     length = BLOCK_SIZE[algorithm] + 20
     state = valid_state(algorithm, length)
-    assert_refused(replaced(state, 8, (length + count_change).to_bytes(8, 'big')),
-                   'a buffered tail of 20 bytes does not match the byte count %d' % (length + count_change))
+    assert_refused(
+        replaced(state, 8, (length + count_change).to_bytes(8, 'big')),
+        'a buffered tail of 20 bytes does not match the byte count %d' % (length + count_change),
+    )
 
 
 def test_tail_length_field_inconsistent_with_byte_count_is_refused(algorithm):
     state = valid_state(algorithm, 10)
-    assert_refused(replaced(state, 6, (11).to_bytes(2, 'big')),
-                   'a buffered tail of 11 bytes does not match the byte count 10')
+    assert_refused(
+        replaced(state, 6, (11).to_bytes(2, 'big')), 'a buffered tail of 11 bytes does not match the byte count 10'
+    )
 
 
 @pytest.mark.parametrize('name', ['sha1', 'sha224', 'sha256'])
@@ -358,8 +363,10 @@ def test_byte_count_beyond_the_standard_is_refused(name):
     """SHA-1 and SHA-224/256 take messages of less than 2**64 bits (FIPS 180-4, section 1)."""
     state = valid_state(name, 70)
     too_long = 2**61 + 6
-    assert_refused(replaced(state, 8, too_long.to_bytes(8, 'big')),
-                   "the byte count %d exceeds %s's limit of %d bytes" % (too_long, name, 2**61 - 1))
+    assert_refused(
+        replaced(state, 8, too_long.to_bytes(8, 'big')),
+        "the byte count %d exceeds %s's limit of %d bytes" % (too_long, name, 2**61 - 1),
+    )
     longest = 2**61 - 64 + 6
     resumed = fastdigest.from_state(replaced(state, 8, longest.to_bytes(8, 'big')))
     assert int.from_bytes(resumed.state()[8:16], 'big') == longest
@@ -386,14 +393,15 @@ def test_changed_chain_before_the_first_block_is_refused(algorithm):
 def test_state_of_one_algorithm_with_another_code_is_refused_before_a_block():
     """sha224 and sha256 share a compression: early states still name the right one."""
     state = valid_state('sha224', 10)
-    assert_refused(replaced(state, 5, bytes([ALGORITHM_CODES['sha256']])), "the chaining words differ")
+    assert_refused(replaced(state, 5, bytes([ALGORITHM_CODES['sha256']])), 'the chaining words differ')
 
 
 # Random corruption of valid blobs: byte flips, truncations and extensions. The outcome is a ValueError, or a
 # valid state, which must then be exactly the blob given (the format has no ignored bytes) and hash on.
 corruptions = st.one_of(
-    st.tuples(st.just('flip'), st.lists(st.tuples(st.integers(0, 300), st.integers(1, 255)), min_size=1,
-                                        max_size=4)),  # fmt: skip
+    st.tuples(
+        st.just('flip'), st.lists(st.tuples(st.integers(0, 300), st.integers(1, 255)), min_size=1, max_size=4)
+    ),  # fmt: skip
     st.tuples(st.just('truncate'), st.integers(0, 300)),
     st.tuples(st.just('extend'), st.binary(min_size=1, max_size=40)),
 )
@@ -408,7 +416,7 @@ def test_corrupted_states_raise_value_error_or_resume_exactly(name, length, corr
         for index, mask in detail:
             state[index % len(state)] ^= mask
     elif kind == 'truncate':
-        del state[detail % len(state):]
+        del state[detail % len(state) :]
     else:
         state += detail
     try:

@@ -57,5 +57,9 @@ def test_swapped_modules_give_the_standard_librarys_results(reference, mode, par
     expected = reference[part]
     assert len(expected) >= 2, expected  # a run that recorded (almost) nothing proves nothing
     got = run(mode, part)
-    differences = {label: (expected.get(label), got.get(label)) for label in {*expected, *got} if expected.get(label) != got.get(label)}
+    differences = {
+        label: (expected.get(label), got.get(label))
+        for label in {*expected, *got}
+        if expected.get(label) != got.get(label)
+    }
     assert not differences

@@ -167,7 +167,7 @@ def test_bytearray_cannot_be_resized_while_hashed(name, hasher):
         # has taken a view of the longer bytearray since.
         while True:
             try:
-                del data[len(original):]
+                del data[len(original) :]
                 return 'resized'
             except BufferError:
                 time.sleep(0.001)

@@ -36,7 +36,7 @@ def require_mypy():
     if release < (1, 19):
         # The stubs are the same on every Python, and are checked wherever a current mypy installs.
         pytest.skip(
-            f'mypy {mypy.version.__version__} is older than 1.19: it reads neither the cli module\'s '
+            f"mypy {mypy.version.__version__} is older than 1.19: it reads neither the cli module's "
             '`TYPE_CHECKING = False` idiom (so stubtest takes its typing-only imports for runtime names) nor '
             'reports a surplus positional argument under [call-arg]. It is what installs on free-threaded '
             '3.13: mypy 1.19+ needs librt, which has no cp313t wheels.'
@@ -85,7 +85,7 @@ def test_stubs_match_runtime(run_mypy, tmp_path):
 # Each line's expected outcome is stated in the line itself: assert_type() fails if the stub gives another
 # type (Any included), and each `type: ignore[code]` must be needed, since --warn-unused-ignores reports one
 # that the stub makes unnecessary (for instance if str were accepted as data).
-USAGE = '''
+USAGE = """
     import io
     import hashlib
     import sys
@@ -133,7 +133,7 @@ USAGE = '''
 
     class Subclass(fastdigest.HASH):  # type: ignore[misc]
         pass
-'''
+"""
 
 
 def test_stubs_type_user_code(run_mypy, tmp_path):

@@ -18,8 +18,8 @@ class OverloadOnlyFunctions(griffe.Extension):
             docstrings = [overload.docstring for overload in overloads if overload.docstring]
             returns = []
             for overload in overloads:
-                for part in str(overload.returns).split(" | "):
-                    if part not in returns and part != "NoReturn":
+                for part in str(overload.returns).split(' | '):
+                    if part not in returns and part != 'NoReturn':
                         returns.append(part)
             widest = max(overloads, key=lambda overload: len(overload.parameters))
             last = overloads[-1]
@@ -28,7 +28,7 @@ class OverloadOnlyFunctions(griffe.Extension):
                 lineno=overloads[0].lineno,
                 endlineno=last.endlineno,
                 parameters=widest.parameters,
-                returns=" | ".join(returns),
+                returns=' | '.join(returns),
                 docstring=docstrings[0] if docstrings else None,
                 parent=mod,
             )

@@ -14,14 +14,14 @@ import pathlib
 import shutil
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
-STUBS = ROOT / "build" / "docs-stubs" / "fastdigest"
+STUBS = ROOT / 'build' / 'docs-stubs' / 'fastdigest'
 
 
 def copy_stubs():
     if STUBS.exists():
         shutil.rmtree(STUBS)
     STUBS.mkdir(parents=True)
-    for stub in sorted((ROOT / "fastdigest").glob("*.pyi")):
+    for stub in sorted((ROOT / 'fastdigest').glob('*.pyi')):
         shutil.copyfile(stub, STUBS / stub.name)
 
 

@@ -41,7 +41,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import BinaryIO, Callable, NoReturn, Optional, Sequence, Union
 
-__all__ = ["console_script", "main", "run"]
+__all__ = ['console_script', 'main', 'run']
 
 
 def run(
@@ -68,7 +68,7 @@ def run(
         stdout.flush()
         return 0
     if options.version:
-        stdout.write(f"{PROGRAM} (fastdigest) {_version()}\n".encode())
+        stdout.write(f'{PROGRAM} (fastdigest) {_version()}\n'.encode())
         stdout.flush()
         return 0
 
@@ -101,7 +101,7 @@ def run(
 
 
 def _report_write_error(stderr: BinaryIO) -> None:
-    stderr.write(f"{PROGRAM}: write error\n".encode())
+    stderr.write(f'{PROGRAM}: write error\n'.encode())
     stderr.flush()
 
 
@@ -109,9 +109,9 @@ def _version() -> str:
     try:
         from importlib.metadata import version
 
-        return version("fastdigest")
+        return version('fastdigest')
     except Exception:  # noqa: BLE001 - not installed as a distribution
-        return "unknown"
+        return 'unknown'
 
 
 def main(argv: Optional[Sequence[str]] = None) -> int:
@@ -124,7 +124,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     if _may_raise_sigpipe():
         import signal
 
-        if hasattr(signal, "SIGPIPE"):
+        if hasattr(signal, 'SIGPIPE'):
             signal.signal(signal.SIGPIPE, signal.SIG_DFL)
     try:
         return run(sys.argv[1:] if argv is None else argv)

@@ -39,23 +39,23 @@ class Checker:
         runner = self.runner
         runner.progress = Progress(runner.stderr, is_terminal(runner.stderr) and not self.options.status, None, None)
         ok = True
-        for checkfile in self.options.files or [b"-"]:
+        for checkfile in self.options.files or [b'-']:
             ok &= self.check_file(checkfile)
         return ok
 
     def check_file(self, checkfile: bytes) -> bool:
         runner = self.runner
         options = self.options
-        is_stdin = checkfile == b"-"
-        display_name = quote_name(b"standard input" if is_stdin else checkfile)
+        is_stdin = checkfile == b'-'
+        display_name = quote_name(b'standard input' if is_stdin else checkfile)
         try:
             if is_stdin:
                 stream = runner.stdin
             else:
-                stream = open(checkfile, "rb")  # noqa: SIM115 - closed below
+                stream = open(checkfile, 'rb')  # noqa: SIM115 - closed below
         except IsADirectoryError:
             # coreutils opens a directory and fails at its first read.
-            runner.error(display_name + b": read error")
+            runner.error(display_name + b': read error')
             return False
         except OSError as error:
             runner.file_error(checkfile, error)
@@ -76,16 +76,16 @@ class Checker:
                 if not line:
                     return
                 line_number += 1
-                if line.startswith(b"#"):
+                if line.startswith(b'#'):
                     continue
-                if line.endswith(b"\n"):
+                if line.endswith(b'\n'):
                     line = line[:-1]
-                if line.endswith(b"\r"):
+                if line.endswith(b'\r'):
                     line = line[:-1]
                 if not line:
                     continue
                 parsed = self.parse_check_line(line)
-                if parsed is None or (is_stdin and parsed[0] == b"-"):
+                if parsed is None or (is_stdin and parsed[0] == b'-'):
                     yield None, line_number
                 else:
                     name, expected = parsed
@@ -95,64 +95,61 @@ class Checker:
             for job, payload in runner.ordered(lines(), ignore_missing=options.ignore_missing):
                 if job is None:
                     assert isinstance(payload, int)  # the line's number
-                    counts["misformatted"] += 1
+                    counts['misformatted'] += 1
                     if options.warn:
                         runner.error(
-                            display_name
-                            + b": %d: improperly formatted " % payload
-                            + self.tag_name
-                            + b" checksum line"
+                            display_name + b': %d: improperly formatted ' % payload + self.tag_name + b' checksum line'
                         )
                     continue
                 assert isinstance(payload, bytes)  # the expected hex digest
-                counts["proper"] += 1
+                counts['proper'] += 1
                 try:
                     computed = job.result()
                 except Missing:
                     continue
                 except OSError as error:
                     runner.file_error(job.name, error)
-                    counts["unreadable"] += 1
+                    counts['unreadable'] += 1
                     if not options.status:
-                        runner.output(self.report_name(job.name) + b": FAILED open or read\n")
+                        runner.output(self.report_name(job.name) + b': FAILED open or read\n')
                     continue
-                matched = computed.encode("ascii") == payload.lower()
-                counts["matched" if matched else "mismatched"] += 1
+                matched = computed.encode('ascii') == payload.lower()
+                counts['matched' if matched else 'mismatched'] += 1
                 if not options.status and (not matched or not options.quiet):
-                    runner.output(self.report_name(job.name) + (b": OK\n" if matched else b": FAILED\n"))
+                    runner.output(self.report_name(job.name) + (b': OK\n' if matched else b': FAILED\n'))
         finally:
             if not is_stdin:
                 stream.close()
 
         if read_failed:
-            runner.error(display_name + b": read error")
+            runner.error(display_name + b': read error')
             return False
-        if not counts["proper"]:
-            runner.error(display_name + b": no properly formatted checksum lines found")
+        if not counts['proper']:
+            runner.error(display_name + b': no properly formatted checksum lines found')
             return False
         if not options.status:
             for key, singular, plural in (
-                ("misformatted", "line is improperly formatted", "lines are improperly formatted"),
-                ("unreadable", "listed file could not be read", "listed files could not be read"),
-                ("mismatched", "computed checksum did NOT match", "computed checksums did NOT match"),
+                ('misformatted', 'line is improperly formatted', 'lines are improperly formatted'),
+                ('unreadable', 'listed file could not be read', 'listed files could not be read'),
+                ('mismatched', 'computed checksum did NOT match', 'computed checksums did NOT match'),
             ):
                 if counts[key]:
                     words = singular if counts[key] == 1 else plural
-                    runner.error(b"WARNING: %d " % counts[key] + words.encode())
-            if options.ignore_missing and not counts["matched"]:
-                runner.error(display_name + b": no file was verified")
+                    runner.error(b'WARNING: %d ' % counts[key] + words.encode())
+            if options.ignore_missing and not counts['matched']:
+                runner.error(display_name + b': no file was verified')
         return (
-            counts["mismatched"] == 0
-            and counts["unreadable"] == 0
-            and not (options.strict and counts["misformatted"])
-            and not (options.ignore_missing and not counts["matched"])
+            counts['mismatched'] == 0
+            and counts['unreadable'] == 0
+            and not (options.strict and counts['misformatted'])
+            and not (options.ignore_missing and not counts['matched'])
         )
 
     def report_name(self, name: bytes) -> bytes:
         # The --check report escapes a name only when it holds a newline (a CR
         # or a backslash alone is printed as is): coreutils 9.1's rule.
-        if b"\n" in name:
-            return b"\\" + escape_name(name)
+        if b'\n' in name:
+            return b'\\' + escape_name(name)
         return name
 
     def parse_check_line(self, line: bytes) -> Optional[Tuple[bytes, bytes]]:
@@ -162,16 +159,16 @@ class Checker:
         with a leading backslash when the name is escaped, and 'HEX NAME'
         (BSD reversed) when the first such line uses it."""
         index = 0
-        while index < len(line) and line[index] in b" \t":
+        while index < len(line) and line[index] in b' \t':
             index += 1
-        escaped = line[index : index + 1] == b"\\"
+        escaped = line[index : index + 1] == b'\\'
         index += escaped
         tag = self.tag_name
         if line.startswith(tag, index):
             after_tag = index + len(tag)
-            if line[after_tag : after_tag + 1] == b" ":
+            if line[after_tag : after_tag + 1] == b' ':
                 after_tag += 1
-            if line[after_tag : after_tag + 1] != b"(":
+            if line[after_tag : after_tag + 1] != b'(':
                 return None
             return self._parse_tagged(line[after_tag + 1 :], escaped)
 
@@ -179,10 +176,10 @@ class Checker:
             return None
         expected = line[index : index + self.hex_length]
         index += self.hex_length
-        if line[index] not in b" \t" or not _is_hex(expected, self.hex_length):
+        if line[index] not in b' \t' or not _is_hex(expected, self.hex_length):
             return None
         index += 1
-        if len(line) - index == 1 or line[index] not in b" *":
+        if len(line) - index == 1 or line[index] not in b' *':
             # Don't let a file list mix formats once the first line chose one:
             # a name with a leading space or '*' would be read the other way.
             if self.bsd_reversed is False:
@@ -200,7 +197,7 @@ class Checker:
         return _c_string(name), expected
 
     def _parse_tagged(self, rest: bytes, escaped: bool) -> Optional[Tuple[bytes, bytes]]:
-        close = rest.rfind(b")")
+        close = rest.rfind(b')')
         if close < 0:
             return None
         name = rest[:close]
@@ -210,12 +207,12 @@ class Checker:
                 return None
             name = unescaped
         index = close + 1
-        while index < len(rest) and rest[index] in b" \t":
+        while index < len(rest) and rest[index] in b' \t':
             index += 1
-        if rest[index : index + 1] != b"=":
+        if rest[index : index + 1] != b'=':
             return None
         index += 1
-        while index < len(rest) and rest[index] in b" \t":
+        while index < len(rest) and rest[index] in b' \t':
             index += 1
         expected = rest[index:]
         if not _is_hex(expected, self.hex_length) or len(expected) != self.hex_length:
@@ -224,9 +221,9 @@ class Checker:
 
 
 def _is_hex(text: bytes, length: int) -> bool:
-    return len(text) >= length and all(byte in b"0123456789abcdefABCDEF" for byte in text[:length])
+    return len(text) >= length and all(byte in b'0123456789abcdefABCDEF' for byte in text[:length])
 
 
 def _c_string(name: bytes) -> bytes:
     # coreutils opens the name as a C string: a NUL in it ends the name.
-    return name.split(b"\0", 1)[0]
+    return name.split(b'\0', 1)[0]

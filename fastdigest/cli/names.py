@@ -16,7 +16,7 @@ if TYPE_CHECKING:
 
 def escape_name(name: bytes) -> bytes:
     """coreutils' escaping of a name in an output line: backslash, newline and CR."""
-    return name.replace(b"\\", b"\\\\").replace(b"\n", b"\\n").replace(b"\r", b"\\r")
+    return name.replace(b'\\', b'\\\\').replace(b'\n', b'\\n').replace(b'\r', b'\\r')
 
 
 def unescape_name(escaped: bytes) -> Optional[bytes]:
@@ -43,11 +43,9 @@ def unescape_name(escaped: bytes) -> Optional[bytes]:
 
 
 # Characters a shell takes literally anywhere in a word.
-_SHELL_SAFE = frozenset(
-    b"%+,-./0123456789:ABCDEFGHIJKLMNOPQRSTUVWXYZ]_abcdefghijklmnopqrstuvwxyz"
-)
+_SHELL_SAFE = frozenset(b'%+,-./0123456789:ABCDEFGHIJKLMNOPQRSTUVWXYZ]_abcdefghijklmnopqrstuvwxyz')
 _SHELL_SPECIAL = frozenset(b' !"$&()*;<=>[^`|\'?\\')
-_C_ESCAPES = {0x07: b"a", 0x08: b"b", 0x0C: b"f", 0x0A: b"n", 0x0D: b"r", 0x09: b"t", 0x0B: b"v"}
+_C_ESCAPES = {0x07: b'a', 0x08: b'b', 0x0C: b'f', 0x0A: b'n', 0x0D: b'r', 0x09: b't', 0x0B: b'v'}
 
 
 def _locale_is_utf8() -> bool:
@@ -56,7 +54,7 @@ def _locale_is_utf8() -> bool:
     try:
         import locale
 
-        return locale.nl_langinfo(locale.CODESET).replace("-", "").upper() == "UTF8"
+        return locale.nl_langinfo(locale.CODESET).replace('-', '').upper() == 'UTF8'
     except (ImportError, AttributeError, ValueError):
         return True
 
@@ -74,7 +72,7 @@ def _split_characters(name: bytes) -> Iterator[Tuple[bytes, bool]]:
         for length in (2, 3, 4):
             piece = name[index : index + length]
             try:
-                character = piece.decode("utf-8")
+                character = piece.decode('utf-8')
             except UnicodeDecodeError:
                 continue
             # iswprint also counts the spaces (Zs) that str.isprintable leaves out.
@@ -91,7 +89,7 @@ def _split_characters(name: bytes) -> Iterator[Tuple[bytes, bool]]:
 def _is_space_separator(character: str) -> bool:
     import unicodedata
 
-    return unicodedata.category(character) == "Zs"
+    return unicodedata.category(character) == 'Zs'
 
 
 def quote_name(name: bytes) -> bytes:
@@ -104,11 +102,11 @@ def quote_name(name: bytes) -> bytes:
         byte = piece[0]
         if len(piece) > 1:
             needs_quotes |= not printable
-        elif byte in _SHELL_SPECIAL or byte == ord(":") or not printable:
+        elif byte in _SHELL_SPECIAL or byte == ord(':') or not printable:
             needs_quotes = True
-        elif byte in b"#~" and position == 0:
+        elif byte in b'#~' and position == 0:
             needs_quotes = True
-        elif byte in b"{}" and len(name) == 1:
+        elif byte in b'{}' and len(name) == 1:
             needs_quotes = True
     if not needs_quotes:
         return name
@@ -134,9 +132,9 @@ def _double_quote_compatible(piece: bytes, printable: bool, position: int, lengt
         return printable
     if byte in _SHELL_SAFE or byte in b" '":
         return True
-    if byte in b"#~":
+    if byte in b'#~':
         return position == 0
-    if byte in b"{}":
+    if byte in b'{}':
         return length == 1
     if byte in _SHELL_SPECIAL or byte < 0x20 or byte == 0x7F:
         return False
@@ -162,10 +160,9 @@ def _single_quoted(characters: List[Tuple[bytes, bool]], escape_open: bool) -> T
             out += b"'$'"
             escape_open = True
         if len(piece) == 1 and byte in _C_ESCAPES:
-            out += b"\\" + _C_ESCAPES[byte]
+            out += b'\\' + _C_ESCAPES[byte]
         else:
             for raw in piece:
-                out += b"\\%03o" % raw
+                out += b'\\%03o' % raw
     out += b"'"
     return bytes(out), escape_open
-

@@ -14,21 +14,21 @@ if TYPE_CHECKING:
     from typing import List, Optional, Sequence, Tuple, Union
 
 
-PROGRAM = "fastdigest"
-DEFAULT_ALGORITHM = "sha256"
+PROGRAM = 'fastdigest'
+DEFAULT_ALGORITHM = 'sha256'
 
 # The name each algorithm carries in BSD-style (--tag) lines. The first six are
 # the ones coreutils writes; coreutils has no tool for SHA-512/224 and /256, so
 # those take the spelling of Perl's shasum --tag.
 TAG_NAMES = {
-    "md5": b"MD5",
-    "sha1": b"SHA1",
-    "sha224": b"SHA224",
-    "sha256": b"SHA256",
-    "sha384": b"SHA384",
-    "sha512": b"SHA512",
-    "sha512_224": b"SHA512/224",
-    "sha512_256": b"SHA512/256",
+    'md5': b'MD5',
+    'sha1': b'SHA1',
+    'sha224': b'SHA224',
+    'sha256': b'SHA256',
+    'sha384': b'SHA384',
+    'sha512': b'SHA512',
+    'sha512_224': b'SHA512/224',
+    'sha512_256': b'SHA512/256',
 }
 
 HELP_TEXT = """\
@@ -64,21 +64,21 @@ in parallel. Exit status: 0 if every file was read (and every check passed),
 # The long options in the order getopt_long lists them when an abbreviation is
 # ambiguous, each with whether it takes an argument.
 LONG_OPTIONS: Tuple[Tuple[str, bool], ...] = (
-    ("algorithm", True),
-    ("binary", False),
-    ("check", False),
-    ("ignore-missing", False),
-    ("quiet", False),
-    ("status", False),
-    ("strict", False),
-    ("tag", False),
-    ("text", False),
-    ("warn", False),
-    ("zero", False),
-    ("help", False),
-    ("version", False),
+    ('algorithm', True),
+    ('binary', False),
+    ('check', False),
+    ('ignore-missing', False),
+    ('quiet', False),
+    ('status', False),
+    ('strict', False),
+    ('tag', False),
+    ('text', False),
+    ('warn', False),
+    ('zero', False),
+    ('help', False),
+    ('version', False),
 )
-SHORT_OPTIONS = {"a": "algorithm", "b": "binary", "c": "check", "t": "text", "w": "warn", "z": "zero"}
+SHORT_OPTIONS = {'a': 'algorithm', 'b': 'binary', 'c': 'check', 't': 'text', 'w': 'warn', 'z': 'zero'}
 
 
 class UsageError(Exception):
@@ -114,29 +114,29 @@ def _match_long_option(word: str) -> Tuple[str, bool]:
         return candidates[0]
     if not candidates:
         raise UsageError(f"unrecognized option '--{word}'")
-    listed = " ".join(f"'--{name}'" for name, _ in candidates)
+    listed = ' '.join(f"'--{name}'" for name, _ in candidates)
     raise UsageError(f"option '--{word}' is ambiguous; possibilities: {listed}")
 
 
 def _apply_option(options: Options, name: str, value: Optional[str]) -> None:
-    if name == "algorithm":
+    if name == 'algorithm':
         assert value is not None
         options.algorithm = _canonical_algorithm(value)
-    elif name == "binary":
+    elif name == 'binary':
         options.binary = True
-    elif name == "text":
+    elif name == 'text':
         options.binary = False
-    elif name == "tag":
+    elif name == 'tag':
         # As in coreutils, --tag implies binary mode and a later -t undoes it.
         options.tag = True
         options.binary = True
-    elif name == "ignore-missing":
+    elif name == 'ignore-missing':
         options.ignore_missing = True
-    elif name in ("warn", "quiet", "status"):
+    elif name in ('warn', 'quiet', 'status'):
         # As in coreutils, these three override each other: the last one wins.
-        options.warn = name == "warn"
-        options.quiet = name == "quiet"
-        options.status = name == "status"
+        options.warn = name == 'warn'
+        options.quiet = name == 'quiet'
+        options.status = name == 'status'
     else:
         setattr(options, name, True)
 
@@ -147,7 +147,7 @@ def _canonical_algorithm(value: str) -> str:
     except (ValueError, TypeError):
         name = None
     if name not in TAG_NAMES:
-        valid = "".join(f"\n  - '{known}'" for known in TAG_NAMES)
+        valid = ''.join(f"\n  - '{known}'" for known in TAG_NAMES)
         raise UsageError(f"invalid argument '{value}' for '--algorithm'\nValid arguments are:{valid}")
     return name
 
@@ -161,11 +161,11 @@ def parse_arguments(argv: Sequence[Union[str, bytes]]) -> Options:
     while index < len(words):
         word = words[index]
         index += 1
-        if word == "--":
+        if word == '--':
             options.files.extend(os.fsencode(rest) for rest in words[index:])
             break
-        if word.startswith("--"):
-            body, has_value, value = word[2:].partition("=")
+        if word.startswith('--'):
+            body, has_value, value = word[2:].partition('=')
             name, takes_argument = _match_long_option(body)
             if has_value and not takes_argument:
                 raise UsageError(f"option '--{name}' doesn't allow an argument")
@@ -175,7 +175,7 @@ def parse_arguments(argv: Sequence[Union[str, bytes]]) -> Options:
                 value = words[index]
                 index += 1
             _apply_option(options, name, value if takes_argument else None)
-        elif word.startswith("-") and word != "-":
+        elif word.startswith('-') and word != '-':
             position = 1
             while position < len(word):
                 letter = word[position]
@@ -183,7 +183,7 @@ def parse_arguments(argv: Sequence[Union[str, bytes]]) -> Options:
                 if letter not in SHORT_OPTIONS:
                     raise UsageError(f"invalid option -- '{letter}'")
                 name = SHORT_OPTIONS[letter]
-                if name == "algorithm":
+                if name == 'algorithm':
                     if position < len(word):
                         value = word[position:]
                     elif index < len(words):
@@ -202,19 +202,19 @@ def parse_arguments(argv: Sequence[Union[str, bytes]]) -> Options:
 def validate_options(options: Options) -> None:
     """Reject the combinations coreutils rejects, with its messages, in its order."""
     if options.tag and options.binary is False:
-        raise UsageError("--tag does not support --text mode")
+        raise UsageError('--tag does not support --text mode')
     if options.zero and options.check:
-        raise UsageError("the --zero option is not supported when verifying checksums")
+        raise UsageError('the --zero option is not supported when verifying checksums')
     if options.tag and options.check:
-        raise UsageError("the --tag option is meaningless when verifying checksums")
+        raise UsageError('the --tag option is meaningless when verifying checksums')
     if options.binary is not None and options.check:
-        raise UsageError("the --binary and --text options are meaningless when verifying checksums")
+        raise UsageError('the --binary and --text options are meaningless when verifying checksums')
     for flag, option in (
-        (options.ignore_missing, "--ignore-missing"),
-        (options.status, "--status"),
-        (options.warn, "--warn"),
-        (options.quiet, "--quiet"),
-        (options.strict, "--strict"),
+        (options.ignore_missing, '--ignore-missing'),
+        (options.status, '--status'),
+        (options.warn, '--warn'),
+        (options.quiet, '--quiet'),
+        (options.strict, '--strict'),
     ):
         if flag and not options.check:
-            raise UsageError(f"the {option} option is meaningful only when verifying checksums")
+            raise UsageError(f'the {option} option is meaningful only when verifying checksums')

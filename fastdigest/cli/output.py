@@ -50,14 +50,14 @@ class Runner:
     def error(self, message: bytes) -> None:
         self.progress.clear()
         self.stdout.flush()
-        self.stderr.write(PROGRAM.encode() + b": " + message + b"\n")
+        self.stderr.write(PROGRAM.encode() + b': ' + message + b'\n')
         self.stderr.flush()
 
     def file_error(self, name: bytes, error: OSError) -> None:
         from fastdigest.cli.names import quote_name
 
         reason = error.strerror or os.strerror(error.errno or errno.EIO)
-        self.error(quote_name(name) + b": " + reason.encode("utf-8", "replace"))
+        self.error(quote_name(name) + b': ' + reason.encode('utf-8', 'replace'))
 
     def output(self, line: bytes) -> None:
         if self.progress.visible:
@@ -105,7 +105,7 @@ class Runner:
                     exhausted = True
                     break
                 held += 1
-                if job is not None and job.name == b"-":
+                if job is not None and job.name == b'-':
                     # Standard input goes alone to its own thread (see Hasher).
                     close_batch()
                     building.append((job, payload))
@@ -138,7 +138,7 @@ class Runner:
         """Print a checksum line for each file named (standard input without one);
         True if every file was read."""
         options = self.options
-        files = options.files or [b"-"]
+        files = options.files or [b'-']
         if is_terminal(self.stderr):
             # The bar's total; a stat per file is only worth it when a bar can show.
             total = sum(_regular_file_size(name) or 0 for name in files)
@@ -146,8 +146,8 @@ class Runner:
         # A bar is drawn by this thread while workers hash: only without one can
         # this thread hash the file itself.
         self.hasher.inline = len(files) == 1 and not self.progress.enabled
-        delimiter = b"\0" if options.zero else b"\n"
-        marker = b"*" if options.binary else b" "
+        delimiter = b'\0' if options.zero else b'\n'
+        marker = b'*' if options.binary else b' '
         ok = True
         items = ((HashJob(name), None) for name in files)
         for job, _ in self.ordered(items):
@@ -158,28 +158,27 @@ class Runner:
                 self.file_error(job.name, error)
                 ok = False
                 continue
-            escape = not options.zero and any(byte in job.name for byte in b"\\\n\r")
+            escape = not options.zero and any(byte in job.name for byte in b'\\\n\r')
             if escape:
                 from fastdigest.cli.names import escape_name
 
                 name = escape_name(job.name)
             else:
                 name = job.name
-            prefix = b"\\" if escape else b""
-            digest = hexdigest.encode("ascii")
+            prefix = b'\\' if escape else b''
+            digest = hexdigest.encode('ascii')
             if options.tag:
-                line = prefix + self.tag_name + b" (" + name + b") = " + digest
+                line = prefix + self.tag_name + b' (' + name + b') = ' + digest
             else:
-                line = prefix + digest + b" " + marker + name
+                line = prefix + digest + b' ' + marker + name
             self.output(line + delimiter)
         return ok
 
 
 def _regular_file_size(name: bytes) -> Optional[int]:
-    if name == b"-":
+    if name == b'-':
         return None
     try:
         return os.stat(name).st_size
     except (OSError, ValueError):
         return None
-

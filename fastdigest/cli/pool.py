@@ -53,12 +53,12 @@ class HashJob:
     """One file to hash, and then its hex digest or the exception that stopped it.
     Its worker thread is the only writer of bytes_done, digest and error."""
 
-    __slots__ = ("name", "bytes_done", "digest", "error")
+    __slots__ = ('name', 'bytes_done', 'digest', 'error')
 
     def __init__(self, name: bytes) -> None:
         self.name = name
         self.bytes_done = 0
-        self.digest = ""
+        self.digest = ''
         self.error: Optional[BaseException] = None
 
     def result(self) -> str:
@@ -74,7 +74,7 @@ class _ItemQueue:
     counting its items, released only once an item is in, so that every get()
     that passes the semaphore finds one."""
 
-    __slots__ = ("_items", "_count")
+    __slots__ = ('_items', '_count')
 
     def __init__(self) -> None:
         self._items: Deque[object] = collections.deque()
@@ -107,7 +107,7 @@ class WorkerPool:
     def submit(self, function: Callable[..., None], *arguments: object) -> None:
         self.calls.put((function, arguments))
         if len(self.threads) < self.workers:
-            thread = threading.Thread(target=self._work, name="fastdigest-worker", daemon=True)
+            thread = threading.Thread(target=self._work, name='fastdigest-worker', daemon=True)
             thread.start()
             self.threads.append(thread)
 
@@ -157,7 +157,7 @@ class Hasher:
         finished = threading.Event()
         if self.inline:
             self._hash_batch(jobs, ignore_missing, finished)
-        elif jobs[0].name == b"-":
+        elif jobs[0].name == b'-':
             if self._stdin_pool is None:
                 self._stdin_pool = WorkerPool(1)
             self._stdin_pool.submit(self._hash_batch, jobs, ignore_missing, finished)
@@ -175,7 +175,7 @@ class Hasher:
         try:
             for job in jobs:
                 try:
-                    if job.name == b"-":
+                    if job.name == b'-':
                         job.digest = self._hash_stdin(job)
                     else:
                         job.digest = self._hash_file(job, ignore_missing)
@@ -186,7 +186,7 @@ class Hasher:
 
     def _buffer(self) -> Tuple[bytearray, memoryview]:
         buffers = self._buffers
-        if not hasattr(buffers, "view"):
+        if not hasattr(buffers, 'view'):
             buffers.array = bytearray(CHUNK_SIZE)
             buffers.view = memoryview(buffers.array)
         return buffers.array, buffers.view
@@ -195,7 +195,7 @@ class Hasher:
         # FileIO reads without the GIL and rejects a directory with EISDIR,
         # the error coreutils reports for one.
         try:
-            stream = io.FileIO(job.name, "rb")
+            stream = io.FileIO(job.name, 'rb')
         except FileNotFoundError:
             if ignore_missing:
                 raise Missing() from None
@@ -211,7 +211,7 @@ class Hasher:
             # A stream without a descriptor (io.BytesIO in the tests).
             return self._hash_stream(stream, job)  # type: ignore[arg-type]
         # Read the descriptor itself: no Python-level buffering, no copy.
-        raw = io.FileIO(descriptor, "rb", closefd=False)
+        raw = io.FileIO(descriptor, 'rb', closefd=False)
         try:
             return self._hash_stream(raw, job)
         finally:
@@ -288,7 +288,7 @@ class Hasher:
             except BaseException as error:  # handed to the hashing thread
                 filled.put(error)
 
-        reader = threading.Thread(target=read, name="fastdigest-reader", daemon=True)
+        reader = threading.Thread(target=read, name='fastdigest-reader', daemon=True)
         reader.start()
         try:
             while True:
@@ -329,4 +329,3 @@ def worker_count() -> int:
         return len(os.sched_getaffinity(0))
     except (AttributeError, OSError):
         return os.cpu_count() or 1
-

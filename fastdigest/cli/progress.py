@@ -51,24 +51,24 @@ class Progress:
         current = list(active)
         done = self.bytes_finished + sum(job.bytes_done for job in current)
         width = _terminal_width(self.stderr)
-        files = f"{self.files_finished}" + (f"/{self.total_files}" if self.total_files is not None else "")
-        text = f" {_format_bytes(done)}"
+        files = f'{self.files_finished}' + (f'/{self.total_files}' if self.total_files is not None else '')
+        text = f' {_format_bytes(done)}'
         if self.total_bytes:
-            text += f" / {_format_bytes(self.total_bytes)}"
-        text += f"  {_format_bytes(done / elapsed if elapsed > 0 else 0)}/s  {files} files"
+            text += f' / {_format_bytes(self.total_bytes)}'
+        text += f'  {_format_bytes(done / elapsed if elapsed > 0 else 0)}/s  {files} files'
         if self.total_bytes:
             fraction = min(1.0, done / self.total_bytes)
             bar_width = max(10, min(40, width - len(text) - 8))
             filled = int(fraction * bar_width)
-            text = f"[{'#' * filled}{'.' * (bar_width - filled)}] {fraction * 100:3.0f}%" + text
+            text = f'[{"#" * filled}{"." * (bar_width - filled)}] {fraction * 100:3.0f}%' + text
         line = text[: max(1, width - 1)]
-        self.stderr.write(b"\r" + line.encode("ascii", "replace") + b"\x1b[K")
+        self.stderr.write(b'\r' + line.encode('ascii', 'replace') + b'\x1b[K')
         self.stderr.flush()
         self.visible = True
 
     def clear(self) -> None:
         if self.visible:
-            self.stderr.write(b"\r\x1b[K")
+            self.stderr.write(b'\r\x1b[K')
             self.stderr.flush()
             self.visible = False
 
@@ -89,11 +89,11 @@ def _terminal_width(stream: BinaryIO) -> int:
 
 
 def _format_bytes(count: float) -> str:
-    for unit in ("B", "KiB", "MiB", "GiB"):
+    for unit in ('B', 'KiB', 'MiB', 'GiB'):
         if count < 1024:
-            return f"{count:.0f} {unit}" if unit == "B" else f"{count:.1f} {unit}"
+            return f'{count:.0f} {unit}' if unit == 'B' else f'{count:.1f} {unit}'
         count /= 1024
-    return f"{count:.1f} TiB"
+    return f'{count:.1f} TiB'
 
 
 def is_terminal(stream: BinaryIO) -> bool:
@@ -102,4 +102,3 @@ def is_terminal(stream: BinaryIO) -> bool:
         return bool(stream.isatty())
     except (AttributeError, ValueError, OSError):
         return False
-

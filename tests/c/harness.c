@@ -83,11 +83,10 @@ void report_group(const char *family, const char *kernel, const char *group, con
 {
     char label[64];
     snprintf(label, sizeof label, "[%s/%s]", family, kernel);
-    printf("%-20s %-20s %7lu passed, %lu failed%s%s\n", label, group, tally->passed,
-           tally->failed, detail[0] ? "  " : "", detail);
+    printf("%-20s %-20s %7lu passed, %lu failed%s%s\n", label, group, tally->passed, tally->failed,
+           detail[0] ? "  " : "", detail);
     if (tally->failed > FAILURES_DESCRIBED_PER_GROUP)
-        printf("    (%lu more failures not shown)\n",
-               tally->failed - FAILURES_DESCRIBED_PER_GROUP);
+        printf("    (%lu more failures not shown)\n", tally->failed - FAILURES_DESCRIBED_PER_GROUP);
     total_passed += tally->passed;
     total_failed += tally->failed;
     fflush(stdout);
@@ -212,10 +211,10 @@ static const size_t block_lens[FD_FAMILY_COUNT] = {
 
 /* Read off the union, so the two cannot disagree. */
 static const size_t chain_lens[FD_FAMILY_COUNT] = {
-    [FD_FAMILY_MD5] = sizeof ((test_chains *)0)->md5[0],
-    [FD_FAMILY_SHA1] = sizeof ((test_chains *)0)->sha1[0],
-    [FD_FAMILY_SHA256] = sizeof ((test_chains *)0)->sha256[0],
-    [FD_FAMILY_SHA512] = sizeof ((test_chains *)0)->sha512[0],
+    [FD_FAMILY_MD5] = sizeof((test_chains *)0)->md5[0],
+    [FD_FAMILY_SHA1] = sizeof((test_chains *)0)->sha1[0],
+    [FD_FAMILY_SHA256] = sizeof((test_chains *)0)->sha256[0],
+    [FD_FAMILY_SHA512] = sizeof((test_chains *)0)->sha512[0],
 };
 
 size_t family_block_len(enum fd_family family)
@@ -244,8 +243,8 @@ void *chain_of(enum fd_family family, test_chains *chains, unsigned lane)
     }
 }
 
-void call_kernel(enum fd_family family, const fd_kernel *kernel, test_chains *chains,
-                 unsigned lane, const uint8_t *blocks, size_t nblocks)
+void call_kernel(enum fd_family family, const fd_kernel *kernel, test_chains *chains, unsigned lane,
+                 const uint8_t *blocks, size_t nblocks)
 {
     switch (family) {
     case FD_FAMILY_MD5:
@@ -342,10 +341,12 @@ static const struct {
     uint32_t bit;
     const char *name;
 } feature_names[] = {
-    {FD_CPU_SSSE3, "ssse3"},       {FD_CPU_SSE41, "sse4.1"},     {FD_CPU_AVX, "avx"},
-    {FD_CPU_AVX2, "avx2"},         {FD_CPU_BMI1, "bmi1"},        {FD_CPU_BMI2, "bmi2"},
-    {FD_CPU_SHANI, "sha_ni"},      {FD_CPU_ARM_SHA1, "arm-sha1"}, {FD_CPU_ARM_SHA2, "arm-sha2"},
-    {FD_CPU_ARM_SHA512, "arm-sha512"}, {FD_CPU_AVX512F, "avx512f"}, {FD_CPU_AVX512VL, "avx512vl"},
+    {FD_CPU_SSSE3, "ssse3"},       {FD_CPU_SSE41, "sse4.1"},
+    {FD_CPU_AVX, "avx"},           {FD_CPU_AVX2, "avx2"},
+    {FD_CPU_BMI1, "bmi1"},         {FD_CPU_BMI2, "bmi2"},
+    {FD_CPU_SHANI, "sha_ni"},      {FD_CPU_ARM_SHA1, "arm-sha1"},
+    {FD_CPU_ARM_SHA2, "arm-sha2"}, {FD_CPU_ARM_SHA512, "arm-sha512"},
+    {FD_CPU_AVX512F, "avx512f"},   {FD_CPU_AVX512VL, "avx512vl"},
     {FD_CPU_AVX512BW, "avx512bw"},
 };
 

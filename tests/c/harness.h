@@ -130,8 +130,8 @@ typedef fd_lane_chains test_chains;
 void *chain_of(enum fd_family family, test_chains *chains, unsigned lane);
 
 /* Compresses nblocks blocks into lane `lane` with a single-stream kernel. */
-void call_kernel(enum fd_family family, const fd_kernel *kernel, test_chains *chains,
-                 unsigned lane, const uint8_t *blocks, size_t nblocks);
+void call_kernel(enum fd_family family, const fd_kernel *kernel, test_chains *chains, unsigned lane,
+                 const uint8_t *blocks, size_t nblocks);
 
 /* Compresses nblocks blocks from blocks[lane] into each of the kernel's
  * lanes with a multi-buffer kernel. */

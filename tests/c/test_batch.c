@@ -88,8 +88,7 @@ static void test_kernel_direct(enum fd_family family, const fd_multi_kernel *ker
  * allocation at a random offset; fd_hash_many against fd_hash with the
  * portable kernel. */
 static void check_batch(const fd_algorithm *algorithm, enum fd_algorithm_id id, size_t count,
-                        const size_t *lengths, test_rng *rng, const char *what,
-                        group_tally *tally)
+                        const size_t *lengths, test_rng *rng, const char *what, group_tally *tally)
 {
     const enum fd_family family = algorithm->family;
     fd_message *messages = checked_malloc(count * sizeof *messages);
@@ -176,8 +175,8 @@ static void test_batches(enum fd_family family, unsigned lanes, group_tally *tal
             size_t count = 2 * lanes + 1 + rng_below(&rng, lanes);
             for (size_t i = 0; i < count; i++)
                 lengths[i] = len;
-            check_batch(algorithm, (enum fd_algorithm_id)id, count, lengths, &rng,
-                        "equal lengths", tally);
+            check_batch(algorithm, (enum fd_algorithm_id)id, count, lengths, &rng, "equal lengths",
+                        tally);
         }
     }
 }
@@ -202,8 +201,8 @@ static bool chose(const fd_multi_kernel *kernel, const char *name)
  * kernel whose features are there, but for the measured exceptions. */
 static void test_choice(void)
 {
-    const uint32_t all = UINT32_MAX, no_avx512 = ~(uint32_t)(FD_CPU_AVX512F | FD_CPU_AVX512VL |
-                                                             FD_CPU_AVX512BW);
+    const uint32_t all = UINT32_MAX,
+                   no_avx512 = ~(uint32_t)(FD_CPU_AVX512F | FD_CPU_AVX512VL | FD_CPU_AVX512BW);
     const fd_cpu_model emerald_rapids = {FD_CPU_VENDOR_INTEL, 6, 207};
     const fd_cpu_model zen4 = {FD_CPU_VENDOR_AMD, 25, 17};
     group_tally tally = {0, 0};
@@ -227,10 +226,10 @@ static void test_choice(void)
         check(&tally,
               chose(fd_choose_multi_kernel(FD_FAMILY_SHA256, all, emerald_rapids), "avx512_x16"),
               "sha256: Intel 6/207 gets avx512_x16");
-        check(&tally,
-              chose(fd_choose_multi_kernel(FD_FAMILY_SHA256, no_avx512, emerald_rapids),
-                    "shani_x2"),
-              "sha256: the exception needs its kernel's features");
+        check(
+            &tally,
+            chose(fd_choose_multi_kernel(FD_FAMILY_SHA256, no_avx512, emerald_rapids), "shani_x2"),
+            "sha256: the exception needs its kernel's features");
     }
     report_group("all", "dispatch", "multi-buffer choice", "", &tally);
 }
@@ -290,8 +289,7 @@ static bool digests_match(const threaded_batch *b, size_t first, size_t end)
 {
     const size_t digest_len = fd_algorithms[b->id].digest_len;
 
-    return end <= first || memcmp(b->expected + first * digest_len,
-                                  b->actual + first * digest_len,
+    return end <= first || memcmp(b->expected + first * digest_len, b->actual + first * digest_len,
                                   (end - first) * digest_len) == 0;
 }
 
@@ -323,8 +321,8 @@ static void test_parallel(group_tally *tally)
         struct {
             const char *what;
             size_t count;
-        } shapes[] = {{"short messages", SHORT_COUNT}, {"long among short", 7}, {"one", 1},
-                      {"none", 0}};
+        } shapes[] = {
+            {"short messages", SHORT_COUNT}, {"long among short", 7}, {"one", 1}, {"none", 0}};
 
         for (size_t shape = 0; shape < sizeof shapes / sizeof shapes[0]; shape++) {
             const size_t count = shapes[shape].count;
@@ -375,8 +373,7 @@ static bool produce_test_chunk(void *context, size_t chunk, size_t slot,
     }
     if (chunk == p->stop_at)
         return false;
-    memcpy(p->slot_messages[slot], p->batch->messages + first,
-           (end - first) * sizeof(fd_message));
+    memcpy(p->slot_messages[slot], p->batch->messages + first, (end - first) * sizeof(fd_message));
     *messages = p->slot_messages[slot];
     *count = end - first;
     return true;
@@ -415,12 +412,12 @@ static void test_pipeline(group_tally *tally)
                 fd_message **slot_messages = checked_malloc(slots * sizeof *slot_messages);
                 for (size_t i = 0; i < slots; i++)
                     slot_messages[i] = checked_malloc(MAX_CHUNK * sizeof(fd_message));
-                chunk_producer producer = {&b, chunk_starts, slots, slot_messages, 0, stop_at,
-                                           true};
+                chunk_producer producer = {&b, chunk_starts, slots, slot_messages,
+                                           0,  stop_at,      true};
 
-                const bool complete =
-                    fd_hash_many_pipelined(multi->name != NULL ? multi : NULL, id, chunk_count,
-                                           slots, threads, produce_test_chunk, &producer);
+                const bool complete = fd_hash_many_pipelined(multi->name != NULL ? multi : NULL, id,
+                                                             chunk_count, slots, threads,
+                                                             produce_test_chunk, &producer);
                 const bool stopped = stop_at < chunk_count;
                 const size_t hashed_end = chunk_starts[stopped ? stop_at : chunk_count];
                 check(tally,

@@ -74,8 +74,7 @@ typedef struct test_algorithm {
 static const test_algorithm test_algorithms[] = {
     {FD_MD5, NULL, NULL, "7707d6ae4e027c70eea2a935c2296f21"},
     {FD_SHA1, "SHA1", "SHA1", "34aa973cd4c4daa4f61eeb2bdbad27316534016f"},
-    {FD_SHA224, "SHA224", "SHA2",
-     "20794655980c91d8bbb4c1ea97618a4bf03f42581948b2ee4ee7ad67"},
+    {FD_SHA224, "SHA224", "SHA2", "20794655980c91d8bbb4c1ea97618a4bf03f42581948b2ee4ee7ad67"},
     {FD_SHA256, "SHA256", "SHA2",
      "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0"},
     {FD_SHA384, "SHA384", "SHA2",
@@ -151,7 +150,8 @@ static bool next_field(char **cursor, char **key, char **value)
         if (end != NULL) {
             *end = '\0';
             *cursor = end + 1;
-        } else {
+        }
+        else {
             *cursor = line + strlen(line);
         }
         size_t len = strlen(line);
@@ -198,11 +198,13 @@ static void run_message_file(const test_algorithm *test, const char *dir, const 
     while (next_field(&cursor, &key, &value)) {
         if (strcmp(key, "Len") == 0) {
             bit_len = strtol(value, NULL, 10);
-        } else if (strcmp(key, "Msg") == 0) {
+        }
+        else if (strcmp(key, "Msg") == 0) {
             free(message);
             message = checked_malloc(strlen(value) / 2);
             message_len = decode_hex(value, message);
-        } else if (strcmp(key, "MD") == 0) {
+        }
+        else if (strcmp(key, "MD") == 0) {
             uint8_t expected[FD_MAX_DIGEST_LEN], actual[FD_MAX_DIGEST_LEN];
             records++;
             bool well_formed = bit_len >= 0 && bit_len % 8 == 0 && message_len >= 0 &&
@@ -212,7 +214,8 @@ static void run_message_file(const test_algorithm *test, const char *dir, const 
             if (!well_formed) {
                 check(tally, false, "%s %s: malformed record before line with MD = %s",
                       algorithm->name, name, value);
-            } else {
+            }
+            else {
                 fd_hash(test->id, message, (size_t)(bit_len / 8), actual);
                 check(tally, memcmp(actual, expected, algorithm->digest_len) == 0,
                       "%s %s Len = %ld: got %s", algorithm->name, name, bit_len,
@@ -248,13 +251,14 @@ static void run_monte_file(const test_algorithm *test, const char *name, group_t
             have_seed = strlen(value) == 2 * digest_len && decode_hex(value, seed) >= 0;
             if (!have_seed)
                 check(tally, false, "%s %s: malformed Seed", algorithm->name, name);
-        } else if (strcmp(key, "MD") == 0 && have_seed) {
+        }
+        else if (strcmp(key, "MD") == 0 && have_seed) {
             uint8_t expected[FD_MAX_DIGEST_LEN];
             /* The last three digests, oldest first: the next message. */
             uint8_t window[3 * FD_MAX_DIGEST_LEN];
             if (strlen(value) != 2 * digest_len || decode_hex(value, expected) < 0) {
-                check(tally, false, "%s %s: malformed MD at checkpoint %u", algorithm->name,
-                      name, checkpoint);
+                check(tally, false, "%s %s: malformed MD at checkpoint %u", algorithm->name, name,
+                      checkpoint);
                 break;
             }
             for (int i = 0; i < 3; i++)
@@ -266,9 +270,8 @@ static void run_monte_file(const test_algorithm *test, const char *name, group_t
                 memcpy(window + 2 * digest_len, next, digest_len);
             }
             const uint8_t *md1002 = window + 2 * digest_len;
-            check(tally, memcmp(md1002, expected, digest_len) == 0,
-                  "%s %s checkpoint %u: got %s", algorithm->name, name, checkpoint,
-                  hex_string(md1002, digest_len));
+            check(tally, memcmp(md1002, expected, digest_len) == 0, "%s %s checkpoint %u: got %s",
+                  algorithm->name, name, checkpoint, hex_string(md1002, digest_len));
             memcpy(seed, expected, digest_len);
             checkpoint++;
         }
@@ -284,8 +287,7 @@ static void run_monte_file(const test_algorithm *test, const char *name, group_t
 /* Every length from 0 to 3 blocks + 1, split in two at every point: covers
  * an empty update, tails that fill the buffer exactly, and padding that does
  * and does not spill into an extra block. */
-static void run_split_test(const test_algorithm *test, unsigned algorithm_index,
-                           group_tally *tally)
+static void run_split_test(const test_algorithm *test, unsigned algorithm_index, group_tally *tally)
 {
     const fd_algorithm *algorithm = &fd_algorithms[test->id];
     const size_t max_len = 3 * algorithm->block_len + 1;
@@ -342,7 +344,7 @@ enum {
     RANDOM_KERNEL_CASES = 200, /* direct calls per family */
     RANDOM_HASH_CASES = 100,   /* whole hashes per algorithm */
     RANDOM_MAX_BLOCKS = 40,
-    RANDOM_MAX_OFFSET = 64,    /* start offsets 0..63 into a fresh allocation */
+    RANDOM_MAX_OFFSET = 64, /* start offsets 0..63 into a fresh allocation */
     RANDOM_MAX_PIECES = 12,
 };
 
@@ -461,8 +463,8 @@ enum { RANDOM_HMAC_CASES = 24, RANDOM_PBKDF2_CASES = 24 };
  * kernel, whose lanes would otherwise derive several blocks at once. The
  * family's multi-buffer kernel is restored. */
 static void pbkdf2_portable(enum fd_algorithm_id id, const uint8_t *password, size_t password_len,
-                            const uint8_t *salt, size_t salt_len, uint32_t iterations,
-                            uint8_t *out, size_t out_len)
+                            const uint8_t *salt, size_t salt_len, uint32_t iterations, uint8_t *out,
+                            size_t out_len)
 {
     const enum fd_family family = fd_algorithms[id].family;
     const fd_kernel kernel = fd_active_kernels[family];
@@ -495,8 +497,8 @@ static void run_hmac_test(const test_algorithm *test, unsigned algorithm_index,
     if (hmac_jefe_hex[test->id] != NULL) {
         static const char message[] = "what do ya want for nothing?";
         long expected_len = decode_hex(hmac_jefe_hex[test->id], expected);
-        fd_hmac(test->id, (const uint8_t *)"Jefe", 4, (const uint8_t *)message,
-                sizeof message - 1, actual);
+        fd_hmac(test->id, (const uint8_t *)"Jefe", 4, (const uint8_t *)message, sizeof message - 1,
+                actual);
         check(tally, expected_len == (long)digest_len && memcmp(expected, actual, digest_len) == 0,
               "HMAC-%s with %s: RFC test case 2 differs", algorithm->name, kernel->name);
     }
@@ -506,8 +508,8 @@ static void run_hmac_test(const test_algorithm *test, unsigned algorithm_index,
             continue;
         long expected_len = decode_hex(vector->derived_hex, expected);
         fd_pbkdf2_hmac(vector->id, (const uint8_t *)vector->password, vector->password_len,
-                       (const uint8_t *)vector->salt, vector->salt_len, vector->iterations,
-                       actual, (size_t)expected_len);
+                       (const uint8_t *)vector->salt, vector->salt_len, vector->iterations, actual,
+                       (size_t)expected_len);
         check(tally, memcmp(expected, actual, (size_t)expected_len) == 0,
               "PBKDF2-HMAC-%s with %s: published vector %zu (%u iterations) differs",
               algorithm->name, kernel->name, v, vector->iterations);
@@ -545,8 +547,7 @@ static void run_hmac_test(const test_algorithm *test, unsigned algorithm_index,
         size_t out_len = 1 + rng_below(&rng, sizeof expected);
         rng_fill(&rng, key, password_len);
         rng_fill(&rng, salt, salt_len);
-        pbkdf2_portable(test->id, key, password_len, salt, salt_len, iterations, expected,
-                        out_len);
+        pbkdf2_portable(test->id, key, password_len, salt, salt_len, iterations, expected, out_len);
         fd_use_kernel(family, kernel);
         fd_pbkdf2_hmac(test->id, key, password_len, salt, salt_len, iterations, actual, out_len);
         check(tally, memcmp(expected, actual, out_len) == 0,
@@ -717,8 +718,8 @@ static void check_state_refusals(const fd_algorithm *algorithm, const uint8_t *b
     uint8_t changed[FD_STATE_MAX_LEN + 8];
 
     for (size_t cut = 0; cut < len; cut++) {
-        enum fd_state_error expected =
-            cut < FD_STATE_HEADER_LEN ? FD_STATE_SHORT_HEADER : FD_STATE_TRUNCATED;
+        enum fd_state_error expected = cut < FD_STATE_HEADER_LEN ? FD_STATE_SHORT_HEADER
+                                                                 : FD_STATE_TRUNCATED;
         check(tally, import_gives(blob, cut, expected, &state, &id),
               "%s after %zu bytes: blob cut to %zu bytes", name, message_len, cut);
     }
@@ -771,8 +772,7 @@ static void check_state_refusals(const fd_algorithm *algorithm, const uint8_t *b
      * for SHA-1 and SHA-224/256, fine for MD5 and the SHA-512 family. */
     bool limited = algorithm->family == FD_FAMILY_SHA1 || algorithm->family == FD_FAMILY_SHA256;
     const uint64_t large_counts[] = {
-        (UINT64_C(1) << 61) + tail_len,
-        UINT64_MAX - (block_len - 1) + tail_len,
+        (UINT64_C(1) << 61) + tail_len, UINT64_MAX - (block_len - 1) + tail_len,
         (UINT64_C(1) << 61) - block_len + tail_len, /* the last within the limit */
     };
     for (size_t i = 0; i < sizeof large_counts / sizeof large_counts[0]; i++) {
@@ -788,10 +788,10 @@ static void check_state_refusals(const fd_algorithm *algorithm, const uint8_t *b
     /* Before a whole block is hashed, the chain must be the initial one. */
     if (message_len < block_len) {
         for (size_t i = FD_STATE_HEADER_LEN; i < len - tail_len; i++)
-            check(tally,
-                  import_with_byte(blob, len, i, (uint8_t)(blob[i] ^ 1),
-                                   FD_STATE_CHAIN_NOT_INITIAL),
-                  "%s after %zu bytes: chain byte %zu changed", name, message_len, i);
+            check(
+                tally,
+                import_with_byte(blob, len, i, (uint8_t)(blob[i] ^ 1), FD_STATE_CHAIN_NOT_INITIAL),
+                "%s after %zu bytes: chain byte %zu changed", name, message_len, i);
     }
     /* Without room for a reason, the error is still reported. */
     check(tally, fd_state_import(blob, len - 1, &id, &state, NULL, 0) == FD_STATE_TRUNCATED,
@@ -842,11 +842,12 @@ static void fuzz_state_import(const uint8_t *blob, size_t len, test_rng *rng, gr
                  memcmp(again, heap, changed_len) == 0;
             fd_algorithms[id].update(&state, heap, changed_len);
             fd_algorithms[id].final(&state, digest);
-        } else {
+        }
+        else {
             ok = reason[0] != '\0';
         }
-        check(tally, ok, "corrupted blob %d (%zu bytes): error %d, %s", i, changed_len,
-              (int)error, reason);
+        check(tally, ok, "corrupted blob %d (%zu bytes): error %d, %s", i, changed_len, (int)error,
+              reason);
         free(heap);
     }
 }
@@ -892,8 +893,8 @@ static void run_state_format_test(void)
 
         for (size_t len = 0; len <= message_max; len++) {
             uint8_t blob[FD_STATE_MAX_LEN], other[FD_STATE_MAX_LEN];
-            size_t blob_len = export_after(algorithm, portable_kernel(algorithm->family),
-                                           message, len, 0, blob);
+            size_t blob_len = export_after(algorithm, portable_kernel(algorithm->family), message,
+                                           len, 0, blob);
             size_t tail_len = len % block_len;
             bool fields_ok = blob_len == FD_STATE_HEADER_LEN + (size_t)iv_len + tail_len &&
                              blob_len == fd_state_len(algorithm_index, len) &&
@@ -904,8 +905,8 @@ static void run_state_format_test(void)
                              memcmp(blob + blob_len - tail_len, message + len - tail_len,
                                     tail_len) == 0;
             if (len < block_len)
-                fields_ok =
-                    fields_ok && memcmp(blob + FD_STATE_HEADER_LEN, iv, (size_t)iv_len) == 0;
+                fields_ok = fields_ok &&
+                            memcmp(blob + FD_STATE_HEADER_LEN, iv, (size_t)iv_len) == 0;
             check(&tally, fields_ok, "%s after %zu bytes: blob fields", algorithm->name, len);
 
             /* Every kernel this CPU runs, and byte-wise updates (which leave
@@ -1005,8 +1006,8 @@ enum test_group {
 };
 
 static const char *const group_names[GROUP_COUNT] = {
-    "ShortMsg", "LongMsg", "Monte", "RFC1321", "splits", "million-a", "vs-portable", "hmac-pbkdf2",
-    "pbkdf2-lanes",
+    "ShortMsg",  "LongMsg",     "Monte",       "RFC1321",      "splits",
+    "million-a", "vs-portable", "hmac-pbkdf2", "pbkdf2-lanes",
 };
 
 static void run_kernel(enum fd_family family, const fd_kernel *kernel, bool run_monte)
@@ -1038,7 +1039,8 @@ static void run_kernel(enum fd_family family, const fd_kernel *kernel, bool run_
                 run_monte_file(test, file, &tallies[GROUP_MONTE]);
                 group_ran[GROUP_MONTE] = true;
             }
-        } else {
+        }
+        else {
             run_message_file(test, "MD5", "rfc-1321.txt", &tallies[GROUP_RFC1321]);
             group_ran[GROUP_RFC1321] = true;
         }
@@ -1076,13 +1078,17 @@ int main(int argc, char **argv)
             continue;
         if (strcmp(argv[i], "--monte=all") == 0) {
             monte_for_selected_only = false;
-        } else if (strcmp(argv[i], "--monte=selected") == 0) {
+        }
+        else if (strcmp(argv[i], "--monte=selected") == 0) {
             monte_for_selected_only = true;
-        } else if (argv[i][0] == '-') {
+        }
+        else if (argv[i][0] == '-') {
             fail_setup("unknown option %s", argv[i]);
-        } else if (vectors_dir == NULL) {
+        }
+        else if (vectors_dir == NULL) {
             vectors_dir = argv[i];
-        } else {
+        }
+        else {
             fail_setup("more than one vectors directory: %s", argv[i]);
         }
     }
@@ -1113,8 +1119,7 @@ int main(int argc, char **argv)
         for (const fd_kernel *kernel = fd_kernel_lists[f]; kernel->name != NULL; kernel++) {
             if (!cpu_runs_or_say_skipped(family, kernel->name, kernel->required_features))
                 continue;
-            bool run_monte =
-                !monte_for_selected_only || same_kernel(family, kernel, &selected[f]);
+            bool run_monte = !monte_for_selected_only || same_kernel(family, kernel, &selected[f]);
             run_kernel(family, kernel, run_monte);
         }
     }

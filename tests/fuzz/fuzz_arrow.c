@@ -150,11 +150,11 @@ typedef struct fuzz_case {
     enum fd_arrow_layout layout;
     bool hex, in_struct, raw;
     enum fd_algorithm_id id;
-    size_t rows;           /* the struct's rows, or the bare array's */
+    size_t rows; /* the struct's rows, or the bare array's */
     size_t child_offset, parent_offset, child_rows;
     size_t variadic_count;
     bool expect_valid;
-    bool backed;           /* the buffers are as long as the offsets say */
+    bool backed; /* the buffers are as long as the offsets say */
 
     struct ArrowArray child, parent;
     struct ArrowArray *children[1];
@@ -505,14 +505,11 @@ static void hash_and_check(fuzz_case *c, const fd_arrow_column *column)
 static void check_schemas(fuzz_case *c, pool *p)
 {
     static const char *const formats[3][2] = {{"z", "u"}, {"Z", "U"}, {"vz", "vu"}};
-    struct ArrowSchema column = {.format = formats[c->layout][take(p) & 1],
-                                 .name = "s",
-                                 .release = release_no_schema};
+    struct ArrowSchema column = {
+        .format = formats[c->layout][take(p) & 1], .name = "s", .release = release_no_schema};
     struct ArrowSchema *children[1] = {&column};
-    struct ArrowSchema table = {.format = "+s",
-                                .n_children = 1,
-                                .children = children,
-                                .release = column.release};
+    struct ArrowSchema table = {
+        .format = "+s", .n_children = 1, .children = children, .release = column.release};
     fd_arrow_input_type type;
     fd_arrow_error error;
     if (!fd_arrow_check_schema(c->in_struct ? &table : &column, &type, &error) ||
@@ -527,8 +524,8 @@ static void check_schemas(fuzz_case *c, pool *p)
     bool known = random_format[0] == '\0';
     for (size_t i = 0; i < sizeof hashed / sizeof hashed[0]; i++)
         known = known || strcmp(random_format, hashed[i]) == 0;
-    if (!known && (fd_arrow_check_schema(&column, &type, &error) ||
-                   error.status != FD_ARROW_BAD_TYPE))
+    if (!known &&
+        (fd_arrow_check_schema(&column, &type, &error) || error.status != FD_ARROW_BAD_TYPE))
         fail("schema of another type", (size_t)(unsigned char)random_format[0]);
 }
 

@@ -202,8 +202,8 @@ static void check_batch(enum fd_algorithm_id id, const char *kernel, const uint8
     for (size_t i = 0; i < count; i++) {
         const uint8_t *want = i < plan.count ? expected_updates + i * digest_len : expected;
         if (memcmp(messages[i].digest, want, digest_len) != 0)
-            fail(i < plan.count ? "batch, one update as a message" : "batch, the whole message",
-                 id, kernel, multi_name, message_len, i);
+            fail(i < plan.count ? "batch, one update as a message" : "batch, the whole message", id,
+                 kernel, multi_name, message_len, i);
         free(messages[i].digest);
         free(update_copies[i]);
     }
@@ -218,8 +218,7 @@ static void derive_key(enum fd_algorithm_id id, const uint8_t *message, size_t m
     const uint8_t *rest = slice(message, key_len, message_len - key_len);
     uint32_t iterations = 1 + plan.copy_after % 8;
 
-    fd_pbkdf2_hmac(id, key, key_len, rest, message_len - key_len, iterations, derived,
-                   derived_len);
+    fd_pbkdf2_hmac(id, key, key_len, rest, message_len - key_len, iterations, derived, derived_len);
 }
 
 /* The HMAC and PBKDF2 of the message (see the top), by the active kernels. */

@@ -17,16 +17,49 @@ CORPUS = Path(__file__).parent / 'corpus_arrow'
 LAYOUTS = {'offsets32': 0, 'offsets64': 1, 'views': 2}
 
 
-def seed(layout, *, hex=False, in_struct=False, raw=False, child_count_zero=False, parent_count_zero=False,
-         many_rows=False, algorithm=3, rows=9, child_bitmap=False, parent_bitmap=False, positions_null=False,
-         data_null=False, wrong_buffers=False, negative_size=False, child_offset=0, parent_offset=0,
-         extra_rows=0, extent=0, variadic=2, pool_len=96, rng=None):
-    byte0 = (LAYOUTS[layout] | hex << 2 | in_struct << 3 | raw << 4 | child_count_zero << 5
-             | parent_count_zero << 6 | many_rows << 7)
-    flags = (child_bitmap | parent_bitmap << 1 | positions_null << 2 | data_null << 3 | wrong_buffers << 4
-             | negative_size << 5)
-    header = bytes([byte0, algorithm, rows, flags, child_offset, parent_offset | extra_rows << 4, extent,
-                    variadic])
+def seed(
+    layout,
+    *,
+    hex=False,
+    in_struct=False,
+    raw=False,
+    child_count_zero=False,
+    parent_count_zero=False,
+    many_rows=False,
+    algorithm=3,
+    rows=9,
+    child_bitmap=False,
+    parent_bitmap=False,
+    positions_null=False,
+    data_null=False,
+    wrong_buffers=False,
+    negative_size=False,
+    child_offset=0,
+    parent_offset=0,
+    extra_rows=0,
+    extent=0,
+    variadic=2,
+    pool_len=96,
+    rng=None,
+):
+    byte0 = (
+        LAYOUTS[layout]
+        | hex << 2
+        | in_struct << 3
+        | raw << 4
+        | child_count_zero << 5
+        | parent_count_zero << 6
+        | many_rows << 7
+    )
+    flags = (
+        child_bitmap
+        | parent_bitmap << 1
+        | positions_null << 2
+        | data_null << 3
+        | wrong_buffers << 4
+        | negative_size << 5
+    )
+    header = bytes([byte0, algorithm, rows, flags, child_offset, parent_offset | extra_rows << 4, extent, variadic])
     return header + rng.randbytes(pool_len)
 
 
@@ -39,20 +72,41 @@ def main():
                 name = '%s-%s-%s' % (layout, 'struct' if in_struct else 'bare', 'hex' if hex else 'binary')
                 for algorithm in range(8):
                     seeds['%s-algorithm%d' % (name, algorithm)] = seed(
-                        layout, hex=hex, in_struct=in_struct, algorithm=algorithm, rng=rng)
+                        layout, hex=hex, in_struct=in_struct, algorithm=algorithm, rng=rng
+                    )
                 seeds[name + '-empty'] = seed(layout, hex=hex, in_struct=in_struct, rows=0, rng=rng)
-                seeds[name + '-nulls'] = seed(layout, hex=hex, in_struct=in_struct, rows=40, child_bitmap=True,
-                                              parent_bitmap=True, rng=rng)
-                seeds[name + '-bitmap-ignored'] = seed(layout, hex=hex, in_struct=in_struct, rows=40,
-                                                       child_bitmap=True, child_count_zero=True,
-                                                       parent_bitmap=True, parent_count_zero=True, rng=rng)
-                seeds[name + '-sliced'] = seed(layout, hex=hex, in_struct=in_struct, rows=30, child_offset=13,
-                                               parent_offset=5, extra_rows=3, child_bitmap=True, rng=rng)
-                seeds[name + '-chunks'] = seed(layout, hex=hex, in_struct=in_struct, rows=250, many_rows=True,
-                                               child_bitmap=True, rng=rng)
+                seeds[name + '-nulls'] = seed(
+                    layout, hex=hex, in_struct=in_struct, rows=40, child_bitmap=True, parent_bitmap=True, rng=rng
+                )
+                seeds[name + '-bitmap-ignored'] = seed(
+                    layout,
+                    hex=hex,
+                    in_struct=in_struct,
+                    rows=40,
+                    child_bitmap=True,
+                    child_count_zero=True,
+                    parent_bitmap=True,
+                    parent_count_zero=True,
+                    rng=rng,
+                )
+                seeds[name + '-sliced'] = seed(
+                    layout,
+                    hex=hex,
+                    in_struct=in_struct,
+                    rows=30,
+                    child_offset=13,
+                    parent_offset=5,
+                    extra_rows=3,
+                    child_bitmap=True,
+                    rng=rng,
+                )
+                seeds[name + '-chunks'] = seed(
+                    layout, hex=hex, in_struct=in_struct, rows=250, many_rows=True, child_bitmap=True, rng=rng
+                )
         seeds[layout + '-raw'] = seed(layout, raw=True, rows=20, rng=rng)
-        seeds[layout + '-raw-struct-nulls'] = seed(layout, raw=True, in_struct=True, rows=20, child_bitmap=True,
-                                                   rng=rng)
+        seeds[layout + '-raw-struct-nulls'] = seed(
+            layout, raw=True, in_struct=True, rows=20, child_bitmap=True, rng=rng
+        )
         seeds[layout + '-positions-null'] = seed(layout, positions_null=True, rng=rng)
         seeds[layout + '-positions-null-empty'] = seed(layout, positions_null=True, rows=0, rng=rng)
         seeds[layout + '-data-null'] = seed(layout, data_null=True, rng=rng)

@@ -37,11 +37,11 @@ typedef union fd_hash_state {
 } fd_hash_state;
 
 typedef struct fd_algorithm {
-    const char *name;  /* hashlib's name: "md5", "sha512_224", ... */
+    const char *name;      /* hashlib's name: "md5", "sha512_224", ... */
     enum fd_family family; /* whose compress kernel it runs */
     size_t digest_len;
     size_t block_len;
-    size_t state_len;  /* the bytes of fd_hash_state this algorithm uses */
+    size_t state_len; /* the bytes of fd_hash_state this algorithm uses */
     void (*init)(fd_hash_state *state);
     /* data may be NULL when len is 0. */
     void (*update)(fd_hash_state *state, const uint8_t *data, size_t len);

@@ -17,13 +17,13 @@ struct fd_digest_column {
     fd_refcount refs;
     enum fd_algorithm_id id;
     bool hex;
-    bool large;        /* hex: int64 offsets */
+    bool large; /* hex: int64 offsets */
     int64_t length;
     int64_t null_count;
     size_t row_width;  /* digest_len, or twice that in hex */
     uint8_t *validity; /* NULL when no row is null */
     uint8_t *values;
-    void *offsets;     /* hex only */
+    void *offsets; /* hex only */
 };
 
 #endif /* FD_CORE_ARROW_DIGEST_COLUMN_H */

@@ -98,8 +98,7 @@ bool fd_digest_schema_export(enum fd_algorithm_id id, bool hex, bool large, cons
     if (hex)
         strcpy(exported->format, large ? "U" : "u");
     else
-        snprintf(exported->format, sizeof exported->format, "w:%zu",
-                 fd_algorithms[id].digest_len);
+        snprintf(exported->format, sizeof exported->format, "w:%zu", fd_algorithms[id].digest_len);
     *out = (struct ArrowSchema){
         .format = exported->format,
         .name = exported->name,

@@ -49,8 +49,7 @@
 /* out's bits [0, count) from in's bits [first, first + count); with
  * and_into, ANDed into what out holds. Reads only the bytes holding those
  * bits; the bits past count in out's last byte are cleared. */
-static void copy_bits(uint8_t *out, const uint8_t *in, size_t first, size_t count,
-                      bool and_into)
+static void copy_bits(uint8_t *out, const uint8_t *in, size_t first, size_t count, bool and_into)
 {
     const uint8_t *source = in + first / 8;
     const unsigned shift = (unsigned)(first % 8);
@@ -93,8 +92,7 @@ static bool build_validity(fd_digest_column *digests, const fd_arrow_column *col
                       true);
     }
     else {
-        copy_bits(digests->validity, column->parent_validity, column->parent_first, count,
-                  false);
+        copy_bits(digests->validity, column->parent_validity, column->parent_first, count, false);
     }
     digests->null_count = count_zero_bits(digests->validity, count);
     if (digests->null_count == 0) {
@@ -255,8 +253,7 @@ static bool hash_part(void *context, size_t part)
     const size_t length = (size_t)digests->length;
     const size_t first = part * job->part_rows;
     const size_t end = first + job->part_rows < length ? first + job->part_rows : length;
-    const size_t chunk_rows = end - first < FD_ARROW_CHUNK_ROWS ? end - first
-                                                                : FD_ARROW_CHUNK_ROWS;
+    const size_t chunk_rows = end - first < FD_ARROW_CHUNK_ROWS ? end - first : FD_ARROW_CHUNK_ROWS;
 
     fd_message *messages = malloc(chunk_rows * sizeof *messages + 1);
     uint8_t *scratch = digests->hex ? malloc(chunk_rows * digest_len + 1) : NULL;
@@ -267,8 +264,7 @@ static bool hash_part(void *context, size_t part)
     }
     /* This part's digests, and in hex its offsets (the last part's
      * including the end offset), each part its own pages. */
-    prefault(digests->values + first * digests->row_width,
-                (end - first) * digests->row_width);
+    prefault(digests->values + first * digests->row_width, (end - first) * digests->row_width);
     if (digests->hex) {
         const size_t offsets_end = end == length ? end + 1 : end;
         const size_t width = offset_width(digests->large);

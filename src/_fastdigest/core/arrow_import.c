@@ -35,7 +35,7 @@ static bool layout_of_format(const char *format, enum fd_arrow_layout *layout)
     return true;
 }
 
-#define HASHED_TYPES                                                                            \
+#define HASHED_TYPES                                                               \
     "it hashes binary ('z'), large_binary ('Z'), binary_view ('vz'), utf8 ('u'), " \
     "large_utf8 ('U') and utf8_view ('vu')"
 
@@ -80,8 +80,7 @@ bool fd_arrow_check_schema(const struct ArrowSchema *schema, fd_arrow_input_type
 /* What every array must satisfy before its length and offset are used:
  * slots up to offset + length, plus one (an offsets buffer has one more
  * entry than rows), of up to 16 bytes (a view) fit a size_t. */
-static bool check_extent(const struct ArrowArray *array, const char *what,
-                         fd_arrow_error *error)
+static bool check_extent(const struct ArrowArray *array, const char *what, fd_arrow_error *error)
 {
     if (array->release == NULL)
         return fail(error, FD_ARROW_BAD_DATA, "the %s array is released", what);
@@ -116,7 +115,8 @@ static const char *layout_name(enum fd_arrow_layout layout)
 
 static bool row_is_null(const fd_arrow_column *column, size_t row)
 {
-    return (column->validity != NULL && !fd_arrow_bit_is_set(column->validity, column->first + row)) ||
+    return (column->validity != NULL &&
+            !fd_arrow_bit_is_set(column->validity, column->first + row)) ||
            (column->parent_validity != NULL &&
             !fd_arrow_bit_is_set(column->parent_validity, column->parent_first + row));
 }
@@ -135,11 +135,12 @@ static bool check_offsets(const struct ArrowArray *array, fd_arrow_column *colum
     int64_t previous = start;
     for (size_t row = 0; row < column->length; row++) {
         const uint8_t *next_entry = offsets + (row + 1) * width;
-        int64_t next = width == 4 ? fd_arrow_load_int32(next_entry) : fd_arrow_load_int64(next_entry);
+        int64_t next = width == 4 ? fd_arrow_load_int32(next_entry)
+                                  : fd_arrow_load_int64(next_entry);
         if (next < previous)
             return fail(error, FD_ARROW_BAD_DATA,
-                        "inconsistent offsets: row %zu ends at %lld, before its start %lld",
-                        row, (long long)next, (long long)previous);
+                        "inconsistent offsets: row %zu ends at %lld, before its start %lld", row,
+                        (long long)next, (long long)previous);
         previous = next;
     }
     /* Row pointers are data + offset: the end must be an address. */
@@ -148,8 +149,7 @@ static bool check_offsets(const struct ArrowArray *array, fd_arrow_column *colum
                     (long long)previous);
     column->data = array->buffers[2];
     if (previous > start && column->data == NULL)
-        return fail(error, FD_ARROW_BAD_DATA,
-                    "the data buffer is null under %lld bytes of rows",
+        return fail(error, FD_ARROW_BAD_DATA, "the data buffer is null under %lld bytes of rows",
                     (long long)(previous - start));
     return true;
 }
@@ -168,8 +168,8 @@ static bool check_views(const struct ArrowArray *array, fd_arrow_column *column,
     for (size_t k = 0; k < column->variadic_count; k++) {
         int64_t size = fd_arrow_load_int64(sizes + 8 * k);
         if (size < 0)
-            return fail(error, FD_ARROW_BAD_DATA, "data buffer %zu has a negative size (%lld)",
-                        k, (long long)size);
+            return fail(error, FD_ARROW_BAD_DATA, "data buffer %zu has a negative size (%lld)", k,
+                        (long long)size);
         if (size > 0 && column->variadic[k] == NULL)
             return fail(error, FD_ARROW_BAD_DATA, "data buffer %zu of %lld bytes is null", k,
                         (long long)size);
@@ -188,16 +188,14 @@ static bool check_views(const struct ArrowArray *array, fd_arrow_column *column,
         int64_t index = fd_arrow_load_int32(view + 8);
         int64_t offset = fd_arrow_load_int32(view + 12);
         if (index < 0 || (uint64_t)index >= column->variadic_count)
-            return fail(error, FD_ARROW_BAD_DATA,
-                        "row %zu: view points to data buffer %lld of %zu", row,
-                        (long long)index, column->variadic_count);
+            return fail(error, FD_ARROW_BAD_DATA, "row %zu: view points to data buffer %lld of %zu",
+                        row, (long long)index, column->variadic_count);
         int64_t size = fd_arrow_load_int64(sizes + 8 * (size_t)index);
         if (offset < 0 || offset + len > size)
             return fail(error, FD_ARROW_BAD_DATA,
                         "row %zu: view of %lld bytes at %lld is outside data buffer %lld "
                         "(%lld bytes)",
-                        row, (long long)len, (long long)offset, (long long)index,
-                        (long long)size);
+                        row, (long long)len, (long long)offset, (long long)index, (long long)size);
     }
     return true;
 }
@@ -229,8 +227,7 @@ bool fd_arrow_check_array(const struct ArrowArray *array, const fd_arrow_input_t
     if (type->in_struct && values->length < array->offset + array->length)
         return fail(error, FD_ARROW_BAD_DATA,
                     "the struct array has %lld rows from %lld but its column only %lld",
-                    (long long)array->length, (long long)array->offset,
-                    (long long)values->length);
+                    (long long)array->length, (long long)array->offset, (long long)values->length);
 
     if (type->layout == FD_ARROW_VIEWS ? values->n_buffers < 3 : values->n_buffers != 3)
         return fail(error, FD_ARROW_BAD_DATA, "a %s array has %s3 buffers, not %lld",

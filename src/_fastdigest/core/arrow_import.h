@@ -56,14 +56,14 @@ bool fd_arrow_check_schema(const struct ArrowSchema *schema, fd_arrow_input_type
  * which the producer keeps alive until the array is released. */
 typedef struct fd_arrow_column {
     enum fd_arrow_layout layout;
-    size_t length;              /* rows */
-    size_t first;               /* the first row's slot in positions and validity */
-    const uint8_t *validity;    /* bit per slot, LSB first; NULL: no nulls */
+    size_t length;           /* rows */
+    size_t first;            /* the first row's slot in positions and validity */
+    const uint8_t *validity; /* bit per slot, LSB first; NULL: no nulls */
     /* A struct's own validity: row i is null where either bitmap says so. */
     const uint8_t *parent_validity;
-    size_t parent_first;        /* the first row's bit in parent_validity */
-    const uint8_t *positions;   /* int32 or int64 offsets (length + 1), or views */
-    const uint8_t *data;        /* the offsets layouts' data buffer; may be NULL
+    size_t parent_first;         /* the first row's bit in parent_validity */
+    const uint8_t *positions;    /* int32 or int64 offsets (length + 1), or views */
+    const uint8_t *data;         /* the offsets layouts' data buffer; may be NULL
                                  * when every row is empty */
     const void *const *variadic; /* the views' data buffers */
     size_t variadic_count;

@@ -40,12 +40,12 @@
 /* A lane's message in the driver. Where its current run is, is the
  * batch's (runs[], below). */
 typedef struct lane {
-    size_t run_blocks;  /* blocks left in the current run, never 0 while busy */
+    size_t run_blocks; /* blocks left in the current run, never 0 while busy */
     /* The blocks in `buffer`: the tail (1 or 2), or a short message whole
      * (up to SHORT_MESSAGE_BLOCKS). */
     size_t tail_blocks;
-    uint8_t *digest;    /* where the lane's message's digest goes */
-    bool in_tail;       /* the current run is the one in `buffer`, the last */
+    uint8_t *digest; /* where the lane's message's digest goes */
+    bool in_tail;    /* the current run is the one in `buffer`, the last */
     bool busy;
     uint8_t buffer[SHORT_MESSAGE_BLOCKS * FD_MAX_BLOCK_LEN];
 } lane;
@@ -156,12 +156,10 @@ static FD_ALWAYS_INLINE void set_initial_chain(batch *b, enum fd_family family, 
         memcpy(b->chains.sha1[index], b->initial.sha1.chain, sizeof b->chains.sha1[index]);
         break;
     case FD_FAMILY_SHA256:
-        memcpy(b->chains.sha256[index], b->initial.sha256.chain,
-               sizeof b->chains.sha256[index]);
+        memcpy(b->chains.sha256[index], b->initial.sha256.chain, sizeof b->chains.sha256[index]);
         break;
     default:
-        memcpy(b->chains.sha512[index], b->initial.sha512.chain,
-               sizeof b->chains.sha512[index]);
+        memcpy(b->chains.sha512[index], b->initial.sha512.chain, sizeof b->chains.sha512[index]);
         break;
     }
 }
@@ -181,8 +179,8 @@ static FD_ALWAYS_INLINE void start_lane(batch *b, enum fd_family family, unsigne
          * buffer. */
         for (size_t i = 0; i < whole_blocks; i++)
             memcpy(l->buffer + i * block_len, m->data + i * block_len, block_len);
-        l->tail_blocks = whole_blocks + build_tail(family, m->data, m->len,
-                                                   l->buffer + whole_blocks * block_len);
+        l->tail_blocks = whole_blocks +
+                         build_tail(family, m->data, m->len, l->buffer + whole_blocks * block_len);
         whole_blocks = 0;
     }
     else {
@@ -543,8 +541,8 @@ static uint64_t add_work(uint64_t work, size_t len, size_t block_len)
  * max_pieces each (a message longer than that is a piece of its own, and
  * leaves fewer pieces), writing the piece starts and the end to starts
  * (max_pieces + 1 entries). Returns the number of pieces. */
-static size_t cut_pieces(const fd_message *messages, size_t count, size_t block_len,
-                         uint64_t work, size_t max_pieces, size_t *starts)
+static size_t cut_pieces(const fd_message *messages, size_t count, size_t block_len, uint64_t work,
+                         size_t max_pieces, size_t *starts)
 {
     const uint64_t piece_work = work / max_pieces;
     uint64_t done = 0, piece_end = piece_work;
@@ -618,10 +616,10 @@ typedef struct pipeline {
     void *context;
     fd_parallel_monitor *monitor;
     /* The rest under the monitor's lock. */
-    size_t produced;   /* chunks [0, produced) are ready */
-    size_t taken;      /* chunks [0, taken) are taken by a thread */
-    bool producing;    /* more chunks may come */
-    bool *slot_free;   /* the slot's chunk is hashed, or it never had one */
+    size_t produced; /* chunks [0, produced) are ready */
+    size_t taken;    /* chunks [0, taken) are taken by a thread */
+    bool producing;  /* more chunks may come */
+    bool *slot_free; /* the slot's chunk is hashed, or it never had one */
     const fd_message **slot_messages;
     size_t *slot_counts;
 } pipeline;

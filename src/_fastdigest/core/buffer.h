@@ -57,9 +57,8 @@ static inline void fd_block_update(void *chain, uint8_t *block, size_t block_len
  * bytes remain at the end of `block`, compressing one extra block first when
  * the buffered tail leaves no room for the length field. The caller writes
  * the message length there, in its family's byte order, and compresses. */
-static inline void fd_block_pad(void *chain, uint8_t *block, size_t block_len,
-                                uint64_t byte_count, size_t length_field_len,
-                                fd_compress_fn *compress)
+static inline void fd_block_pad(void *chain, uint8_t *block, size_t block_len, uint64_t byte_count,
+                                size_t length_field_len, fd_compress_fn *compress)
 {
     size_t used = (size_t)(byte_count & (block_len - 1));
 

@@ -21,16 +21,15 @@
 
 /* "000102...feff": the two digits of every byte value, one two-byte copy
  * per byte instead of two lookups. */
-#define HEX_PAIRS_STARTING(digit)                                                              \
-    digit "0" digit "1" digit "2" digit "3" digit "4" digit "5" digit "6" digit "7" digit "8" \
-        digit "9" digit "a" digit "b" digit "c" digit "d" digit "e" digit "f"
-static const char hex_pairs[2 * 256 + 1] =
-    HEX_PAIRS_STARTING("0") HEX_PAIRS_STARTING("1") HEX_PAIRS_STARTING("2")
-    HEX_PAIRS_STARTING("3") HEX_PAIRS_STARTING("4") HEX_PAIRS_STARTING("5")
-    HEX_PAIRS_STARTING("6") HEX_PAIRS_STARTING("7") HEX_PAIRS_STARTING("8")
-    HEX_PAIRS_STARTING("9") HEX_PAIRS_STARTING("a") HEX_PAIRS_STARTING("b")
-    HEX_PAIRS_STARTING("c") HEX_PAIRS_STARTING("d") HEX_PAIRS_STARTING("e")
-    HEX_PAIRS_STARTING("f");
+#define HEX_PAIRS_STARTING(digit)                                                         \
+    digit "0" digit "1" digit "2" digit "3" digit "4" digit "5" digit "6" digit "7" digit \
+          "8" digit "9" digit "a" digit "b" digit "c" digit "d" digit "e" digit "f"
+static const char hex_pairs[2 * 256 + 1] = HEX_PAIRS_STARTING("0") HEX_PAIRS_STARTING("1")
+    HEX_PAIRS_STARTING("2") HEX_PAIRS_STARTING("3") HEX_PAIRS_STARTING("4") HEX_PAIRS_STARTING("5")
+        HEX_PAIRS_STARTING("6") HEX_PAIRS_STARTING("7") HEX_PAIRS_STARTING("8")
+            HEX_PAIRS_STARTING("9") HEX_PAIRS_STARTING("a") HEX_PAIRS_STARTING("b")
+                HEX_PAIRS_STARTING("c") HEX_PAIRS_STARTING("d") HEX_PAIRS_STARTING("e")
+                    HEX_PAIRS_STARTING("f");
 #undef HEX_PAIRS_STARTING
 
 #ifdef FD_HEX_SSE2

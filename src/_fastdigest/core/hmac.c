@@ -37,8 +37,7 @@ static bool key_both_at_once(const fd_algorithm *algorithm, fd_hmac_state *hmac,
     return false;
 }
 
-void fd_hmac_init(fd_hmac_state *hmac, enum fd_algorithm_id id, const uint8_t *key,
-                  size_t key_len)
+void fd_hmac_init(fd_hmac_state *hmac, enum fd_algorithm_id id, const uint8_t *key, size_t key_len)
 {
     const fd_algorithm *algorithm = &fd_algorithms[id];
     size_t block_len = algorithm->block_len;
@@ -129,24 +128,42 @@ static inline void store_word_be32(uint8_t *p, uint32_t v)
     v = __builtin_bswap32(v);
     memcpy(p, &v, sizeof v);
 }
-static inline void store_word_le32(uint8_t *p, uint32_t v) { memcpy(p, &v, sizeof v); }
+static inline void store_word_le32(uint8_t *p, uint32_t v)
+{
+    memcpy(p, &v, sizeof v);
+}
 static inline void store_word_be64(uint8_t *p, uint64_t v)
 {
     v = __builtin_bswap64(v);
     memcpy(p, &v, sizeof v);
 }
 #elif defined(__GNUC__) && defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
-static inline void store_word_be32(uint8_t *p, uint32_t v) { memcpy(p, &v, sizeof v); }
+static inline void store_word_be32(uint8_t *p, uint32_t v)
+{
+    memcpy(p, &v, sizeof v);
+}
 static inline void store_word_le32(uint8_t *p, uint32_t v)
 {
     v = __builtin_bswap32(v);
     memcpy(p, &v, sizeof v);
 }
-static inline void store_word_be64(uint8_t *p, uint64_t v) { memcpy(p, &v, sizeof v); }
+static inline void store_word_be64(uint8_t *p, uint64_t v)
+{
+    memcpy(p, &v, sizeof v);
+}
 #else
-static inline void store_word_be32(uint8_t *p, uint32_t v) { fd_store_be32(p, v); }
-static inline void store_word_le32(uint8_t *p, uint32_t v) { fd_store_le32(p, v); }
-static inline void store_word_be64(uint8_t *p, uint64_t v) { fd_store_be64(p, v); }
+static inline void store_word_be32(uint8_t *p, uint32_t v)
+{
+    fd_store_be32(p, v);
+}
+static inline void store_word_le32(uint8_t *p, uint32_t v)
+{
+    fd_store_le32(p, v);
+}
+static inline void store_word_be64(uint8_t *p, uint64_t v)
+{
+    fd_store_be64(p, v);
+}
 #endif
 
 static inline void store_words32(uint8_t *out, const uint32_t *words, size_t count,
@@ -255,13 +272,12 @@ static void hmac_finish(const fd_algorithm *algorithm, const fd_hash_state *inne
 
     if (algorithm->family == FD_FAMILY_SHA256 && kernel->hmac_finish.sha256 != NULL) {
         blocks_written = write_padded_tail(inner->sha256.block, inner->sha256.byte_count, block);
-        kernel->hmac_finish.sha256(inner->sha256.chain, block, blocks_written,
-                                   outer->sha256.chain, algorithm->digest_len / 4, out);
+        kernel->hmac_finish.sha256(inner->sha256.chain, block, blocks_written, outer->sha256.chain,
+                                   algorithm->digest_len / 4, out);
     }
     else if (algorithm->family == FD_FAMILY_SHA1 && kernel->hmac_finish.sha1 != NULL) {
         blocks_written = write_padded_tail(inner->sha1.block, inner->sha1.byte_count, block);
-        kernel->hmac_finish.sha1(inner->sha1.chain, block, blocks_written, outer->sha1.chain,
-                                 out);
+        kernel->hmac_finish.sha1(inner->sha1.chain, block, blocks_written, outer->sha1.chain, out);
     }
     else {
         /* The inner hash is finalized on a copy, its digest written into the
@@ -346,8 +362,8 @@ static inline void pbkdf2_iterate32(compress32_fn *compress, const uint32_t *inn
 /* The SHA-512 family's counterpart of pbkdf2_iterate32; t has
  * ceil(digest_len / 8) words, of which only digest_len bytes are read. */
 static inline void pbkdf2_iterate64(fd_sha512_blocks_fn *compress, const uint64_t *inner_chain,
-                                    const uint64_t *outer_chain, size_t digest_len,
-                                    uint8_t *block, uint32_t iterations_left, uint64_t *t)
+                                    const uint64_t *outer_chain, size_t digest_len, uint8_t *block,
+                                    uint32_t iterations_left, uint64_t *t)
 {
     uint64_t chain[8];
     size_t t_words = (digest_len + 7) / 8;
@@ -380,8 +396,8 @@ static void pbkdf2_output_block(enum fd_algorithm_id id, fd_hmac_state *keyed, u
     switch (algorithm->family) {
     case FD_FAMILY_MD5:
         load_words32(t32, block, 4, true);
-        pbkdf2_iterate32(kernel->blocks.md5, keyed->inner.md5.chain, keyed->outer.md5.chain, 4,
-                         4, true, block, iterations_left, t32);
+        pbkdf2_iterate32(kernel->blocks.md5, keyed->inner.md5.chain, keyed->outer.md5.chain, 4, 4,
+                         true, block, iterations_left, t32);
         store_words32(t_bytes, t32, 4, true);
         break;
     case FD_FAMILY_SHA1:
@@ -390,8 +406,8 @@ static void pbkdf2_output_block(enum fd_algorithm_id id, fd_hmac_state *keyed, u
             kernel->pbkdf2.sha1(keyed->inner.sha1.chain, keyed->outer.sha1.chain, t32,
                                 iterations_left);
         else
-            pbkdf2_iterate32(kernel->blocks.sha1, keyed->inner.sha1.chain,
-                             keyed->outer.sha1.chain, 5, 5, false, block, iterations_left, t32);
+            pbkdf2_iterate32(kernel->blocks.sha1, keyed->inner.sha1.chain, keyed->outer.sha1.chain,
+                             5, 5, false, block, iterations_left, t32);
         store_words32(t_bytes, t32, 5, false);
         break;
     case FD_FAMILY_SHA256:
@@ -403,12 +419,12 @@ static void pbkdf2_output_block(enum fd_algorithm_id id, fd_hmac_state *keyed, u
          * unroll each copy of the loop. */
         else if (id == FD_SHA224)
             pbkdf2_iterate32(kernel->blocks.sha256, keyed->inner.sha256.chain,
-                             keyed->outer.sha256.chain, 8, FD_SHA224_DIGEST_LEN / 4, false,
-                             block, iterations_left, t32);
+                             keyed->outer.sha256.chain, 8, FD_SHA224_DIGEST_LEN / 4, false, block,
+                             iterations_left, t32);
         else
             pbkdf2_iterate32(kernel->blocks.sha256, keyed->inner.sha256.chain,
-                             keyed->outer.sha256.chain, 8, FD_SHA256_DIGEST_LEN / 4, false,
-                             block, iterations_left, t32);
+                             keyed->outer.sha256.chain, 8, FD_SHA256_DIGEST_LEN / 4, false, block,
+                             iterations_left, t32);
         store_words32(t_bytes, t32, digest_len / 4, false);
         break;
     case FD_FAMILY_SHA512:
@@ -596,16 +612,15 @@ static void pbkdf2_run_kernel_lanes(const fd_algorithm *algorithm, const fd_pbkd
     case FD_FAMILY_SHA512:
         for (size_t lane = 0; lane < count; lane++)
             load_digest64(words.sha512[lane], rows->blocks[lane], digest_len);
-        run->sha512(keyed->inner.sha512.chain, keyed->outer.sha512.chain, digest_len,
-                    words.sha512, count, iterations_left);
+        run->sha512(keyed->inner.sha512.chain, keyed->outer.sha512.chain, digest_len, words.sha512,
+                    count, iterations_left);
         for (size_t lane = 0; lane < count; lane++)
             store_digest64(rows->t[lane], words.sha512[lane], digest_len);
         break;
     case FD_FAMILY_MD5:
         for (size_t lane = 0; lane < count; lane++)
             load_words32(words.md5[lane], rows->blocks[lane], 4, true);
-        run->md5(keyed->inner.md5.chain, keyed->outer.md5.chain, words.md5, count,
-                 iterations_left);
+        run->md5(keyed->inner.md5.chain, keyed->outer.md5.chain, words.md5, count, iterations_left);
         for (size_t lane = 0; lane < count; lane++)
             store_words32(rows->t[lane], words.md5[lane], 4, true);
         break;

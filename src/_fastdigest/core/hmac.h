@@ -25,8 +25,7 @@ typedef struct fd_hmac_state {
 
 /* Keys hmac for algorithm id; key may be NULL when key_len is 0, and may be
  * of any length. Cannot fail. */
-void fd_hmac_init(fd_hmac_state *hmac, enum fd_algorithm_id id, const uint8_t *key,
-                  size_t key_len);
+void fd_hmac_init(fd_hmac_state *hmac, enum fd_algorithm_id id, const uint8_t *key, size_t key_len);
 
 /* Feeds len bytes of the message; data may be NULL when len is 0. */
 void fd_hmac_update(fd_hmac_state *hmac, const uint8_t *data, size_t len);

@@ -20,14 +20,13 @@ void fd_md5_init(fd_md5_state *state)
 
 void fd_md5_update(fd_md5_state *state, const uint8_t *data, size_t len)
 {
-    fd_block_update(state->chain, state->block, FD_MD5_BLOCK_LEN, &state->byte_count,
-                    md5_compress, data, len);
+    fd_block_update(state->chain, state->block, FD_MD5_BLOCK_LEN, &state->byte_count, md5_compress,
+                    data, len);
 }
 
 void fd_md5_final(fd_md5_state *state, uint8_t out[FD_MD5_DIGEST_LEN])
 {
-    fd_block_pad(state->chain, state->block, FD_MD5_BLOCK_LEN, state->byte_count, 8,
-                 md5_compress);
+    fd_block_pad(state->chain, state->block, FD_MD5_BLOCK_LEN, state->byte_count, 8, md5_compress);
     /* The bit length modulo 2^64, little-endian (RFC 1321, 3.2). */
     fd_store_le64(state->block + FD_MD5_BLOCK_LEN - 8, state->byte_count << 3);
     md5_compress(state->chain, state->block, 1);

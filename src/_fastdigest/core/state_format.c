@@ -38,12 +38,12 @@ typedef struct family_layout {
     uint64_t max_byte_count;
 } family_layout;
 
-#define FAMILY_LAYOUT(member, words, word_bytes, limit)                                        \
-    {                                                                                          \
-        .word_count = (words), .word_len = (word_bytes),                                       \
-        .chain_offset = offsetof(fd_hash_state, member.chain),                                 \
-        .count_offset = offsetof(fd_hash_state, member.byte_count),                            \
-        .block_offset = offsetof(fd_hash_state, member.block), .max_byte_count = (limit),      \
+#define FAMILY_LAYOUT(member, words, word_bytes, limit)                                   \
+    {                                                                                     \
+        .word_count = (words), .word_len = (word_bytes),                                  \
+        .chain_offset = offsetof(fd_hash_state, member.chain),                            \
+        .count_offset = offsetof(fd_hash_state, member.byte_count),                       \
+        .block_offset = offsetof(fd_hash_state, member.block), .max_byte_count = (limit), \
     }
 
 static const family_layout family_layouts[FD_FAMILY_COUNT] = {
@@ -92,7 +92,8 @@ size_t fd_state_export(enum fd_algorithm_id id, const fd_hash_state *state,
             uint32_t word;
             memcpy(&word, chain, sizeof word);
             fd_store_be32(cursor, word);
-        } else {
+        }
+        else {
             uint64_t word;
             memcpy(&word, chain, sizeof word);
             fd_store_be64(cursor, word);
@@ -191,7 +192,8 @@ enum fd_state_error fd_state_import(const uint8_t *blob, size_t len, enum fd_alg
         if (layout->word_len == 4) {
             uint32_t word = fd_load_be32(cursor);
             memcpy(chain, &word, sizeof word);
-        } else {
+        }
+        else {
             uint64_t word = fd_load_be64(cursor);
             memcpy(chain, &word, sizeof word);
         }

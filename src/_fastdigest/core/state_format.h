@@ -44,16 +44,16 @@
 /* Why a blob was refused; FD_STATE_OK (0) when it was not. */
 enum fd_state_error {
     FD_STATE_OK,
-    FD_STATE_BAD_MAGIC,          /* does not start with "FDST" */
-    FD_STATE_SHORT_HEADER,       /* shorter than the 16-byte header */
-    FD_STATE_UNKNOWN_VERSION,    /* a format version other than 1 */
-    FD_STATE_UNKNOWN_ALGORITHM,  /* an algorithm code outside 1..8 */
-    FD_STATE_TAIL_TOO_LONG,      /* T >= the block length */
-    FD_STATE_TAIL_MISMATCH,      /* T != N mod the block length */
-    FD_STATE_TRUNCATED,          /* fewer than 16 + C + T bytes */
-    FD_STATE_PADDED,             /* more than 16 + C + T bytes */
-    FD_STATE_COUNT_TOO_LARGE,    /* N >= 2^61 for SHA-1 or SHA-224/256 */
-    FD_STATE_CHAIN_NOT_INITIAL,  /* N < block length, chain != the IV */
+    FD_STATE_BAD_MAGIC,         /* does not start with "FDST" */
+    FD_STATE_SHORT_HEADER,      /* shorter than the 16-byte header */
+    FD_STATE_UNKNOWN_VERSION,   /* a format version other than 1 */
+    FD_STATE_UNKNOWN_ALGORITHM, /* an algorithm code outside 1..8 */
+    FD_STATE_TAIL_TOO_LONG,     /* T >= the block length */
+    FD_STATE_TAIL_MISMATCH,     /* T != N mod the block length */
+    FD_STATE_TRUNCATED,         /* fewer than 16 + C + T bytes */
+    FD_STATE_PADDED,            /* more than 16 + C + T bytes */
+    FD_STATE_COUNT_TOO_LARGE,   /* N >= 2^61 for SHA-1 or SHA-224/256 */
+    FD_STATE_CHAIN_NOT_INITIAL, /* N < block length, chain != the IV */
 };
 
 /* The blob's length for a state of this algorithm that has hashed byte_count

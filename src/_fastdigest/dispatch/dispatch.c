@@ -83,12 +83,12 @@ static const fd_kernel sha256_kernels[] = {
      .pbkdf2_lanes = {.lanes = 2, .min_blocks = 2, .run.sha256 = fd_sha256_pbkdf2_shani_x2}},
 #endif
 #ifdef FD_HAVE_AVX2
-    {.name = "avx2",
-     .required_features = FD_AVX2_FEATURES,
-     .blocks.sha256 = fd_sha256_blocks_avx2},
+    {.name = "avx2", .required_features = FD_AVX2_FEATURES, .blocks.sha256 = fd_sha256_blocks_avx2},
 #endif
 #ifdef FD_HAVE_SSSE3
-    {.name = "ssse3", .required_features = FD_SSSE3_FEATURES, .blocks.sha256 = fd_sha256_blocks_ssse3},
+    {.name = "ssse3",
+     .required_features = FD_SSSE3_FEATURES,
+     .blocks.sha256 = fd_sha256_blocks_ssse3},
 #endif
     {.name = "portable", .blocks.sha256 = fd_sha256_blocks_portable},
     {.name = NULL},

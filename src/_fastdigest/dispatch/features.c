@@ -99,7 +99,8 @@ static void cpuid(unsigned leaf, unsigned subleaf, uint32_t regs[4])
 /* clang-cl declares _xgetbv for code compiled for XSAVE only. */
 __attribute__((target("xsave")))
 #endif
-static uint64_t read_xcr0(void)
+static uint64_t
+read_xcr0(void)
 {
 #if defined(_MSC_VER)
     return _xgetbv(0);

@@ -47,7 +47,7 @@
 /* Lets the compiler check a printf-style function's calls against its
  * format string (the core's error messages). */
 #if defined(__GNUC__) || defined(__clang__)
-#define FD_PRINTF_LIKE(format_index, first_arg)                                                \
+#define FD_PRINTF_LIKE(format_index, first_arg) \
     __attribute__((format(printf, format_index, first_arg)))
 #else
 #define FD_PRINTF_LIKE(format_index, first_arg)

@@ -74,8 +74,7 @@ typedef void fd_sha512_blocks_fn(uint64_t chain[8], const uint8_t *blocks, size_
  * U_1, on return T = U_1 ^ ... ^ U_c, both as the first digest_words chain
  * words; iterations_left is c - 1. */
 typedef void fd_sha256_pbkdf2_fn(const uint32_t inner_chain[8], const uint32_t outer_chain[8],
-                                 size_t digest_words, uint32_t words[8],
-                                 uint32_t iterations_left);
+                                 size_t digest_words, uint32_t words[8], uint32_t iterations_left);
 typedef void fd_sha1_pbkdf2_fn(const uint32_t inner_chain[5], const uint32_t outer_chain[5],
                                uint32_t words[5], uint32_t iterations_left);
 
@@ -86,21 +85,17 @@ typedef void fd_sha1_pbkdf2_fn(const uint32_t inner_chain[5], const uint32_t out
  * entry, T on return (MD5's words are little-endian, as its digest is).
  * Rows from count on are neither read nor written. */
 typedef void fd_md5_pbkdf2_lanes_fn(const uint32_t inner_chain[4], const uint32_t outer_chain[4],
-                                    uint32_t (*words)[4], size_t count,
-                                    uint32_t iterations_left);
-typedef void fd_sha1_pbkdf2_lanes_fn(const uint32_t inner_chain[5],
-                                     const uint32_t outer_chain[5], uint32_t (*words)[5],
-                                     size_t count, uint32_t iterations_left);
-typedef void fd_sha256_pbkdf2_lanes_fn(const uint32_t inner_chain[8],
-                                       const uint32_t outer_chain[8], size_t digest_words,
-                                       uint32_t (*words)[8], size_t count,
+                                    uint32_t (*words)[4], size_t count, uint32_t iterations_left);
+typedef void fd_sha1_pbkdf2_lanes_fn(const uint32_t inner_chain[5], const uint32_t outer_chain[5],
+                                     uint32_t (*words)[5], size_t count, uint32_t iterations_left);
+typedef void fd_sha256_pbkdf2_lanes_fn(const uint32_t inner_chain[8], const uint32_t outer_chain[8],
+                                       size_t digest_words, uint32_t (*words)[8], size_t count,
                                        uint32_t iterations_left);
 /* The SHA-512 family's: digest_len is 64, 48, 32 or 28 bytes (SHA-512/224's
  * digest ends in the high half of its fourth word, whose low half is then
  * neither read nor written). */
-typedef void fd_sha512_pbkdf2_lanes_fn(const uint64_t inner_chain[8],
-                                       const uint64_t outer_chain[8], size_t digest_len,
-                                       uint64_t (*words)[8], size_t count,
+typedef void fd_sha512_pbkdf2_lanes_fn(const uint64_t inner_chain[8], const uint64_t outer_chain[8],
+                                       size_t digest_len, uint64_t (*words)[8], size_t count,
                                        uint32_t iterations_left);
 
 /* The end of an HMAC inside a kernel: compresses the inner hash's last

@@ -136,16 +136,15 @@ static void raise_stream_error(struct ArrowArrayStream *stream, int code)
 /* Checks and hashes one array, without the GIL when that is worth it, on
  * at most threads threads. */
 static fd_digest_column *hash_array(enum fd_algorithm_id id, bool hex, size_t threads,
-                                    const struct ArrowArray *array,
-                                    const fd_arrow_input_type *type)
+                                    const struct ArrowArray *array, const fd_arrow_input_type *type)
 {
     fd_arrow_column column;
     fd_arrow_error error;
     fd_digest_column *digests = NULL;
     /* The threshold in force (set_gil_minsize()), in rows: each row costs at
      * least a block, whatever its length. */
-    const bool release_gil =
-        array->length >= (int64_t)(fd_gil_minsize() / fd_algorithms[id].block_len);
+    const bool release_gil = array->length >=
+                             (int64_t)(fd_gil_minsize() / fd_algorithms[id].block_len);
 
     PyThreadState *saved = release_gil ? PyEval_SaveThread() : NULL;
     bool valid = fd_arrow_check_array(array, type, &column, &error);
@@ -188,8 +187,9 @@ static PyObject *digest_one_array(PyTypeObject *result_type, enum fd_algorithm_i
     /* Both capsules are checked before either is moved out: a call that
      * fails here leaves them as they were. */
     struct ArrowSchema *schema_in = capsule_pointer(PyTuple_GET_ITEM(pair, 0), "arrow_schema");
-    struct ArrowArray *array_in =
-        schema_in != NULL ? capsule_pointer(PyTuple_GET_ITEM(pair, 1), "arrow_array") : NULL;
+    struct ArrowArray *array_in = schema_in != NULL
+                                      ? capsule_pointer(PyTuple_GET_ITEM(pair, 1), "arrow_array")
+                                      : NULL;
     if (array_in != NULL && (schema_in->release == NULL || array_in->release == NULL)) {
         raise_consumed(schema_in->release == NULL ? "arrow_schema" : "arrow_array");
         array_in = NULL;
@@ -348,8 +348,8 @@ static PyObject *digest_array(PyObject *module, PyObject *const *args, Py_ssize_
     PyObject *method = optional_attribute(source, "__arrow_c_array__");
     PyObject *result;
     if (method != NULL) {
-        result = digest_one_array(state->digest_array_type, (enum fd_algorithm_id)id, hex,
-                                  threads, method);
+        result = digest_one_array(state->digest_array_type, (enum fd_algorithm_id)id, hex, threads,
+                                  method);
     }
     else {
         if (PyErr_Occurred())

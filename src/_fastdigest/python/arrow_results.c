@@ -26,9 +26,8 @@ static void digests_dealloc(fd_digests_object *self)
 static PyObject *digests_repr(fd_digests_object *self)
 {
     return PyUnicode_FromFormat("<%s %s%s, %lld rows, %lld nulls>", Py_TYPE(self)->tp_name,
-                                fd_algorithms[self->id].name,
-                                self->hex ? " hex" : "", (long long)self->length,
-                                (long long)self->null_count);
+                                fd_algorithms[self->id].name, self->hex ? " hex" : "",
+                                (long long)self->length, (long long)self->null_count);
 }
 
 static Py_ssize_t digests_length(fd_digests_object *self)
@@ -187,8 +186,8 @@ static PyObject *digests_arrow_c_stream(fd_digests_object *self, PyObject *args,
     struct ArrowArrayStream *stream = PyMem_Malloc(sizeof *stream);
     if (stream == NULL)
         return PyErr_NoMemory();
-    if (!fd_digest_stream_export(self->chunks, self->chunk_count, self->id, self->hex,
-                                 self->large, self->name, stream)) {
+    if (!fd_digest_stream_export(self->chunks, self->chunk_count, self->id, self->hex, self->large,
+                                 self->name, stream)) {
         PyMem_Free(stream);
         return PyErr_NoMemory();
     }
@@ -256,13 +255,12 @@ static PyType_Spec digest_stream_type_spec = {
 
 int fd_digests_add_types(PyObject *module, fd_module_state *state)
 {
-    state->digest_array_type =
-        (PyTypeObject *)PyType_FromModuleAndSpec(module, &digest_array_type_spec, NULL);
-    if (state->digest_array_type == NULL ||
-        PyModule_AddType(module, state->digest_array_type) < 0)
+    state->digest_array_type = (PyTypeObject *)PyType_FromModuleAndSpec(
+        module, &digest_array_type_spec, NULL);
+    if (state->digest_array_type == NULL || PyModule_AddType(module, state->digest_array_type) < 0)
         return -1;
-    state->digest_stream_type =
-        (PyTypeObject *)PyType_FromModuleAndSpec(module, &digest_stream_type_spec, NULL);
+    state->digest_stream_type = (PyTypeObject *)PyType_FromModuleAndSpec(
+        module, &digest_stream_type_spec, NULL);
     if (state->digest_stream_type == NULL ||
         PyModule_AddType(module, state->digest_stream_type) < 0)
         return -1;

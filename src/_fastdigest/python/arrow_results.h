@@ -17,8 +17,8 @@ typedef struct {
     PyObject_HEAD
     enum fd_algorithm_id id;
     bool hex;
-    bool large;  /* hex with int64 offsets */
-    char *name;  /* the input column's name, NULL if none */
+    bool large; /* hex with int64 offsets */
+    char *name; /* the input column's name, NULL if none */
     fd_digest_column **chunks;
     size_t chunk_count; /* 1 for a DigestArray */
     int64_t length;

@@ -77,16 +77,16 @@ static bool worth_releasing_gil(const fd_message *messages, Py_ssize_t count, si
 typedef struct item_source {
     PyObject *sequence; /* strong reference: a tuple, or a list read in place */
     bool in_place_list;
-    Py_ssize_t count;   /* the batch size, fixed at the start */
+    Py_ssize_t count; /* the batch size, fixed at the start */
 } item_source;
 
 /* The arrays of one chunk, allocated once per call at chunk size. */
 typedef struct chunk {
     Py_ssize_t capacity;
     fd_message *messages;
-    PyObject **held;    /* items of a list read in place, held until hashed */
+    PyObject **held; /* items of a list read in place, held until hashed */
     Py_ssize_t held_count;
-    Py_buffer *views;   /* made when the first item that is not bytes comes */
+    Py_buffer *views; /* made when the first item that is not bytes comes */
     Py_ssize_t views_acquired;
 } chunk;
 
@@ -247,7 +247,7 @@ static int hash_chunk_by_chunk(many_call *call)
             break;
         if (worth_releasing_gil(c.messages, n, algorithm->block_len)) {
             Py_BEGIN_ALLOW_THREADS
-            fd_hash_many_parallel(call->multi, call->id, c.messages, (size_t)n, call->threads);
+                fd_hash_many_parallel(call->multi, call->id, c.messages, (size_t)n, call->threads);
             Py_END_ALLOW_THREADS
         }
         else {
@@ -275,8 +275,8 @@ static bool produce_chunk(void *context, size_t chunk_index, size_t slot,
     many_call *call = pipeline->call;
     chunk *c = &pipeline->slots[slot];
     const Py_ssize_t start = (Py_ssize_t)chunk_index * CHUNK_MESSAGES;
-    const Py_ssize_t n =
-        call->source.count - start < CHUNK_MESSAGES ? call->source.count - start : CHUNK_MESSAGES;
+    const Py_ssize_t n = call->source.count - start < CHUNK_MESSAGES ? call->source.count - start
+                                                                     : CHUNK_MESSAGES;
 
     PyEval_RestoreThread(pipeline->saved);
     release_chunk(c); /* the slot's previous chunk, hashed */
@@ -429,8 +429,8 @@ static PyObject *digest_many(PyObject *module, PyObject *const *args, Py_ssize_t
 
     /* Each message is at least a block of work: the threads this batch
      * surely has work for. */
-    size_t pipeline_threads =
-        (size_t)source->count / (FD_BATCH_MIN_WORK_PER_THREAD / algorithm->block_len);
+    size_t pipeline_threads = (size_t)source->count /
+                              (FD_BATCH_MIN_WORK_PER_THREAD / algorithm->block_len);
     if (pipeline_threads > call.threads)
         pipeline_threads = call.threads;
     const int status = pipeline_threads > 1 ? hash_pipelined(&call, pipeline_threads)
@@ -447,8 +447,8 @@ fail:
     return NULL;
 }
 
-static PyObject *fastdigest_digest_many(PyObject *module, PyObject *const *args,
-                                        Py_ssize_t nargs, PyObject *kwnames)
+static PyObject *fastdigest_digest_many(PyObject *module, PyObject *const *args, Py_ssize_t nargs,
+                                        PyObject *kwnames)
 {
     return digest_many(module, args, nargs, kwnames, true);
 }
@@ -469,8 +469,7 @@ static PyMethodDef batch_methods[] = {
      METH_FASTCALL | METH_KEYWORDS, digest_many_doc},
     {"_digest_many_single_stream",
      (PyCFunction)(void (*)(void))fastdigest_digest_many_single_stream,
-     METH_FASTCALL | METH_KEYWORDS,
-     digest_many_single_stream_doc},
+     METH_FASTCALL | METH_KEYWORDS, digest_many_single_stream_doc},
     {NULL, NULL, 0, NULL},
 };
 

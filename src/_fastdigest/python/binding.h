@@ -150,8 +150,7 @@ PyObject *fd_stdlib_module(PyObject *module, const char *name);
 fd_hash_object *fd_hash_alloc(PyTypeObject *type, const fd_algorithm *algorithm);
 
 /* A new hash object of algorithm id that has hashed view (NULL: nothing). */
-fd_hash_object *fd_hash_new(fd_module_state *state, enum fd_algorithm_id id,
-                            const Py_buffer *view);
+fd_hash_object *fd_hash_new(fd_module_state *state, enum fd_algorithm_id id, const Py_buffer *view);
 
 /* copy(): a new object with a copy of the state. */
 PyObject *fd_hash_copy(PyObject *self, PyObject *ignored);

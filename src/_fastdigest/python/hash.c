@@ -36,8 +36,9 @@ static void hash_dealloc(fd_hash_object *self)
     Py_DECREF(type);
 }
 
-PyDoc_STRVAR(hash_update_doc, "update($self, data, /)\n--\n\n"
-                              "Update this hash object's state with the provided bytes-like object.");
+PyDoc_STRVAR(hash_update_doc,
+             "update($self, data, /)\n--\n\n"
+             "Update this hash object's state with the provided bytes-like object.");
 
 static PyObject *hash_update(fd_hash_object *self, PyObject *data)
 {
@@ -109,11 +110,11 @@ static enum fd_algorithm_id algorithm_id(const fd_hash_object *self)
 }
 
 PyDoc_STRVAR(hash_state_doc,
-    "state($self, /)\n--\n\n"
-    "Return the hash object's state as bytes in fastdigest's portable state format.\n\n"
-    "fastdigest.from_state() makes a hash object that continues from it, in any\n"
-    "process, on any machine. The bytes hold the buffered tail of the data hashed\n"
-    "so far (up to one block), so keep them as private as that data.");
+             "state($self, /)\n--\n\n"
+             "Return the hash object's state as bytes in fastdigest's portable state format.\n\n"
+             "fastdigest.from_state() makes a hash object that continues from it, in any\n"
+             "process, on any machine. The bytes hold the buffered tail of the data hashed\n"
+             "so far (up to one block), so keep them as private as that data.");
 
 static PyObject *hash_state(PyObject *op, PyObject *Py_UNUSED(ignored))
 {
@@ -129,8 +130,8 @@ static PyObject *hash_state(PyObject *op, PyObject *Py_UNUSED(ignored))
 }
 
 PyDoc_STRVAR(hash_reduce_doc,
-    "__reduce__($self, /)\n--\n\n"
-    "Support for pickle: the object is rebuilt by fastdigest.from_state(self.state()).");
+             "__reduce__($self, /)\n--\n\n"
+             "Support for pickle: the object is rebuilt by fastdigest.from_state(self.state()).");
 
 static PyObject *hash_reduce(PyObject *self, PyObject *Py_UNUSED(ignored))
 {
@@ -157,8 +158,8 @@ PyDoc_STRVAR(hash_copy_dunder_doc, "__copy__($self, /)\n--\n\n"
                                    "Return a copy of the hash object (as copy()).");
 
 PyDoc_STRVAR(hash_deepcopy_doc,
-    "__deepcopy__($self, memo, /)\n--\n\n"
-    "Return a copy of the hash object (as copy(): it refers to no other objects).");
+             "__deepcopy__($self, memo, /)\n--\n\n"
+             "Return a copy of the hash object (as copy(): it refers to no other objects).");
 
 static PyObject *hash_deepcopy(PyObject *self, PyObject *Py_UNUSED(memo))
 {
@@ -212,12 +213,9 @@ PyDoc_STRVAR(hash_type_doc,
              "hexdigest(). Made by fastdigest.new() and the named constructors.");
 
 static PyType_Slot hash_type_slots[] = {
-    {Py_tp_dealloc, hash_dealloc},
-    {Py_tp_repr, hash_repr},
-    {Py_tp_methods, hash_methods},
-    {Py_tp_getset, hash_getset},
-    {Py_tp_doc, (void *)hash_type_doc},
-    {0, NULL},
+    {Py_tp_dealloc, hash_dealloc},      {Py_tp_repr, hash_repr},
+    {Py_tp_methods, hash_methods},      {Py_tp_getset, hash_getset},
+    {Py_tp_doc, (void *)hash_type_doc}, {0, NULL},
 };
 
 static PyType_Spec hash_type_spec = {
@@ -237,7 +235,7 @@ fd_hash_object *fd_hash_new(fd_module_state *state, enum fd_algorithm_id id, con
         /* No other thread can see the new object yet: no lock needed. */
         if ((size_t)view->len >= fd_gil_minsize()) {
             Py_BEGIN_ALLOW_THREADS
-            self->algorithm->update(&self->state, view->buf, (size_t)view->len);
+                self->algorithm->update(&self->state, view->buf, (size_t)view->len);
             Py_END_ALLOW_THREADS
         }
         else {

@@ -95,7 +95,8 @@ static size_t edit_distance(const char *a, size_t a_len, const char *b, size_t b
         for (size_t i = 0; i < a_len; i++) {
             size_t substitute = diagonal + substitution_cost(b[j], a[i]);
             diagonal = row[i];
-            size_t insert_or_delete = (result < diagonal ? result : diagonal) + SUGGESTION_MOVE_COST;
+            size_t insert_or_delete = (result < diagonal ? result : diagonal) +
+                                      SUGGESTION_MOVE_COST;
             result = insert_or_delete < substitute ? insert_or_delete : substitute;
             row[i] = result;
             if (result < lowest)
@@ -125,8 +126,8 @@ static const char *suggest_keyword(PyObject *keyword, const char *const *names, 
         size_t max_distance = ((size_t)keyword_len + name_len + 3) * SUGGESTION_MOVE_COST / 6;
         if (best_distance - 1 < max_distance) /* only a closer name can win */
             max_distance = best_distance - 1;
-        size_t distance =
-            edit_distance(keyword_text, (size_t)keyword_len, names[i], name_len, max_distance);
+        size_t distance = edit_distance(keyword_text, (size_t)keyword_len, names[i], name_len,
+                                        max_distance);
         if (distance <= max_distance && (best == NULL || distance < best_distance)) {
             best = names[i];
             best_distance = distance;
@@ -233,8 +234,8 @@ static int bind_clinic(const fd_signature *signature, PyObject *const *args, Py_
             unmatched--;
         }
         else if (i < minpos) {
-            PyErr_Format(PyExc_TypeError, "%s() missing required argument '%s' (pos %zd)",
-                         function, names[i], i + 1);
+            PyErr_Format(PyExc_TypeError, "%s() missing required argument '%s' (pos %zd)", function,
+                         names[i], i + 1);
             return -1;
         }
     }
@@ -242,8 +243,9 @@ static int bind_clinic(const fd_signature *signature, PyObject *const *args, Py_
         return 0;
     for (Py_ssize_t i = 0; i < nargs; i++) {
         if (keyword_argument(kwargs, kwnames, names[i]) != NULL) {
-            PyErr_Format(PyExc_TypeError, "argument for %s() given by name ('%s') and position (%zd)",
-                         function, names[i], i + 1);
+            PyErr_Format(PyExc_TypeError,
+                         "argument for %s() given by name ('%s') and position (%zd)", function,
+                         names[i], i + 1);
             return -1;
         }
     }
@@ -313,10 +315,10 @@ static int bind_python(const fd_signature *signature, PyObject *const *args, Py_
     for (Py_ssize_t i = nbound; i < nrequired && listed != NULL; i++) {
         if (out[i - nbound] != NULL)
             continue;
-        const char *separator = seen == 0              ? ""
-                                : seen + 1 < missing   ? ", "
-                                : missing == 2         ? " and "
-                                                       : ", and ";
+        const char *separator = seen == 0            ? ""
+                                : seen + 1 < missing ? ", "
+                                : missing == 2       ? " and "
+                                                     : ", and ";
         PyObject *joined = PyUnicode_FromFormat("%U%s'%s'", listed, separator, names[i]);
         Py_SETREF(listed, joined);
         seen++;
@@ -517,8 +519,9 @@ int fd_algorithm_from_object(PyObject *module, PyObject *obj, const char *functi
         if (obj == state->constructors[id])
             return id;
     }
-    PyErr_Format(PyExc_TypeError, "%s() argument %s must be str or a fastdigest constructor, not %s",
-                 function, argument, obj == Py_None ? "None" : Py_TYPE(obj)->tp_name);
+    PyErr_Format(PyExc_TypeError,
+                 "%s() argument %s must be str or a fastdigest constructor, not %s", function,
+                 argument, obj == Py_None ? "None" : Py_TYPE(obj)->tp_name);
     return -1;
 }
 
@@ -547,16 +550,16 @@ int fd_parse_threads(PyObject *value, const char *function, size_t *threads)
         return 0;
     }
     if (PyBool_Check(value) || !PyIndex_Check(value)) {
-        PyErr_Format(PyExc_TypeError, "%s(): threads must be an int or None, not %.100s",
-                     function, Py_TYPE(value)->tp_name);
+        PyErr_Format(PyExc_TypeError, "%s(): threads must be an int or None, not %.100s", function,
+                     Py_TYPE(value)->tp_name);
         return -1;
     }
     Py_ssize_t count = PyNumber_AsSsize_t(value, NULL);
     if (count == -1 && PyErr_Occurred())
         return -1;
     if (count < 1) {
-        PyErr_Format(PyExc_ValueError, "%s(): threads must be at least 1 or None, not %R",
-                     function, value);
+        PyErr_Format(PyExc_ValueError, "%s(): threads must be at least 1 or None, not %R", function,
+                     value);
         return -1;
     }
     *threads = (size_t)count;

@@ -161,9 +161,13 @@ static PyObject *hmac_update(hmac_object *self, PyObject *const *args, Py_ssize_
     Py_buffer view;
 
     if (nargs != 1 || kwnames != NULL) {
-        static const fd_signature signature = {
-            .function = "HMAC.update", .names = names, .nparams = 2, .npositional = 2,
-            .nrequired = 2, .nbound = 1, .parser = FD_PYTHON_FUNCTION};
+        static const fd_signature signature = {.function = "HMAC.update",
+                                               .names = names,
+                                               .nparams = 2,
+                                               .npositional = 2,
+                                               .nrequired = 2,
+                                               .nbound = 1,
+                                               .parser = FD_PYTHON_FUNCTION};
         if (fd_bind_arguments(&signature, args, nargs, kwnames, &msg) < 0)
             return NULL;
     }
@@ -184,8 +188,12 @@ static PyObject *refuse_arguments(const char *method, PyObject *const *args, Py_
                                   PyObject *kwnames)
 {
     static const char *const names[] = {"self"};
-    const fd_signature signature = {.function = method, .names = names, .nparams = 1,
-                                    .npositional = 1, .nrequired = 1, .nbound = 1,
+    const fd_signature signature = {.function = method,
+                                    .names = names,
+                                    .nparams = 1,
+                                    .npositional = 1,
+                                    .nrequired = 1,
+                                    .nbound = 1,
                                     .parser = FD_PYTHON_FUNCTION};
     if (fd_bind_arguments(&signature, args, nargs, kwnames, NULL) == 0)
         PyErr_Format(PyExc_SystemError, "%s() bound arguments it takes none of", method);
@@ -210,8 +218,8 @@ static PyObject *hmac_digest(hmac_object *self, PyObject *const *args, Py_ssize_
 {
     if (nargs != 0 || kwnames != NULL)
         return refuse_arguments("HMAC.digest", args, nargs, kwnames);
-    PyObject *result =
-        PyBytes_FromStringAndSize(NULL, (Py_ssize_t)self->hmac.algorithm->digest_len);
+    PyObject *result = PyBytes_FromStringAndSize(NULL,
+                                                 (Py_ssize_t)self->hmac.algorithm->digest_len);
     if (result == NULL)
         return NULL;
     hmac_final_locked(self, (uint8_t *)PyBytes_AS_STRING(result));
@@ -307,8 +315,7 @@ static PyMethodDef hmac_methods[] = {
      hmac_digest_doc},
     {"hexdigest", (PyCFunction)(void (*)(void))hmac_hexdigest, METH_FASTCALL | METH_KEYWORDS,
      hmac_hexdigest_doc},
-    {"copy", (PyCFunction)(void (*)(void))hmac_copy, METH_FASTCALL | METH_KEYWORDS,
-     hmac_copy_doc},
+    {"copy", (PyCFunction)(void (*)(void))hmac_copy, METH_FASTCALL | METH_KEYWORDS, hmac_copy_doc},
     {"__copy__", (PyCFunction)hmac_copy_dunder, METH_NOARGS, hmac_copy_dunder_doc},
     {"__deepcopy__", (PyCFunction)hmac_deepcopy, METH_O, hmac_deepcopy_doc},
     {"__reduce__", (PyCFunction)hmac_reduce, METH_NOARGS, NULL},
@@ -344,12 +351,8 @@ static PyObject *hmac_type_new(PyTypeObject *type, PyObject *args, PyObject *kwa
 }
 
 static PyType_Slot hmac_type_slots[] = {
-    {Py_tp_dealloc, hmac_dealloc},
-    {Py_tp_methods, hmac_methods},
-    {Py_tp_getset, hmac_getset},
-    {Py_tp_new, hmac_type_new},
-    {Py_tp_doc, (void *)hmac_type_doc},
-    {0, NULL},
+    {Py_tp_dealloc, hmac_dealloc}, {Py_tp_methods, hmac_methods},      {Py_tp_getset, hmac_getset},
+    {Py_tp_new, hmac_type_new},    {Py_tp_doc, (void *)hmac_type_doc}, {0, NULL},
 };
 
 static PyType_Spec hmac_type_spec = {
@@ -364,12 +367,19 @@ static PyType_Spec hmac_type_spec = {
 /* The stdlib's hmac.new(key, msg=None, digestmod='') and the HMAC class's
  * __init__(self, key, msg=None, digestmod=''), whose messages count self. */
 static const char *const hmac_new_names[] = {"self", "key", "msg", "digestmod"};
-static const fd_signature hmac_new_signature = {
-    .function = "new", .names = hmac_new_names + 1, .nparams = 3, .npositional = 3,
-    .nrequired = 1, .parser = FD_PYTHON_FUNCTION};
-static const fd_signature hmac_init_signature = {
-    .function = "HMAC.__init__", .names = hmac_new_names, .nparams = 4, .npositional = 4,
-    .nrequired = 2, .nbound = 1, .parser = FD_PYTHON_FUNCTION};
+static const fd_signature hmac_new_signature = {.function = "new",
+                                                .names = hmac_new_names + 1,
+                                                .nparams = 3,
+                                                .npositional = 3,
+                                                .nrequired = 1,
+                                                .parser = FD_PYTHON_FUNCTION};
+static const fd_signature hmac_init_signature = {.function = "HMAC.__init__",
+                                                 .names = hmac_new_names,
+                                                 .nparams = 4,
+                                                 .npositional = 4,
+                                                 .nrequired = 2,
+                                                 .nbound = 1,
+                                                 .parser = FD_PYTHON_FUNCTION};
 
 #if PY_VERSION_HEX >= 0x030D0000
 #define MISSING_DIGESTMOD "Missing required argument 'digestmod'."
@@ -419,8 +429,7 @@ static PyObject *hmac_construct(PyObject *module, const fd_signature *signature,
         /* Nobody else sees the new object yet: no lock needed. */
         size_t work = (size_t)key_view.len + (has_msg ? (size_t)msg_view.len : 0);
         PyThreadState *released = work >= fd_gil_minsize() ? PyEval_SaveThread() : NULL;
-        fd_hmac_init(&self->hmac, (enum fd_algorithm_id)id, key_view.buf,
-                     (size_t)key_view.len);
+        fd_hmac_init(&self->hmac, (enum fd_algorithm_id)id, key_view.buf, (size_t)key_view.len);
         if (has_msg)
             fd_hmac_update(&self->hmac, msg_view.buf, (size_t)msg_view.len);
         if (released != NULL)
@@ -463,8 +472,8 @@ PyDoc_STRVAR(hmac_digest_function_doc,
              "fastdigest's algorithm names or constructors; any other digest is handed to\n"
              "the standard library's hmac.digest().");
 
-static PyObject *fastdigest_hmac_digest(PyObject *module, PyObject *const *args,
-                                        Py_ssize_t nargs, PyObject *kwnames)
+static PyObject *fastdigest_hmac_digest(PyObject *module, PyObject *const *args, Py_ssize_t nargs,
+                                        PyObject *kwnames)
 {
     static const char *const names[] = {"key", "msg", "digest"};
     PyObject *bound[3];
@@ -472,9 +481,12 @@ static PyObject *fastdigest_hmac_digest(PyObject *module, PyObject *const *args,
     Py_buffer key_view, msg_view;
 
     if (nargs != 3 || kwnames != NULL) {
-        static const fd_signature signature = {
-            .function = "digest", .names = names, .nparams = 3, .npositional = 3,
-            .nrequired = 3, .parser = FD_PYTHON_FUNCTION};
+        static const fd_signature signature = {.function = "digest",
+                                               .names = names,
+                                               .nparams = 3,
+                                               .npositional = 3,
+                                               .nrequired = 3,
+                                               .parser = FD_PYTHON_FUNCTION};
         if (fd_bind_arguments(&signature, args, nargs, kwnames, bound) < 0)
             return NULL;
         given = bound;
@@ -501,8 +513,8 @@ static PyObject *fastdigest_hmac_digest(PyObject *module, PyObject *const *args,
         uint8_t *out = (uint8_t *)PyBytes_AS_STRING(result);
         if ((size_t)key_view.len + (size_t)msg_view.len >= fd_gil_minsize()) {
             Py_BEGIN_ALLOW_THREADS
-            fd_hmac((enum fd_algorithm_id)id, key_view.buf, (size_t)key_view.len, msg_view.buf,
-                    (size_t)msg_view.len, out);
+                fd_hmac((enum fd_algorithm_id)id, key_view.buf, (size_t)key_view.len, msg_view.buf,
+                        (size_t)msg_view.len, out);
             Py_END_ALLOW_THREADS
         }
         else {
@@ -515,8 +527,8 @@ static PyObject *fastdigest_hmac_digest(PyObject *module, PyObject *const *args,
     return result;
 }
 
-static PyObject *call_hashlib_pbkdf2_hmac(PyObject *module, PyObject *const *args,
-                                          Py_ssize_t nargs, PyObject *kwnames)
+static PyObject *call_hashlib_pbkdf2_hmac(PyObject *module, PyObject *const *args, Py_ssize_t nargs,
+                                          PyObject *kwnames)
 {
     PyObject *hashlib = fd_stdlib_module(module, "hashlib");
     if (hashlib == NULL)
@@ -540,9 +552,12 @@ static PyObject *fastdigest_pbkdf2_hmac(PyObject *module, PyObject *const *args,
                                         PyObject *kwnames)
 {
     static const char *const names[] = {"hash_name", "password", "salt", "iterations", "dklen"};
-    static const fd_signature signature = {
-        .function = "pbkdf2_hmac", .names = names, .nparams = 5, .npositional = 5,
-        .nrequired = 4, .parser = FD_ARGUMENT_CLINIC};
+    static const fd_signature signature = {.function = "pbkdf2_hmac",
+                                           .names = names,
+                                           .nparams = 5,
+                                           .npositional = 5,
+                                           .nrequired = 4,
+                                           .parser = FD_ARGUMENT_CLINIC};
     PyObject *bound[5];
     Py_buffer password_view, salt_view;
 
@@ -616,9 +631,9 @@ static PyObject *fastdigest_pbkdf2_hmac(PyObject *module, PyObject *const *args,
     /* The whole derivation runs without the GIL: the views pin both inputs,
      * and the result is not visible to anyone else yet. */
     Py_BEGIN_ALLOW_THREADS
-    fd_pbkdf2_hmac((enum fd_algorithm_id)id, password_view.buf, (size_t)password_view.len,
-                   salt_view.buf, (size_t)salt_view.len, (uint32_t)iterations,
-                   (uint8_t *)PyBytes_AS_STRING(result), (size_t)dklen);
+        fd_pbkdf2_hmac((enum fd_algorithm_id)id, password_view.buf, (size_t)password_view.len,
+                       salt_view.buf, (size_t)salt_view.len, (uint32_t)iterations,
+                       (uint8_t *)PyBytes_AS_STRING(result), (size_t)dklen);
     Py_END_ALLOW_THREADS
 
 done:
@@ -628,10 +643,10 @@ done:
 }
 
 static PyMethodDef hmac_module_methods[] = {
-    {"_hmac_new", (PyCFunction)(void (*)(void))fastdigest_hmac_new,
-     METH_FASTCALL | METH_KEYWORDS, hmac_new_doc},
-    {"_hmac_init", (PyCFunction)(void (*)(void))fastdigest_hmac_init,
-     METH_FASTCALL | METH_KEYWORDS, hmac_init_doc},
+    {"_hmac_new", (PyCFunction)(void (*)(void))fastdigest_hmac_new, METH_FASTCALL | METH_KEYWORDS,
+     hmac_new_doc},
+    {"_hmac_init", (PyCFunction)(void (*)(void))fastdigest_hmac_init, METH_FASTCALL | METH_KEYWORDS,
+     hmac_init_doc},
     {"_hmac_digest", (PyCFunction)(void (*)(void))fastdigest_hmac_digest,
      METH_FASTCALL | METH_KEYWORDS, hmac_digest_function_doc},
     {"pbkdf2_hmac", (PyCFunction)(void (*)(void))fastdigest_pbkdf2_hmac,

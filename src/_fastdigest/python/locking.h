@@ -95,7 +95,7 @@ static inline void fd_object_lock_acquire(fd_object_lock *lock)
 #else
     if (lock->lock != NULL && !PyThread_acquire_lock(lock->lock, NOWAIT_LOCK)) {
         Py_BEGIN_ALLOW_THREADS
-        PyThread_acquire_lock(lock->lock, WAIT_LOCK);
+            PyThread_acquire_lock(lock->lock, WAIT_LOCK);
         Py_END_ALLOW_THREADS
     }
 #endif
@@ -143,12 +143,12 @@ static inline void fd_absorb_locked(fd_object_lock *lock, fd_absorb_fn *absorb, 
     if (len >= fd_gil_minsize() && fd_object_lock_enable(lock)) {
         Py_BEGIN_ALLOW_THREADS
 #ifdef FD_HAVE_PYMUTEX
-        PyMutex_Lock(&lock->mutex);
+            PyMutex_Lock(&lock->mutex);
 #else
-        PyThread_acquire_lock(lock->lock, WAIT_LOCK);
+            PyThread_acquire_lock(lock->lock, WAIT_LOCK);
 #endif
-        absorb(context, data, len);
-        fd_object_lock_release(lock);
+            absorb(context, data, len);
+            fd_object_lock_release(lock);
         Py_END_ALLOW_THREADS
     }
     else {

@@ -233,9 +233,12 @@ static int parse_new_data_keyword(PyObject *const *args, Py_ssize_t nargs, PyObj
      * with name always by position. */
     static const char *const names[] = {"name", "data", "usedforsecurity", "string"};
     PyObject *bound[4];
-    const fd_signature signature = {
-        .function = "new", .names = names, .nparams = 4, .npositional = 2, .nrequired = 1,
-        .parser = FD_ARGUMENT_CLINIC};
+    const fd_signature signature = {.function = "new",
+                                    .names = names,
+                                    .nparams = 4,
+                                    .npositional = 2,
+                                    .nrequired = 1,
+                                    .parser = FD_ARGUMENT_CLINIC};
 
     if (nargs >= 1 && fd_keyword_argument(args, nargs, kwnames, "name") != NULL) {
         PyErr_SetString(PyExc_TypeError, "__hash_new() got multiple values for argument 'name'");
@@ -264,9 +267,13 @@ static int parse_new_string_keyword(PyObject *const *args, Py_ssize_t nargs, PyO
     static const char *const python_names[] = {"name", "data"};
     static const char *const clinic_names[] = {"name", "string", "usedforsecurity"};
     PyObject *bound[2];
-    const fd_signature signature = {
-        .function = "__hash_new", .names = python_names, .nparams = 2, .npositional = 2,
-        .nrequired = 1, .parser = FD_PYTHON_FUNCTION, .extra_keywords = true};
+    const fd_signature signature = {.function = "__hash_new",
+                                    .names = python_names,
+                                    .nparams = 2,
+                                    .npositional = 2,
+                                    .nrequired = 1,
+                                    .parser = FD_PYTHON_FUNCTION,
+                                    .extra_keywords = true};
 
     if (fd_bind_arguments(&signature, args, nargs, kwnames, bound) < 0)
         return -1;
@@ -320,8 +327,8 @@ static PyObject *fastdigest_new(PyObject *module, PyObject *const *args, Py_ssiz
     PyObject *data = NULL;
     if (kwnames == NULL && nargs <= 2) /* new(name) or new(name, data) */
         data = nargs == 2 ? args[1] : NULL;
-    else if ((state->data_keyword ? parse_new_data_keyword : parse_new_string_keyword)(
-                 args, nargs, kwnames, &data) < 0)
+    else if ((state->data_keyword ? parse_new_data_keyword
+                                  : parse_new_string_keyword)(args, nargs, kwnames, &data) < 0)
         return NULL;
     return hash_data(state, (enum fd_algorithm_id)id, data);
 }
@@ -346,7 +353,7 @@ static int hash_oneshot(PyObject *module, const char *function, PyObject *const 
     if (id >= 0) {
         if ((size_t)view.len >= fd_gil_minsize()) {
             Py_BEGIN_ALLOW_THREADS
-            fd_hash((enum fd_algorithm_id)id, view.buf, (size_t)view.len, out);
+                fd_hash((enum fd_algorithm_id)id, view.buf, (size_t)view.len, out);
             Py_END_ALLOW_THREADS
         }
         else {
@@ -374,10 +381,9 @@ static PyObject *fastdigest_digest(PyObject *module, PyObject *const *args, Py_s
                                      (Py_ssize_t)fd_algorithms[id].digest_len);
 }
 
-PyDoc_STRVAR(hexdigest_doc,
-             "hexdigest($module, name, data, /)\n--\n\n"
-             "Return the digest of data as a string of hexadecimal digits:\n"
-             "new(name, data).hexdigest() in one call. name is as for digest().");
+PyDoc_STRVAR(hexdigest_doc, "hexdigest($module, name, data, /)\n--\n\n"
+                            "Return the digest of data as a string of hexadecimal digits:\n"
+                            "new(name, data).hexdigest() in one call. name is as for digest().");
 
 static PyObject *fastdigest_hexdigest(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
 {
@@ -397,19 +403,19 @@ static PyObject *fastdigest_hexdigest(PyObject *module, PyObject *const *args, P
  * inspect.signature() and help() show. */
 #define FD_DATA_KEYWORD_PARAMETERS "data=b'', *, usedforsecurity=True, string=None"
 #define FD_STRING_KEYWORD_PARAMETERS "string=b'', *, usedforsecurity=True"
-#define FD_CONSTRUCTOR(function, id)                                                          \
-    static PyObject *fastdigest_##function(PyObject *module, PyObject *const *args,            \
-                                           Py_ssize_t nargs, PyObject *kwnames)                \
-    {                                                                                          \
-        return construct(module, id, "openssl_" #function, args, nargs, kwnames);              \
-    }                                                                                          \
-    PyDoc_STRVAR(function##_data_keyword_doc,                                                  \
-                 #function "($module, /, " FD_DATA_KEYWORD_PARAMETERS ")\n--\n\n"              \
-                           "Return a new " #function " hash object; "                          \
-                           "optionally initialized with data.");                               \
-    PyDoc_STRVAR(function##_string_keyword_doc,                                                \
-                 #function "($module, /, " FD_STRING_KEYWORD_PARAMETERS ")\n--\n\n"            \
-                           "Return a new " #function " hash object; "                          \
+#define FD_CONSTRUCTOR(function, id)                                                \
+    static PyObject *fastdigest_##function(PyObject *module, PyObject *const *args, \
+                                           Py_ssize_t nargs, PyObject *kwnames)     \
+    {                                                                               \
+        return construct(module, id, "openssl_" #function, args, nargs, kwnames);   \
+    }                                                                               \
+    PyDoc_STRVAR(function##_data_keyword_doc,                                       \
+                 #function "($module, /, " FD_DATA_KEYWORD_PARAMETERS ")\n--\n\n"   \
+                           "Return a new " #function " hash object; "               \
+                           "optionally initialized with data.");                    \
+    PyDoc_STRVAR(function##_string_keyword_doc,                                     \
+                 #function "($module, /, " FD_STRING_KEYWORD_PARAMETERS ")\n--\n\n" \
+                           "Return a new " #function " hash object; "               \
                            "optionally initialized with data.");
 
 FD_CONSTRUCTOR(md5, FD_MD5)
@@ -424,17 +430,21 @@ FD_CONSTRUCTOR(sha512_256, FD_SHA512_256)
 
 /* new() and the constructors, added by module_exec with the docstrings of
  * the running hashlib's way of taking the data. */
-#define FD_CONSTRUCTOR_DEF(function, way)                                                      \
-    {#function, (PyCFunction)(void (*)(void))fastdigest_##function,                            \
-     METH_FASTCALL | METH_KEYWORDS, function##_##way##_doc}
-#define FD_CONSTRUCTOR_DEFS(way)                                                               \
-    {"new", (PyCFunction)(void (*)(void))fastdigest_new, METH_FASTCALL | METH_KEYWORDS,        \
-     new_##way##_doc},                                                                         \
-        FD_CONSTRUCTOR_DEF(md5, way), FD_CONSTRUCTOR_DEF(sha1, way),                           \
-        FD_CONSTRUCTOR_DEF(sha224, way), FD_CONSTRUCTOR_DEF(sha256, way),                      \
-        FD_CONSTRUCTOR_DEF(sha384, way), FD_CONSTRUCTOR_DEF(sha512, way),                      \
-        FD_CONSTRUCTOR_DEF(sha512_224, way), FD_CONSTRUCTOR_DEF(sha512_256, way),              \
-        {NULL, NULL, 0, NULL}
+#define FD_CONSTRUCTOR_DEF(function, way)                              \
+    {                                                                  \
+#function, (PyCFunction)(void (*)(void))fastdigest_##function, \
+            METH_FASTCALL | METH_KEYWORDS, function##_##way##_doc      \
+    }
+#define FD_CONSTRUCTOR_DEFS(way)                                                        \
+    {"new", (PyCFunction)(void (*)(void))fastdigest_new, METH_FASTCALL | METH_KEYWORDS, \
+     new_##way##_doc},                                                                  \
+        FD_CONSTRUCTOR_DEF(md5, way), FD_CONSTRUCTOR_DEF(sha1, way),                    \
+        FD_CONSTRUCTOR_DEF(sha224, way), FD_CONSTRUCTOR_DEF(sha256, way),               \
+        FD_CONSTRUCTOR_DEF(sha384, way), FD_CONSTRUCTOR_DEF(sha512, way),               \
+        FD_CONSTRUCTOR_DEF(sha512_224, way), FD_CONSTRUCTOR_DEF(sha512_256, way),       \
+    {                                                                                   \
+        NULL, NULL, 0, NULL                                                             \
+    }
 
 static PyMethodDef data_keyword_constructors[] = {FD_CONSTRUCTOR_DEFS(data_keyword)};
 static PyMethodDef string_keyword_constructors[] = {FD_CONSTRUCTOR_DEFS(string_keyword)};
@@ -667,17 +677,14 @@ static PyModuleDef_Slot module_slots[] = {
     {0, NULL},
 };
 
-PyDoc_STRVAR(module_doc, "The C core of fastdigest: MD5, SHA-1 and SHA-2 with hashlib's interface.");
+PyDoc_STRVAR(module_doc,
+             "The C core of fastdigest: MD5, SHA-1 and SHA-2 with hashlib's interface.");
 
 static struct PyModuleDef module_def = {
-    PyModuleDef_HEAD_INIT,
-    .m_name = "fastdigest._fastdigest",
-    .m_doc = module_doc,
-    .m_size = sizeof(fd_module_state),
-    .m_methods = module_methods,
-    .m_slots = module_slots,
-    .m_traverse = module_traverse,
-    .m_clear = module_clear,
+    PyModuleDef_HEAD_INIT,         .m_name = "fastdigest._fastdigest",
+    .m_doc = module_doc,           .m_size = sizeof(fd_module_state),
+    .m_methods = module_methods,   .m_slots = module_slots,
+    .m_traverse = module_traverse, .m_clear = module_clear,
     .m_free = module_free,
 };
 

@@ -53,16 +53,16 @@
 #if defined(FD_ARM_CAN_BUILD_SHA2) && !defined(FD_NO_ARM_SHA1)
 #define FD_HAVE_ARM_SHA1 1
 #define FD_ARM_SHA1_FEATURES FD_CPU_ARM_SHA1
-fd_sha1_blocks_fn fd_sha1_blocks_armv8;     /* sha1_armv8.c */
-fd_sha1_pbkdf2_fn fd_sha1_pbkdf2_armv8;     /* sha1_armv8.c */
+fd_sha1_blocks_fn fd_sha1_blocks_armv8;           /* sha1_armv8.c */
+fd_sha1_pbkdf2_fn fd_sha1_pbkdf2_armv8;           /* sha1_armv8.c */
 fd_sha1_hmac_finish_fn fd_sha1_hmac_finish_armv8; /* sha1_armv8.c */
 #endif
 
 #if defined(FD_ARM_CAN_BUILD_SHA2) && !defined(FD_NO_ARM_SHA2)
 #define FD_HAVE_ARM_SHA256 1
 #define FD_ARM_SHA256_FEATURES FD_CPU_ARM_SHA2
-fd_sha256_blocks_fn fd_sha256_blocks_armv8; /* sha256_armv8.c */
-fd_sha256_pbkdf2_fn fd_sha256_pbkdf2_armv8; /* sha256_armv8.c */
+fd_sha256_blocks_fn fd_sha256_blocks_armv8;           /* sha256_armv8.c */
+fd_sha256_pbkdf2_fn fd_sha256_pbkdf2_armv8;           /* sha256_armv8.c */
 fd_sha256_hmac_finish_fn fd_sha256_hmac_finish_armv8; /* sha256_armv8.c */
 #endif
 

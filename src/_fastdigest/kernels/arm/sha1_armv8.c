@@ -61,8 +61,7 @@ static inline void four_rounds(uint32x4_t *abcd, uint32_t *e, uint32x4_t w, uint
 }
 
 /* W[t+16..t+19] from W[t..t+15], given as four groups. */
-static inline uint32x4_t next_word_group(uint32x4_t w0, uint32x4_t w1, uint32x4_t w2,
-                                         uint32x4_t w3)
+static inline uint32x4_t next_word_group(uint32x4_t w0, uint32x4_t w1, uint32x4_t w2, uint32x4_t w3)
 {
     return vsha1su1q_u32(vsha1su0q_u32(w0, w1, w2), w3);
 }
@@ -186,8 +185,7 @@ void fd_sha1_pbkdf2_armv8(const uint32_t inner_chain[5], const uint32_t outer_ch
 }
 
 void fd_sha1_hmac_finish_armv8(const uint32_t inner_chain[5], const uint8_t *tail,
-                               size_t tail_blocks, const uint32_t outer_chain[5],
-                               uint8_t out[20])
+                               size_t tail_blocks, const uint32_t outer_chain[5], uint8_t out[20])
 {
     uint32x4_t abcd = vld1q_u32(inner_chain), outer_abcd = vld1q_u32(outer_chain);
     uint32_t e = inner_chain[4], outer_e = outer_chain[4];

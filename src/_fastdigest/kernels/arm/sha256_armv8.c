@@ -44,8 +44,7 @@ static inline void four_rounds(uint32x4_t *abcd, uint32x4_t *efgh, uint32x4_t w,
 }
 
 /* W[t+16..t+19] from W[t..t+15], given as four groups. */
-static inline uint32x4_t next_word_group(uint32x4_t w0, uint32x4_t w1, uint32x4_t w2,
-                                         uint32x4_t w3)
+static inline uint32x4_t next_word_group(uint32x4_t w0, uint32x4_t w1, uint32x4_t w2, uint32x4_t w3)
 {
     return vsha256su1q_u32(vsha256su0q_u32(w0, w1), w2, w3);
 }
@@ -182,8 +181,8 @@ void fd_sha256_hmac_finish_armv8(const uint32_t inner_chain[8], const uint8_t *t
     uint32x4_t outer_abcd = vld1q_u32(outer_chain), outer_efgh = vld1q_u32(outer_chain + 4);
 
     compress_blocks(&abcd, &efgh, tail, tail_blocks);
-    compress_block(&outer_abcd, &outer_efgh, abcd, mark_digest_end(&padding, efgh),
-                   padding.group2, padding.group3);
+    compress_block(&outer_abcd, &outer_efgh, abcd, mark_digest_end(&padding, efgh), padding.group2,
+                   padding.group3);
 
     /* The digest, big-endian: 32 bytes, or SHA-224's first 28. */
     uint8_t digest[FD_SHA256_DIGEST_LEN];

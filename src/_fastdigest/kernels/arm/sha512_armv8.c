@@ -62,8 +62,8 @@ static inline void two_rounds(sha512_vector_state *s, uint64x2_t w, int t)
 }
 
 /* W[t+16..t+17] from the pairs at t, t+2, t+8, t+10 and t+14. */
-static inline uint64x2_t next_word_pair(uint64x2_t w0, uint64x2_t w1, uint64x2_t w4,
-                                        uint64x2_t w5, uint64x2_t w7)
+static inline uint64x2_t next_word_pair(uint64x2_t w0, uint64x2_t w1, uint64x2_t w4, uint64x2_t w5,
+                                        uint64x2_t w7)
 {
     return vsha512su1q_u64(vsha512su0q_u64(w0, w1), w7, vextq_u64(w4, w5, 1));
 }
@@ -71,7 +71,10 @@ static inline uint64x2_t next_word_pair(uint64x2_t w0, uint64x2_t w1, uint64x2_t
 void fd_sha512_blocks_armv8(uint64_t chain[8], const uint8_t *blocks, size_t nblocks)
 {
     sha512_vector_state s = {
-        vld1q_u64(chain), vld1q_u64(chain + 2), vld1q_u64(chain + 4), vld1q_u64(chain + 6),
+        vld1q_u64(chain),
+        vld1q_u64(chain + 2),
+        vld1q_u64(chain + 4),
+        vld1q_u64(chain + 6),
     };
 
     for (; nblocks != 0; nblocks--, blocks += FD_SHA512_BLOCK_LEN) {

@@ -7,10 +7,22 @@
 
 /* The four round functions of RFC 1321, 3.4. F selects c or d by b; the
  * d ^ (b & (c ^ d)) form saves a NOT, and G is F with the roles rotated. */
-static inline uint32_t md5_f(uint32_t b, uint32_t c, uint32_t d) { return d ^ (b & (c ^ d)); }
-static inline uint32_t md5_g(uint32_t b, uint32_t c, uint32_t d) { return c ^ (d & (b ^ c)); }
-static inline uint32_t md5_h(uint32_t b, uint32_t c, uint32_t d) { return b ^ c ^ d; }
-static inline uint32_t md5_i(uint32_t b, uint32_t c, uint32_t d) { return c ^ (b | ~d); }
+static inline uint32_t md5_f(uint32_t b, uint32_t c, uint32_t d)
+{
+    return d ^ (b & (c ^ d));
+}
+static inline uint32_t md5_g(uint32_t b, uint32_t c, uint32_t d)
+{
+    return c ^ (d & (b ^ c));
+}
+static inline uint32_t md5_h(uint32_t b, uint32_t c, uint32_t d)
+{
+    return b ^ c ^ d;
+}
+static inline uint32_t md5_i(uint32_t b, uint32_t c, uint32_t d)
+{
+    return c ^ (b | ~d);
+}
 
 /* One step: b + rotl(a + round_function(b, c, d) + x + t, s). */
 static inline uint32_t md5_step(uint32_t a, uint32_t b, uint32_t round_value, uint32_t x,
@@ -48,4 +60,3 @@ void fd_md5_blocks_portable(uint32_t chain[4], const uint8_t *blocks, size_t nbl
     chain[2] = c;
     chain[3] = d;
 }
-

@@ -61,4 +61,3 @@ void fd_sha1_blocks_portable(uint32_t chain[5], const uint8_t *blocks, size_t nb
         chain[4] += e;
     }
 }
-

@@ -55,4 +55,3 @@ void fd_sha256_blocks_portable(uint32_t chain[8], const uint8_t *blocks, size_t 
         chain[7] += h;
     }
 }
-

@@ -54,4 +54,3 @@ void fd_sha512_blocks_portable(uint64_t chain[8], const uint8_t *blocks, size_t 
         chain[7] += h;
     }
 }
-

@@ -13,7 +13,6 @@
 #include "kernels/compiler.h"
 #include "kernels/endian.h"
 
-
 /* FIPS 180-4, 4.2.1: K of rounds 0-19, 20-39, 40-59 and 60-79. */
 static const uint32_t fd_sha1_x86_round_constants[4] = {0x5a827999, 0x6ed9eba1, 0x8f1bbcdc,
                                                         0xca62c1d6};
@@ -44,8 +43,7 @@ static FD_ALWAYS_INLINE fd_sha1_vars fd_sha1_vars_from_chain(const uint32_t chai
  *     previous round's result) only at its last addition: a round's
  *     critical path is a rotation and one add. */
 static FD_ALWAYS_INLINE void fd_sha1_round(bool with_andn, int t, uint32_t a, uint32_t *b,
-                                           uint32_t c, uint32_t d, uint32_t *e,
-                                           uint32_t w_plus_k)
+                                           uint32_t c, uint32_t d, uint32_t *e, uint32_t w_plus_k)
 {
     *e += w_plus_k;
     switch (t / 20) {

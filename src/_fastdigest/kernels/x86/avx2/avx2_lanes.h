@@ -39,9 +39,9 @@ FD_TARGET_AVX2
 static FD_ALWAYS_INLINE void load_be_words8(const uint8_t *const *blocks, size_t offset,
                                             __m256i w[16])
 {
-    const __m256i swap_bytes_in_words =
-        _mm256_setr_epi8(3, 2, 1, 0, 7, 6, 5, 4, 11, 10, 9, 8, 15, 14, 13, 12,
-                         3, 2, 1, 0, 7, 6, 5, 4, 11, 10, 9, 8, 15, 14, 13, 12);
+    const __m256i swap_bytes_in_words = _mm256_setr_epi8(3, 2, 1, 0, 7, 6, 5, 4, 11, 10, 9, 8, 15,
+                                                         14, 13, 12, 3, 2, 1, 0, 7, 6, 5, 4, 11, 10,
+                                                         9, 8, 15, 14, 13, 12);
     __m256i rows[8];
 
     for (int half = 0; half < 2; half++) {
@@ -59,8 +59,8 @@ static FD_ALWAYS_INLINE void load_be_words8(const uint8_t *const *blocks, size_t
  * sixteen-lane kernels measured the block after next as the distance that
  * helps, the next one as too late). */
 FD_TARGET_AVX2
-static FD_ALWAYS_INLINE void prefetch_block_after_next8(const uint8_t *const *blocks,
-                                                        size_t offset, size_t block_len)
+static FD_ALWAYS_INLINE void prefetch_block_after_next8(const uint8_t *const *blocks, size_t offset,
+                                                        size_t block_len)
 {
     for (int lane = 0; lane < 8; lane++)
         _mm_prefetch((const char *)(blocks[lane] + offset + 2 * block_len), _MM_HINT_T0);

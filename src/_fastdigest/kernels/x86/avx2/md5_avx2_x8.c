@@ -31,8 +31,8 @@ static FD_ALWAYS_INLINE __m256i rotl(__m256i x, int s)
 
 /* The end of every step: b + rotl(a + f + X[k] + T, s). */
 FD_TARGET_AVX2
-static FD_ALWAYS_INLINE __m256i step_end(__m256i a, __m256i b, __m256i f, __m256i x,
-                                         uint32_t t, int s)
+static FD_ALWAYS_INLINE __m256i step_end(__m256i a, __m256i b, __m256i f, __m256i x, uint32_t t,
+                                         int s)
 {
     __m256i sum = _mm256_add_epi32(_mm256_add_epi32(x, _mm256_set1_epi32((int)t)), a);
     return _mm256_add_epi32(b, rotl(_mm256_add_epi32(sum, f), s));
@@ -100,7 +100,7 @@ void fd_md5_blocks_avx2_x8(uint32_t (*chains)[4], const uint8_t *const *blocks, 
         if (nblocks > 2)
             prefetch_block_after_next8(blocks, offset, FD_MD5_BLOCK_LEN);
 
-        /* The 64 steps of RFC 1321, 3.4 (md5_steps.h). */
+            /* The 64 steps of RFC 1321, 3.4 (md5_steps.h). */
 #define MD5_STEP(f, a, b, c, d, k, t, s) a = step_##f(a, b, c, d, x[k], t, s);
         FD_MD5_ROUND1(MD5_STEP)
         FD_MD5_ROUND2(MD5_STEP)
@@ -138,8 +138,10 @@ static FD_ALWAYS_INLINE void compress_digest_block(__m256i u[4], const __m256i c
 {
     const __m256i zero = _mm256_setzero_si256();
     const __m256i x[16] = {
-        u[0], u[1], u[2], u[3], _mm256_set1_epi32(0x80), zero, zero, zero, zero, zero, zero,
-        zero, zero, zero, _mm256_set1_epi32((FD_MD5_BLOCK_LEN + FD_MD5_DIGEST_LEN) * 8), zero,
+        u[0], u[1], u[2], u[3], _mm256_set1_epi32(0x80),
+        zero, zero, zero, zero, zero,
+        zero, zero, zero, zero, _mm256_set1_epi32((FD_MD5_BLOCK_LEN + FD_MD5_DIGEST_LEN) * 8),
+        zero,
     };
     __m256i a = chain[0], b = chain[1], c = chain[2], d = chain[3];
 
@@ -184,7 +186,7 @@ void fd_md5_pbkdf2_avx2_x8(const uint32_t inner_chain[4], const uint32_t outer_c
 
     /* Back to rows: lane l's four words in the 128-bit half l / 4 of
      * rows[l % 4]. */
-    __m256i ab_low = _mm256_unpacklo_epi32(t[0], t[1]); /* a0 b0 a1 b1 | a4 b4 a5 b5 */
+    __m256i ab_low = _mm256_unpacklo_epi32(t[0], t[1]);  /* a0 b0 a1 b1 | a4 b4 a5 b5 */
     __m256i ab_high = _mm256_unpackhi_epi32(t[0], t[1]); /* a2 b2 a3 b3 | a6 b6 a7 b7 */
     __m256i cd_low = _mm256_unpacklo_epi32(t[2], t[3]);
     __m256i cd_high = _mm256_unpackhi_epi32(t[2], t[3]);

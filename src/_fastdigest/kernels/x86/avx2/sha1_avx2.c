@@ -73,9 +73,9 @@
 FD_TARGET_AVX2
 static FD_ALWAYS_INLINE __m256i load_word_group(const uint8_t *first, const uint8_t *second)
 {
-    const __m256i swap_bytes_in_words =
-        _mm256_set_epi8(12, 13, 14, 15, 8, 9, 10, 11, 4, 5, 6, 7, 0, 1, 2, 3,
-                        12, 13, 14, 15, 8, 9, 10, 11, 4, 5, 6, 7, 0, 1, 2, 3);
+    const __m256i swap_bytes_in_words = _mm256_set_epi8(12, 13, 14, 15, 8, 9, 10, 11, 4, 5, 6, 7, 0,
+                                                        1, 2, 3, 12, 13, 14, 15, 8, 9, 10, 11, 4, 5,
+                                                        6, 7, 0, 1, 2, 3);
     __m128i low = _mm_loadu_si128((const __m128i *)(const void *)first);
     __m128i high = _mm_loadu_si128((const __m128i *)(const void *)second);
 
@@ -148,10 +148,9 @@ static FD_ALWAYS_INLINE void schedule_step(__m256i words[GROUPS], uint32_t *w_pl
  * is NULL. first_words, where not NULL, holds W[0..15] as scalars, from
  * which rounds 0-15 take W (and the stack holds W+K from round 16 on). */
 FD_TARGET_AVX2
-static FD_ALWAYS_INLINE void scheduled_round(int t, uint32_t a, uint32_t *b, uint32_t c,
-                                             uint32_t d, uint32_t *e, uint32_t *w_plus_k,
-                                             int lane, __m256i *words,
-                                             const uint32_t *first_words)
+static FD_ALWAYS_INLINE void scheduled_round(int t, uint32_t a, uint32_t *b, uint32_t c, uint32_t d,
+                                             uint32_t *e, uint32_t *w_plus_k, int lane,
+                                             __m256i *words, const uint32_t *first_words)
 {
     if (words != NULL && t % 4 == 0 && t / 4 + 4 < GROUPS)
         schedule_step(words, w_plus_k, t / 4 + 4);
@@ -237,13 +236,15 @@ FD_TARGET_AVX2
 static FD_ALWAYS_INLINE void compress_digest_block(fd_sha1_vars *v, const fd_sha1_vars *digest)
 {
     const uint32_t first_words[16] = {
-        digest->a, digest->b, digest->c, digest->d, digest->e, 0x80000000, 0, 0, 0, 0, 0, 0,
-        0,         0,         0,         (FD_SHA1_BLOCK_LEN + FD_SHA1_DIGEST_LEN) * 8};
+        digest->a, digest->b,  digest->c, digest->d,
+        digest->e, 0x80000000, 0,         0,
+        0,         0,          0,         0,
+        0,         0,          0,         (FD_SHA1_BLOCK_LEN + FD_SHA1_DIGEST_LEN) * 8};
     _Alignas(32) uint32_t w_plus_k[PAIR_WORDS];
     __m256i words[GROUPS];
 
-    words[0] = _mm256_zextsi128_si256(_mm_setr_epi32((int)digest->a, (int)digest->b,
-                                                     (int)digest->c, (int)digest->d));
+    words[0] = _mm256_zextsi128_si256(
+        _mm_setr_epi32((int)digest->a, (int)digest->b, (int)digest->c, (int)digest->d));
     words[1] = _mm256_zextsi128_si256(_mm_setr_epi32((int)digest->e, INT32_MIN, 0, 0));
     words[2] = _mm256_setzero_si256();
     words[3] = _mm256_zextsi128_si256(_mm_setr_epi32(0, 0, 0, (int)first_words[15]));

@@ -36,8 +36,7 @@ static FD_ALWAYS_INLINE __m256i round_function(int t, __m256i b, __m256i c, __m2
     if (t < 20)
         return _mm256_xor_si256(d, _mm256_and_si256(b, _mm256_xor_si256(c, d)));
     if (t >= 40 && t < 60)
-        return _mm256_or_si256(_mm256_and_si256(b, c),
-                               _mm256_and_si256(d, _mm256_or_si256(b, c)));
+        return _mm256_or_si256(_mm256_and_si256(b, c), _mm256_and_si256(d, _mm256_or_si256(b, c)));
     return _mm256_xor_si256(_mm256_xor_si256(b, c), d);
 }
 
@@ -48,8 +47,7 @@ static inline uint32_t round_constant(int t)
 }
 
 FD_TARGET_AVX2
-void fd_sha1_blocks_avx2_x8(uint32_t (*chains)[5], const uint8_t *const *blocks,
-                            size_t nblocks)
+void fd_sha1_blocks_avx2_x8(uint32_t (*chains)[5], const uint8_t *const *blocks, size_t nblocks)
 {
     uint32_t words[5][8];
     __m256i s[5];
@@ -83,8 +81,8 @@ void fd_sha1_blocks_avx2_x8(uint32_t (*chains)[5], const uint8_t *const *blocks,
             __m256i c = s[(7 - t % 5) % 5], d = s[(8 - t % 5) % 5];
             __m256i *e = &s[(9 - t % 5) % 5];
             __m256i sum = _mm256_add_epi32(
-                _mm256_add_epi32(*e, _mm256_add_epi32(w[i], _mm256_set1_epi32(
-                                                                (int)round_constant(t)))),
+                _mm256_add_epi32(*e,
+                                 _mm256_add_epi32(w[i], _mm256_set1_epi32((int)round_constant(t)))),
                 _mm256_add_epi32(rotl(*a, 5), round_function(t, *b, c, d)));
             /* The new a takes e's place, and b becomes rotl(b, 30) in its
              * own: the next round's a..e are then one place further on. */

@@ -60,9 +60,9 @@
 FD_TARGET_AVX2
 static FD_ALWAYS_INLINE __m256i load_word_group(const uint8_t *first, const uint8_t *second)
 {
-    const __m256i swap_bytes_in_words =
-        _mm256_set_epi8(12, 13, 14, 15, 8, 9, 10, 11, 4, 5, 6, 7, 0, 1, 2, 3,
-                        12, 13, 14, 15, 8, 9, 10, 11, 4, 5, 6, 7, 0, 1, 2, 3);
+    const __m256i swap_bytes_in_words = _mm256_set_epi8(12, 13, 14, 15, 8, 9, 10, 11, 4, 5, 6, 7, 0,
+                                                        1, 2, 3, 12, 13, 14, 15, 8, 9, 10, 11, 4, 5,
+                                                        6, 7, 0, 1, 2, 3);
     __m128i low = _mm_loadu_si128((const __m128i *)(const void *)first);
     __m128i high = _mm_loadu_si128((const __m128i *)(const void *)second);
 
@@ -119,8 +119,8 @@ static FD_ALWAYS_INLINE __m256i next_word_group(__m256i back4, __m256i back3, __
 FD_TARGET_AVX2
 static FD_ALWAYS_INLINE void store_plus_constants(uint32_t *w_plus_k, __m256i group, int j)
 {
-    __m256i k = _mm256_broadcastsi128_si256(_mm_loadu_si128(
-        (const __m128i *)(const void *)&fd_sha256_round_constants[4 * j]));
+    __m256i k = _mm256_broadcastsi128_si256(
+        _mm_loadu_si128((const __m128i *)(const void *)&fd_sha256_round_constants[4 * j]));
     _mm256_store_si256((__m256i *)(void *)&w_plus_k[8 * j], _mm256_add_epi32(group, k));
 }
 
@@ -215,8 +215,7 @@ static FD_ALWAYS_INLINE void round_t(round_state *r, int t, uint32_t w_plus_k)
 {
     uint32_t *s = r->s;
     sha256_round(&s[(8 - t) & 7], s[(9 - t) & 7], &r->b_xor_c, &s[(11 - t) & 7], s[(12 - t) & 7],
-                 s[(13 - t) & 7], s[(14 - t) & 7], &s[(15 - t) & 7], w_plus_k,
-                 &r->sigma0_pending);
+                 s[(13 - t) & 7], s[(14 - t) & 7], &s[(15 - t) & 7], w_plus_k, &r->sigma0_pending);
 }
 
 /* Eight rounds; wk holds their W+K at wk[0..3] and wk[8..11]: four rounds

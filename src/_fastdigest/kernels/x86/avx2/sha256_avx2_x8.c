@@ -78,8 +78,7 @@ static FD_ALWAYS_INLINE void round_t(__m256i s[8], int t, __m256i w, __m256i *b_
 }
 
 FD_TARGET_AVX2
-void fd_sha256_blocks_avx2_x8(uint32_t (*chains)[8], const uint8_t *const *blocks,
-                              size_t nblocks)
+void fd_sha256_blocks_avx2_x8(uint32_t (*chains)[8], const uint8_t *const *blocks, size_t nblocks)
 {
     __m256i rows[8], s[8];
 

@@ -57,9 +57,9 @@
 FD_TARGET_AVX2
 static FD_ALWAYS_INLINE __m256i load_word_pairs(const uint8_t *first, const uint8_t *second)
 {
-    const __m256i swap_bytes_in_words =
-        _mm256_set_epi8(8, 9, 10, 11, 12, 13, 14, 15, 0, 1, 2, 3, 4, 5, 6, 7,
-                        8, 9, 10, 11, 12, 13, 14, 15, 0, 1, 2, 3, 4, 5, 6, 7);
+    const __m256i swap_bytes_in_words = _mm256_set_epi8(8, 9, 10, 11, 12, 13, 14, 15, 0, 1, 2, 3, 4,
+                                                        5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 0, 1,
+                                                        2, 3, 4, 5, 6, 7);
     __m128i low = _mm_loadu_si128((const __m128i *)(const void *)first);
     __m128i high = _mm_loadu_si128((const __m128i *)(const void *)second);
 
@@ -74,9 +74,9 @@ static FD_ALWAYS_INLINE __m256i load_word_pairs(const uint8_t *first, const uint
 FD_TARGET_AVX2
 static FD_ALWAYS_INLINE __m256i small_sigma0(__m256i x)
 {
-    const __m256i rotate_bytes_right =
-        _mm256_set_epi8(8, 15, 14, 13, 12, 11, 10, 9, 0, 7, 6, 5, 4, 3, 2, 1,
-                        8, 15, 14, 13, 12, 11, 10, 9, 0, 7, 6, 5, 4, 3, 2, 1);
+    const __m256i rotate_bytes_right = _mm256_set_epi8(8, 15, 14, 13, 12, 11, 10, 9, 0, 7, 6, 5, 4,
+                                                       3, 2, 1, 8, 15, 14, 13, 12, 11, 10, 9, 0, 7,
+                                                       6, 5, 4, 3, 2, 1);
     __m256i shifted = _mm256_xor_si256(_mm256_srli_epi64(x, 1), _mm256_srli_epi64(x, 7));
     __m256i wrapped = _mm256_xor_si256(_mm256_slli_epi64(x, 63),
                                        _mm256_shuffle_epi8(x, rotate_bytes_right));
@@ -100,7 +100,7 @@ static FD_ALWAYS_INLINE __m256i small_sigma1(__m256i x)
  * in each lane. Only the sigma1 term waits for the previous step. */
 FD_TARGET_AVX2
 static FD_ALWAYS_INLINE __m256i next_word_pair(__m256i back8, __m256i back7, __m256i back4,
-                                     __m256i back3, __m256i back1)
+                                               __m256i back3, __m256i back1)
 {
     __m256i back15 = _mm256_alignr_epi8(back7, back8, 8);
     __m256i back7_words = _mm256_alignr_epi8(back3, back4, 8);
@@ -114,8 +114,8 @@ static FD_ALWAYS_INLINE __m256i next_word_pair(__m256i back8, __m256i back7, __m
 FD_TARGET_AVX2
 static FD_ALWAYS_INLINE void store_plus_constants(uint64_t *w_plus_k, __m256i pair, int j)
 {
-    __m256i k = _mm256_broadcastsi128_si256(_mm_loadu_si128(
-        (const __m128i *)(const void *)&fd_sha512_round_constants[2 * j]));
+    __m256i k = _mm256_broadcastsi128_si256(
+        _mm_loadu_si128((const __m128i *)(const void *)&fd_sha512_round_constants[2 * j]));
     _mm256_store_si256((__m256i *)(void *)&w_plus_k[4 * j], _mm256_add_epi64(pair, k));
 }
 
@@ -137,8 +137,8 @@ static FD_ALWAYS_INLINE uint64_t rotr64(uint64_t x, unsigned n)
  * then serves the critical path first; other orders measured slower. */
 FD_TARGET_AVX2
 static FD_ALWAYS_INLINE void sha512_round(uint64_t a, uint64_t b, uint64_t *b_xor_c, uint64_t *d,
-                                uint64_t e, uint64_t f, uint64_t g, uint64_t *h,
-                                uint64_t w_plus_k)
+                                          uint64_t e, uint64_t f, uint64_t g, uint64_t *h,
+                                          uint64_t w_plus_k)
 {
     uint64_t t1 = *h + w_plus_k;
     t1 += e & f;

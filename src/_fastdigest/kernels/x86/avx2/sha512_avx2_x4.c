@@ -42,9 +42,9 @@ static FD_ALWAYS_INLINE __m256i big_sigma1(__m256i e)
 FD_TARGET_AVX2
 static FD_ALWAYS_INLINE __m256i small_sigma0(__m256i x)
 {
-    const __m256i rotate_bytes_right =
-        _mm256_set_epi8(8, 15, 14, 13, 12, 11, 10, 9, 0, 7, 6, 5, 4, 3, 2, 1,
-                        8, 15, 14, 13, 12, 11, 10, 9, 0, 7, 6, 5, 4, 3, 2, 1);
+    const __m256i rotate_bytes_right = _mm256_set_epi8(8, 15, 14, 13, 12, 11, 10, 9, 0, 7, 6, 5, 4,
+                                                       3, 2, 1, 8, 15, 14, 13, 12, 11, 10, 9, 0, 7,
+                                                       6, 5, 4, 3, 2, 1);
     __m256i shifted = _mm256_xor_si256(rotr(x, 1), _mm256_srli_epi64(x, 7));
     return _mm256_xor_si256(shifted, _mm256_shuffle_epi8(x, rotate_bytes_right));
 }
@@ -53,19 +53,17 @@ static FD_ALWAYS_INLINE __m256i small_sigma0(__m256i x)
 FD_TARGET_AVX2
 static FD_ALWAYS_INLINE __m256i small_sigma1(__m256i x)
 {
-    return _mm256_xor_si256(_mm256_xor_si256(rotr(x, 19), rotr(x, 61)),
-                            _mm256_srli_epi64(x, 6));
+    return _mm256_xor_si256(_mm256_xor_si256(rotr(x, 19), rotr(x, 61)), _mm256_srli_epi64(x, 6));
 }
 
 /* W[4g..4g+3] of the four lanes' blocks at offset: row l of the 4x4 matrix
  * is lane l's four words, and w[i] gets column i, byte-swapped. */
 FD_TARGET_AVX2
-static FD_ALWAYS_INLINE void load_words4(const uint8_t *const *blocks, size_t offset,
-                                         __m256i w[4])
+static FD_ALWAYS_INLINE void load_words4(const uint8_t *const *blocks, size_t offset, __m256i w[4])
 {
-    const __m256i swap_bytes_in_words =
-        _mm256_set_epi8(8, 9, 10, 11, 12, 13, 14, 15, 0, 1, 2, 3, 4, 5, 6, 7,
-                        8, 9, 10, 11, 12, 13, 14, 15, 0, 1, 2, 3, 4, 5, 6, 7);
+    const __m256i swap_bytes_in_words = _mm256_set_epi8(8, 9, 10, 11, 12, 13, 14, 15, 0, 1, 2, 3, 4,
+                                                        5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 0, 1,
+                                                        2, 3, 4, 5, 6, 7);
     __m256i r0 = _mm256_loadu_si256((const __m256i *)(const void *)(blocks[0] + offset));
     __m256i r1 = _mm256_loadu_si256((const __m256i *)(const void *)(blocks[1] + offset));
     __m256i r2 = _mm256_loadu_si256((const __m256i *)(const void *)(blocks[2] + offset));
@@ -105,8 +103,7 @@ static FD_ALWAYS_INLINE void round_t(__m256i s[8], int t, __m256i w)
 }
 
 FD_TARGET_AVX2
-void fd_sha512_blocks_avx2_x4(uint64_t (*chains)[8], const uint8_t *const *blocks,
-                              size_t nblocks)
+void fd_sha512_blocks_avx2_x4(uint64_t (*chains)[8], const uint8_t *const *blocks, size_t nblocks)
 {
     __m256i s[8];
 

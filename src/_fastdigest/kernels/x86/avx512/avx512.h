@@ -13,7 +13,7 @@
 #define FD_HAVE_AVX512 1
 
 #define FD_TARGET_AVX512 FD_X86_TARGET("avx2,bmi,bmi2,avx512f,avx512vl,avx512bw")
-#define FD_AVX512_FEATURES                                                                     \
+#define FD_AVX512_FEATURES \
     (FD_CPU_AVX2 | FD_CPU_BMI1 | FD_CPU_BMI2 | FD_CPU_AVX512F | FD_CPU_AVX512VL | FD_CPU_AVX512BW)
 
 fd_sha512_blocks_fn fd_sha512_blocks_avx512;          /* sha512_avx512.c */

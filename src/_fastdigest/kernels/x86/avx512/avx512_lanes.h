@@ -37,8 +37,8 @@ static FD_ALWAYS_INLINE void transpose16(const __m512i r[16], __m512i x[16])
     }
     /* x[4c+k], chunk j = u[4j+k], chunk c: a 4x4 transpose of chunks. */
     for (int k = 0; k < 4; k++) {
-        __m512i v0 = _mm512_shuffle_i32x4(u[k], u[4 + k], 0x44);  /* u0.c0 u0.c1 u4.c0 u4.c1 */
-        __m512i v1 = _mm512_shuffle_i32x4(u[k], u[4 + k], 0xee);  /* u0.c2 u0.c3 u4.c2 u4.c3 */
+        __m512i v0 = _mm512_shuffle_i32x4(u[k], u[4 + k], 0x44); /* u0.c0 u0.c1 u4.c0 u4.c1 */
+        __m512i v1 = _mm512_shuffle_i32x4(u[k], u[4 + k], 0xee); /* u0.c2 u0.c3 u4.c2 u4.c3 */
         __m512i v2 = _mm512_shuffle_i32x4(u[8 + k], u[12 + k], 0x44);
         __m512i v3 = _mm512_shuffle_i32x4(u[8 + k], u[12 + k], 0xee);
         x[k] = _mm512_shuffle_i32x4(v0, v2, 0x88);      /* chunks c0 of u0, u4, u8, u12 */

@@ -38,14 +38,14 @@ enum {
 /* b + rotl(a + f(b, c, d) + X[k] + T, s), f given by its truth table. The
  * rotate takes its count from a vector so that the count need not be an
  * immediate (vprolvd is as fast as vprold). */
-#define FD_MD5_STEP(name, table)                                                              \
-    FD_TARGET_AVX512                                                                          \
-    static FD_ALWAYS_INLINE __m512i name(__m512i a, __m512i b, __m512i c, __m512i d,          \
-                                         __m512i x, uint32_t t, int s)                        \
-    {                                                                                         \
-        __m512i sum = _mm512_add_epi32(_mm512_add_epi32(x, _mm512_set1_epi32((int)t)), a);    \
-        sum = _mm512_add_epi32(sum, _mm512_ternarylogic_epi32(b, c, d, table));               \
-        return _mm512_add_epi32(b, _mm512_rolv_epi32(sum, _mm512_set1_epi32(s)));             \
+#define FD_MD5_STEP(name, table)                                                                \
+    FD_TARGET_AVX512                                                                            \
+    static FD_ALWAYS_INLINE __m512i name(__m512i a, __m512i b, __m512i c, __m512i d, __m512i x, \
+                                         uint32_t t, int s)                                     \
+    {                                                                                           \
+        __m512i sum = _mm512_add_epi32(_mm512_add_epi32(x, _mm512_set1_epi32((int)t)), a);      \
+        sum = _mm512_add_epi32(sum, _mm512_ternarylogic_epi32(b, c, d, table));                 \
+        return _mm512_add_epi32(b, _mm512_rolv_epi32(sum, _mm512_set1_epi32(s)));               \
     }
 
 FD_MD5_STEP(step_f, TERNARY_F)
@@ -54,12 +54,11 @@ FD_MD5_STEP(step_h, TERNARY_H)
 FD_MD5_STEP(step_i, TERNARY_I)
 
 FD_TARGET_AVX512
-void fd_md5_blocks_avx512_x16(uint32_t (*chains)[4], const uint8_t *const *blocks,
-                              size_t nblocks)
+void fd_md5_blocks_avx512_x16(uint32_t (*chains)[4], const uint8_t *const *blocks, size_t nblocks)
 {
     /* Word w of lane l is chains[l][w], 4 * l + w words from the start. */
-    const __m512i lane_words = _mm512_setr_epi32(0, 4, 8, 12, 16, 20, 24, 28, 32, 36, 40, 44,
-                                                 48, 52, 56, 60);
+    const __m512i lane_words = _mm512_setr_epi32(0, 4, 8, 12, 16, 20, 24, 28, 32, 36, 40, 44, 48,
+                                                 52, 56, 60);
     const void *base = chains;
     __m512i a = _mm512_i32gather_epi32(lane_words, base, 4);
     __m512i b = _mm512_i32gather_epi32(_mm512_add_epi32(lane_words, _mm512_set1_epi32(1)), base, 4);
@@ -78,7 +77,8 @@ void fd_md5_blocks_avx512_x16(uint32_t (*chains)[4], const uint8_t *const *block
          * alone comes too late to help). */
         if (nblocks > 2) {
             for (int lane = 0; lane < 16; lane++)
-                _mm_prefetch((const char *)(blocks[lane] + offset + 2 * FD_MD5_BLOCK_LEN), _MM_HINT_T0);
+                _mm_prefetch((const char *)(blocks[lane] + offset + 2 * FD_MD5_BLOCK_LEN),
+                             _MM_HINT_T0);
         }
         transpose16(rows, x);
 
@@ -122,8 +122,10 @@ static FD_ALWAYS_INLINE void compress_digest_block(__m512i u[4], const __m512i c
 {
     const __m512i zero = _mm512_setzero_si512();
     const __m512i x[16] = {
-        u[0], u[1], u[2], u[3], _mm512_set1_epi32(0x80), zero, zero, zero, zero, zero, zero,
-        zero, zero, zero, _mm512_set1_epi32((FD_MD5_BLOCK_LEN + FD_MD5_DIGEST_LEN) * 8), zero,
+        u[0], u[1], u[2], u[3], _mm512_set1_epi32(0x80),
+        zero, zero, zero, zero, zero,
+        zero, zero, zero, zero, _mm512_set1_epi32((FD_MD5_BLOCK_LEN + FD_MD5_DIGEST_LEN) * 8),
+        zero,
     };
     __m512i a = chain[0], b = chain[1], c = chain[2], d = chain[3];
 
@@ -165,8 +167,8 @@ void fd_md5_pbkdf2_avx512_x16(const uint32_t inner_chain[4], const uint32_t oute
             t[w] = _mm512_xor_si512(t[w], u[w]);
     }
     for (int w = 0; w < 4; w++)
-        _mm512_mask_i32scatter_epi32(base, busy,
-                                     _mm512_add_epi32(row_words, _mm512_set1_epi32(w)), t[w], 4);
+        _mm512_mask_i32scatter_epi32(base, busy, _mm512_add_epi32(row_words, _mm512_set1_epi32(w)),
+                                     t[w], 4);
 }
 
 #endif /* FD_HAVE_AVX512_MULTI */

@@ -53,14 +53,13 @@ static inline uint32_t round_constant(int t)
 }
 
 FD_TARGET_AVX512
-void fd_sha1_blocks_avx512_x16(uint32_t (*chains)[5], const uint8_t *const *blocks,
-                               size_t nblocks)
+void fd_sha1_blocks_avx512_x16(uint32_t (*chains)[5], const uint8_t *const *blocks, size_t nblocks)
 {
     const __m512i swap_bytes_in_words = _mm512_set4_epi32(0x0c0d0e0f, 0x08090a0b, 0x04050607,
                                                           0x00010203);
     /* Word i of lane l is chains[l][i], 5 * l + i words from the start. */
-    const __m512i lane_words = _mm512_setr_epi32(0, 5, 10, 15, 20, 25, 30, 35, 40, 45, 50, 55,
-                                                 60, 65, 70, 75);
+    const __m512i lane_words = _mm512_setr_epi32(0, 5, 10, 15, 20, 25, 30, 35, 40, 45, 50, 55, 60,
+                                                 65, 70, 75);
     const void *base = chains;
     __m512i s[5];
 
@@ -80,7 +79,8 @@ void fd_sha1_blocks_avx512_x16(uint32_t (*chains)[5], const uint8_t *const *bloc
          * alone comes too late to help). */
         if (nblocks > 2) {
             for (int lane = 0; lane < 16; lane++)
-                _mm_prefetch((const char *)(blocks[lane] + offset + 2 * FD_SHA1_BLOCK_LEN), _MM_HINT_T0);
+                _mm_prefetch((const char *)(blocks[lane] + offset + 2 * FD_SHA1_BLOCK_LEN),
+                             _MM_HINT_T0);
         }
         transpose16(rows, w);
         for (int t = 0; t < 16; t++)
@@ -100,8 +100,8 @@ void fd_sha1_blocks_avx512_x16(uint32_t (*chains)[5], const uint8_t *const *bloc
             __m512i c = s[(7 - t % 5) % 5], d = s[(8 - t % 5) % 5];
             __m512i *e = &s[(9 - t % 5) % 5];
             __m512i sum = _mm512_add_epi32(
-                _mm512_add_epi32(*e, _mm512_add_epi32(w[i], _mm512_set1_epi32(
-                                                                (int)round_constant(t)))),
+                _mm512_add_epi32(*e,
+                                 _mm512_add_epi32(w[i], _mm512_set1_epi32((int)round_constant(t)))),
                 _mm512_add_epi32(rotl(*a, 5), round_function(t, *b, c, d)));
             /* The new a takes e's place, and b becomes rotl(b, 30) in its
              * own: the next round's a..e are then one place further on. */

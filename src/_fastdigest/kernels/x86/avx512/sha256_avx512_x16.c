@@ -81,8 +81,8 @@ void fd_sha256_blocks_avx512_x16(uint32_t (*chains)[8], const uint8_t *const *bl
     const __m512i swap_bytes_in_words = _mm512_set4_epi32(0x0c0d0e0f, 0x08090a0b, 0x04050607,
                                                           0x00010203);
     /* Word i of lane l is chains[l][i], 8 * l + i words from the start. */
-    const __m512i lane_words = _mm512_setr_epi32(0, 8, 16, 24, 32, 40, 48, 56, 64, 72, 80, 88,
-                                                 96, 104, 112, 120);
+    const __m512i lane_words = _mm512_setr_epi32(0, 8, 16, 24, 32, 40, 48, 56, 64, 72, 80, 88, 96,
+                                                 104, 112, 120);
     const void *base = chains;
     __m512i s[8];
 
@@ -102,7 +102,8 @@ void fd_sha256_blocks_avx512_x16(uint32_t (*chains)[8], const uint8_t *const *bl
          * alone comes too late to help). */
         if (nblocks > 2) {
             for (int lane = 0; lane < 16; lane++)
-                _mm_prefetch((const char *)(blocks[lane] + offset + 2 * FD_SHA256_BLOCK_LEN), _MM_HINT_T0);
+                _mm_prefetch((const char *)(blocks[lane] + offset + 2 * FD_SHA256_BLOCK_LEN),
+                             _MM_HINT_T0);
         }
         transpose16(rows, w);
         for (int t = 0; t < 16; t++)

@@ -66,7 +66,7 @@ static FD_ALWAYS_INLINE __m512i load_word_pairs(const uint8_t *const block[GROUP
  * of a three-input xor. */
 FD_TARGET_AVX512
 static FD_ALWAYS_INLINE __m512i next_word_pair(__m512i back8, __m512i back7, __m512i back4,
-                                     __m512i back3, __m512i back1)
+                                               __m512i back3, __m512i back1)
 {
     __m512i back15 = _mm512_alignr_epi8(back7, back8, 8);
     __m512i back7_words = _mm512_alignr_epi8(back3, back4, 8);
@@ -86,8 +86,8 @@ static FD_ALWAYS_INLINE __m512i next_word_pair(__m512i back8, __m512i back7, __m
 FD_TARGET_AVX512
 static FD_ALWAYS_INLINE void store_plus_constants(uint64_t *w_plus_k, __m512i pair, int j)
 {
-    __m512i k = _mm512_broadcast_i32x4(_mm_loadu_si128(
-        (const __m128i *)(const void *)&fd_sha512_round_constants[2 * j]));
+    __m512i k = _mm512_broadcast_i32x4(
+        _mm_loadu_si128((const __m128i *)(const void *)&fd_sha512_round_constants[2 * j]));
     _mm512_store_si512((void *)&w_plus_k[8 * j], _mm512_add_epi64(pair, k));
 }
 
@@ -113,8 +113,8 @@ static FD_ALWAYS_INLINE uint64_t rotr64(uint64_t x, unsigned n)
  * Change this only with the benchmark at hand. */
 FD_TARGET_AVX512
 static FD_ALWAYS_INLINE void sha512_round(uint64_t *a, uint64_t b, uint64_t *b_xor_c, uint64_t *d,
-                                uint64_t e, uint64_t f, uint64_t g, uint64_t *h,
-                                uint64_t w_plus_k, uint64_t *sigma0_pending)
+                                          uint64_t e, uint64_t f, uint64_t g, uint64_t *h,
+                                          uint64_t w_plus_k, uint64_t *sigma0_pending)
 {
     uint64_t t1 = *h + w_plus_k;
     uint64_t e_and_f = f & e;

@@ -172,8 +172,7 @@ static FD_ALWAYS_INLINE void compress_digest_block(__m128i *chain_abcd, __m128i 
     const __m128i marker = _mm_set_epi32(0, INT32_MIN, 0, 0);
     const __m128i group3 = _mm_set_epi32(0, 0, 0, (FD_SHA1_BLOCK_LEN + 20) * 8);
 
-    compress_block(chain_abcd, chain_e, abcd, _mm_or_si128(e, marker), _mm_setzero_si128(),
-                   group3);
+    compress_block(chain_abcd, chain_e, abcd, _mm_or_si128(e, marker), _mm_setzero_si128(), group3);
 }
 
 /* T is accumulated in the state's layout. */
@@ -202,11 +201,10 @@ void fd_sha1_pbkdf2_shani(const uint32_t inner_chain[5], const uint32_t outer_ch
 
 FD_TARGET_SHANI
 void fd_sha1_hmac_finish_shani(const uint32_t inner_chain[5], const uint8_t *tail,
-                               size_t tail_blocks, const uint32_t outer_chain[5],
-                               uint8_t out[20])
+                               size_t tail_blocks, const uint32_t outer_chain[5], uint8_t out[20])
 {
-    const __m128i reverse_bytes =
-        _mm_set_epi8(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
+    const __m128i reverse_bytes = _mm_set_epi8(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14,
+                                               15);
     __m128i abcd, e, outer_abcd, outer_e;
 
     chain_to_state(inner_chain, &abcd, &e);

@@ -12,8 +12,8 @@
 FD_TARGET_SHANI
 static FD_ALWAYS_INLINE __m128i load_word_group(const uint8_t *p)
 {
-    const __m128i reverse_bytes =
-        _mm_set_epi8(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
+    const __m128i reverse_bytes = _mm_set_epi8(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14,
+                                               15);
 
     return _mm_shuffle_epi8(_mm_loadu_si128((const __m128i *)(const void *)p), reverse_bytes);
 }

@@ -33,8 +33,7 @@ static FD_ALWAYS_INLINE void rounds4(__m128i abcd[2], __m128i abcd_before[2],
 }
 
 FD_TARGET_SHANI
-static FD_ALWAYS_INLINE void load_groups(__m128i group[2], const uint8_t *const p[2],
-                                         size_t offset)
+static FD_ALWAYS_INLINE void load_groups(__m128i group[2], const uint8_t *const p[2], size_t offset)
 {
     group[0] = load_word_group(p[0] + offset);
     group[1] = load_word_group(p[1] + offset);
@@ -68,8 +67,8 @@ static FD_ALWAYS_INLINE void msg2(__m128i group[2], const __m128i previous[2])
  * g+2 and g+3 of the window. */
 FD_TARGET_SHANI
 static FD_ALWAYS_INLINE void rounds4_scheduling(__m128i abcd[2], __m128i abcd_before[2],
-                                                __m128i cur[2], __m128i next[2],
-                                                __m128i after[2], __m128i start[2], int group)
+                                                __m128i cur[2], __m128i next[2], __m128i after[2],
+                                                __m128i start[2], int group)
 {
     rounds4(abcd, abcd_before, cur, group);
     msg2(next, cur);
@@ -132,8 +131,7 @@ static FD_ALWAYS_INLINE void compress_pair(__m128i abcd[2], __m128i e[2], __m128
 
 #ifdef FD_HAVE_SHANI_X2
 FD_TARGET_SHANI
-void fd_sha1_blocks_shani_x2(uint32_t (*chains)[5], const uint8_t *const *blocks,
-                             size_t nblocks)
+void fd_sha1_blocks_shani_x2(uint32_t (*chains)[5], const uint8_t *const *blocks, size_t nblocks)
 {
     __m128i abcd[2], e[2];
     const uint8_t *p[2] = {blocks[0], blocks[1]};
@@ -157,8 +155,8 @@ void fd_sha1_blocks_shani_x2(uint32_t (*chains)[5], const uint8_t *const *blocks
 
 /* HMAC's keyed blocks (core/hmac.c), as fd_sha256_hmac_key_shani_x2 does them. */
 FD_TARGET_SHANI
-void fd_sha1_hmac_key_shani_x2(const uint8_t padded_key[FD_SHA1_BLOCK_LEN],
-                               uint32_t inner_chain[5], uint32_t outer_chain[5])
+void fd_sha1_hmac_key_shani_x2(const uint8_t padded_key[FD_SHA1_BLOCK_LEN], uint32_t inner_chain[5],
+                               uint32_t outer_chain[5])
 {
     const __m128i inner_pad = _mm_set1_epi32(0x36363636), outer_pad = _mm_set1_epi32(0x5c5c5c5c);
     __m128i abcd[2], e[2], w[4][2];

@@ -27,8 +27,8 @@
 FD_TARGET_SHANI
 static inline void rounds4(__m128i *abef, __m128i *cdgh, __m128i words, int j)
 {
-    const __m128i k = _mm_loadu_si128((const __m128i *)(const void *)
-                                      &fd_sha256_round_constants[4 * j]);
+    const __m128i k = _mm_loadu_si128(
+        (const __m128i *)(const void *)&fd_sha256_round_constants[4 * j]);
     __m128i w_plus_k = _mm_add_epi32(words, k);
 
     *cdgh = _mm_sha256rnds2_epu32(*cdgh, *abef, w_plus_k); /* now holds ABEF */
@@ -40,8 +40,8 @@ static inline void rounds4(__m128i *abef, __m128i *cdgh, __m128i words, int j)
 /* Compresses one block, given as its first four word groups, into the state
  * (abef, cdgh): 64 rounds and the feed-forward. */
 FD_TARGET_SHANI
-static FD_ALWAYS_INLINE void compress_block(__m128i *abef, __m128i *cdgh, __m128i w0,
-                                            __m128i w1, __m128i w2, __m128i w3)
+static FD_ALWAYS_INLINE void compress_block(__m128i *abef, __m128i *cdgh, __m128i w0, __m128i w1,
+                                            __m128i w2, __m128i w3)
 {
     const __m128i abef_in = *abef, cdgh_in = *cdgh;
 
@@ -178,8 +178,8 @@ void fd_sha256_hmac_finish_shani(const uint32_t inner_chain[8], const uint8_t *t
                                  size_t digest_words, uint8_t *out)
 {
     const digest_block_padding padding = padding_after_digest(digest_words);
-    const __m128i swap_bytes_in_words =
-        _mm_set_epi8(12, 13, 14, 15, 8, 9, 10, 11, 4, 5, 6, 7, 0, 1, 2, 3);
+    const __m128i swap_bytes_in_words = _mm_set_epi8(12, 13, 14, 15, 8, 9, 10, 11, 4, 5, 6, 7, 0, 1,
+                                                     2, 3);
     __m128i abef, cdgh, outer_abef, outer_cdgh, w0, w1;
 
     chain_to_state(inner_chain, &abef, &cdgh);

@@ -14,11 +14,10 @@
 FD_TARGET_SHANI
 static FD_ALWAYS_INLINE __m128i load_word_group(const uint8_t *p)
 {
-    const __m128i swap_bytes_in_words =
-        _mm_set_epi8(12, 13, 14, 15, 8, 9, 10, 11, 4, 5, 6, 7, 0, 1, 2, 3);
+    const __m128i swap_bytes_in_words = _mm_set_epi8(12, 13, 14, 15, 8, 9, 10, 11, 4, 5, 6, 7, 0, 1,
+                                                     2, 3);
 
-    return _mm_shuffle_epi8(_mm_loadu_si128((const __m128i *)(const void *)p),
-                            swap_bytes_in_words);
+    return _mm_shuffle_epi8(_mm_loadu_si128((const __m128i *)(const void *)p), swap_bytes_in_words);
 }
 
 /* Finishes group j+4 from `partial` = sha256msg1(group j, group j+1), that
@@ -35,8 +34,7 @@ static FD_ALWAYS_INLINE __m128i next_word_group(__m128i partial, __m128i group2,
 /* FIPS order a..h (two vectors, a in lane 0) to the layout of sha256rnds2:
  * ABEF = (a, b, e, f) and CDGH = (c, d, g, h), first letter in lane 3. */
 FD_TARGET_SHANI
-static FD_ALWAYS_INLINE void chain_to_state(const uint32_t chain[8], __m128i *abef,
-                                            __m128i *cdgh)
+static FD_ALWAYS_INLINE void chain_to_state(const uint32_t chain[8], __m128i *abef, __m128i *cdgh)
 {
     __m128i abcd = _mm_loadu_si128((const __m128i *)(const void *)chain);
     __m128i efgh = _mm_loadu_si128((const __m128i *)(const void *)(chain + 4));

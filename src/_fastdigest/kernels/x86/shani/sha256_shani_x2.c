@@ -29,8 +29,8 @@ FD_TARGET_SHANI
 static FD_ALWAYS_INLINE void rounds4(__m128i abef[2], __m128i cdgh[2], const __m128i words[2],
                                      int j)
 {
-    const __m128i k = _mm_loadu_si128((const __m128i *)(const void *)
-                                      &fd_sha256_round_constants[4 * j]);
+    const __m128i k = _mm_loadu_si128(
+        (const __m128i *)(const void *)&fd_sha256_round_constants[4 * j]);
     __m128i w_plus_k0 = _mm_add_epi32(words[0], k);
     __m128i w_plus_k1 = _mm_add_epi32(words[1], k);
 
@@ -62,8 +62,7 @@ static FD_ALWAYS_INLINE void finish_group(__m128i partial[2], const __m128i grou
 }
 
 FD_TARGET_SHANI
-static FD_ALWAYS_INLINE void load_groups(__m128i group[2], const uint8_t *const p[2],
-                                         size_t offset)
+static FD_ALWAYS_INLINE void load_groups(__m128i group[2], const uint8_t *const p[2], size_t offset)
 {
     group[0] = load_word_group(p[0] + offset);
     group[1] = load_word_group(p[1] + offset);
@@ -120,8 +119,7 @@ static FD_ALWAYS_INLINE void compress_pair(__m128i abef[2], __m128i cdgh[2], __m
 
 #ifdef FD_HAVE_SHANI_X2
 FD_TARGET_SHANI
-void fd_sha256_blocks_shani_x2(uint32_t (*chains)[8], const uint8_t *const *blocks,
-                               size_t nblocks)
+void fd_sha256_blocks_shani_x2(uint32_t (*chains)[8], const uint8_t *const *blocks, size_t nblocks)
 {
     __m128i abef[2], cdgh[2];
     const uint8_t *p[2] = {blocks[0], blocks[1]};
@@ -173,9 +171,9 @@ void fd_sha256_hmac_key_shani_x2(const uint8_t padded_key[FD_SHA256_BLOCK_LEN],
  * so two blocks cost little more than one. */
 FD_TARGET_SHANI
 static FD_ALWAYS_INLINE void pbkdf2_iterate_pair(const uint32_t inner_chain[8],
-                                                 const uint32_t outer_chain[8],
-                                                 size_t digest_words, uint32_t (*words)[8],
-                                                 size_t count, uint32_t iterations_left)
+                                                 const uint32_t outer_chain[8], size_t digest_words,
+                                                 uint32_t (*words)[8], size_t count,
+                                                 uint32_t iterations_left)
 {
     const digest_block_padding padding = padding_after_digest(digest_words);
     __m128i inner_abef, inner_cdgh, outer_abef, outer_cdgh, u0[2], u1[2], t0[2], t1[2];

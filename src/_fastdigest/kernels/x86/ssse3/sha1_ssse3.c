@@ -85,9 +85,9 @@ static FD_ALWAYS_INLINE void schedule_step(__m128i words[GROUPS], uint32_t *w_pl
  * ahead. first_words, where not NULL, holds W[0..15] as scalars, from which
  * rounds 0-15 take W (and the stack holds W+K from round 16 on). */
 FD_TARGET_SSSE3
-static FD_ALWAYS_INLINE void scheduled_round(int t, uint32_t a, uint32_t *b, uint32_t c,
-                                             uint32_t d, uint32_t *e, uint32_t *w_plus_k,
-                                             __m128i *words, const uint32_t *first_words)
+static FD_ALWAYS_INLINE void scheduled_round(int t, uint32_t a, uint32_t *b, uint32_t c, uint32_t d,
+                                             uint32_t *e, uint32_t *w_plus_k, __m128i *words,
+                                             const uint32_t *first_words)
 {
     if (t % 4 == 0 && t / 4 + 4 < GROUPS)
         schedule_step(words, w_plus_k, t / 4 + 4);
@@ -145,8 +145,10 @@ FD_TARGET_SSSE3
 static FD_ALWAYS_INLINE void compress_digest_block(fd_sha1_vars *v, const fd_sha1_vars *digest)
 {
     const uint32_t first_words[16] = {
-        digest->a, digest->b, digest->c, digest->d, digest->e, 0x80000000, 0, 0, 0, 0, 0, 0,
-        0,         0,         0,         (FD_SHA1_BLOCK_LEN + FD_SHA1_DIGEST_LEN) * 8};
+        digest->a, digest->b,  digest->c, digest->d,
+        digest->e, 0x80000000, 0,         0,
+        0,         0,          0,         0,
+        0,         0,          0,         (FD_SHA1_BLOCK_LEN + FD_SHA1_DIGEST_LEN) * 8};
     _Alignas(16) uint32_t w_plus_k[4 * GROUPS];
     __m128i words[GROUPS];
 

@@ -110,8 +110,7 @@ static FD_ALWAYS_INLINE void round_t(round_state *r, int t, uint32_t w_plus_k)
 {
     uint32_t *s = r->s;
     sha256_round(&s[(8 - t) & 7], s[(9 - t) & 7], &r->b_xor_c, &s[(11 - t) & 7], s[(12 - t) & 7],
-                 s[(13 - t) & 7], s[(14 - t) & 7], &s[(15 - t) & 7], w_plus_k,
-                 &r->sigma0_pending);
+                 s[(13 - t) & 7], s[(14 - t) & 7], &s[(15 - t) & 7], w_plus_k, &r->sigma0_pending);
 }
 
 /* Eight rounds from wk[0..7]. */

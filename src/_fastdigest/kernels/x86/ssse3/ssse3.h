@@ -13,8 +13,8 @@
 #define FD_TARGET_SSSE3 FD_X86_TARGET("ssse3")
 #define FD_SSSE3_FEATURES FD_CPU_SSSE3
 
-fd_sha1_blocks_fn fd_sha1_blocks_ssse3; /* sha1_ssse3.c */
-fd_sha1_pbkdf2_fn fd_sha1_pbkdf2_ssse3; /* sha1_ssse3.c */
+fd_sha1_blocks_fn fd_sha1_blocks_ssse3;     /* sha1_ssse3.c */
+fd_sha1_pbkdf2_fn fd_sha1_pbkdf2_ssse3;     /* sha1_ssse3.c */
 fd_sha256_blocks_fn fd_sha256_blocks_ssse3; /* sha256_ssse3.c */
 
 #endif

@@ -14,10 +14,9 @@
 FD_TARGET_SSSE3
 static FD_ALWAYS_INLINE __m128i load_word_group(const uint8_t *p)
 {
-    const __m128i swap_bytes_in_words =
-        _mm_set_epi8(12, 13, 14, 15, 8, 9, 10, 11, 4, 5, 6, 7, 0, 1, 2, 3);
-    return _mm_shuffle_epi8(_mm_loadu_si128((const __m128i *)(const void *)p),
-                            swap_bytes_in_words);
+    const __m128i swap_bytes_in_words = _mm_set_epi8(12, 13, 14, 15, 8, 9, 10, 11, 4, 5, 6, 7, 0, 1,
+                                                     2, 3);
+    return _mm_shuffle_epi8(_mm_loadu_si128((const __m128i *)(const void *)p), swap_bytes_in_words);
 }
 
 #endif /* FD_KERNELS_X86_SSSE3_WORDS_H */
