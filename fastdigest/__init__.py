@@ -10,12 +10,11 @@ hashlib` works for any code.
 import sys as _sys
 
 from fastdigest import _fastdigest
-from fastdigest._version import __version__
 from fastdigest._fastdigest import (
+    _GIL_MINSIZE,
     HASH,
     DigestArray,
     DigestStream,
-    _GIL_MINSIZE,
     batch_implementation,
     cpu_features,
     digest,
@@ -37,6 +36,7 @@ from fastdigest._fastdigest import (
     sha512_224,
     sha512_256,
 )
+from fastdigest._version import __version__
 
 __all__ = [
     'HASH',

@@ -25,18 +25,16 @@ from collections.abc import Callable, Iterable
 
 # The rest of hashlib's namespace is the standard library's own objects at runtime, so it is typed by
 # typeshed's hashlib stubs. (scrypt exists only where hashlib has it.)
-from hashlib import (
-    _Hash as _StdlibHash,
-    blake2b as blake2b,
-    blake2s as blake2s,
-    scrypt as scrypt,
-    sha3_224 as sha3_224,
-    sha3_256 as sha3_256,
-    sha3_384 as sha3_384,
-    sha3_512 as sha3_512,
-    shake_128 as shake_128,
-    shake_256 as shake_256,
-)
+from hashlib import _Hash as _StdlibHash
+from hashlib import blake2b as blake2b
+from hashlib import blake2s as blake2s
+from hashlib import scrypt as scrypt
+from hashlib import sha3_224 as sha3_224
+from hashlib import sha3_256 as sha3_256
+from hashlib import sha3_384 as sha3_384
+from hashlib import sha3_512 as sha3_512
+from hashlib import shake_128 as shake_128
+from hashlib import shake_256 as shake_256
 from typing import Any, Literal, Protocol, SupportsIndex, TypeVar, final, overload, type_check_only
 
 from typing_extensions import Self, TypeAlias

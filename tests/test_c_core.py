@@ -11,6 +11,7 @@ import re
 from pathlib import Path
 
 import pytest
+
 from conftest import finished_job
 
 RUN_SH = Path(__file__).parent / 'c' / 'run.sh'

@@ -19,10 +19,10 @@ import sys
 import threading
 
 import pytest
-from conftest import FREE_THREADED
 
 import fastdigest
 import fastdigest.hmac
+from conftest import FREE_THREADED
 
 THREADS = 4
 

@@ -14,10 +14,10 @@ import subprocess
 import sys
 
 import pytest
-from spectator import collection_ran_during
 
 import fastdigest
 import fastdigest.hmac
+from spectator import collection_ran_during
 
 DATA = bytes(range(100))  # the case: a 100-byte input
 HELD_CALLS = 100_000  # back to back: 70-150 ms here

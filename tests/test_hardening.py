@@ -21,6 +21,7 @@ import re
 from pathlib import Path
 
 import pytest
+
 from conftest import finished_job
 
 TESTS = Path(__file__).parent

@@ -32,11 +32,11 @@ from pathlib import Path
 
 import pytest
 from hypothesis import given, settings
-from conftest import examples
 from hypothesis import strategies as st
 
 import fastdigest
 import fastdigest.hmac as fd_hmac
+from conftest import examples
 
 ALGORITHMS = ('md5', 'sha1', 'sha224', 'sha256', 'sha384', 'sha512', 'sha512_224', 'sha512_256')
 BLOCK_SIZES = {'md5': 64, 'sha1': 64, 'sha224': 64, 'sha256': 64}  # the SHA-512 family: 128

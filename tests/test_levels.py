@@ -18,9 +18,9 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import finished_job
 
 import fastdigest
+from conftest import finished_job
 
 TESTS = Path(__file__).resolve().parent
 

@@ -7,10 +7,10 @@ import warnings
 
 import pytest
 from hypothesis import given, settings
-from conftest import HASHLIB_TAKES_DATA, examples
 from hypothesis import strategies as st
 
 import fastdigest
+from conftest import HASHLIB_TAKES_DATA, examples
 
 ALGORITHMS = ('md5', 'sha1', 'sha224', 'sha256', 'sha384', 'sha512', 'sha512_224', 'sha512_256')
 

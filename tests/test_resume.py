@@ -19,10 +19,10 @@ from pathlib import Path
 
 import pytest
 from hypothesis import given, settings
-from conftest import examples
 from hypothesis import strategies as st
 
 import fastdigest
+from conftest import examples
 
 ALGORITHMS = ('md5', 'sha1', 'sha224', 'sha256', 'sha384', 'sha512', 'sha512_224', 'sha512_256')
 BLOCK_SIZE = {name: hashlib.new(name).block_size for name in ALGORITHMS}

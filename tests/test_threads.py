@@ -8,10 +8,10 @@ import threading
 import time
 
 import pytest
-from conftest import BYTEARRAY_EXPORTS_RACE, BYTEARRAY_EXPORTS_RACE_REASON
-from spectator import watch
 
 import fastdigest
+from conftest import BYTEARRAY_EXPORTS_RACE, BYTEARRAY_EXPORTS_RACE_REASON
+from spectator import watch
 
 ALGORITHMS = ('md5', 'sha1', 'sha224', 'sha256', 'sha384', 'sha512', 'sha512_224', 'sha512_256')
 

@@ -12,9 +12,9 @@ import sysconfig
 import textwrap
 
 import pytest
-from conftest import ALGORITHMS, HASHLIB_TAKES_DATA
 
 import fastdigest
+from conftest import ALGORITHMS, HASHLIB_TAKES_DATA
 
 # The directory that holds the fastdigest package being tested. mypy resolves `fastdigest` from its
 # working directory first, so running it there makes it read this package's __init__.pyi, and stubtest
