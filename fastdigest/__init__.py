@@ -10,8 +10,8 @@ hashlib` works for any code.
 import sys as _sys
 
 from fastdigest import _fastdigest
+from fastdigest._fastdigest import _GIL_MINSIZE as _GIL_MINSIZE
 from fastdigest._fastdigest import (
-    _GIL_MINSIZE,
     HASH,
     DigestArray,
     DigestStream,
@@ -36,7 +36,7 @@ from fastdigest._fastdigest import (
     sha512_224,
     sha512_256,
 )
-from fastdigest._version import __version__
+from fastdigest._version import __version__ as __version__
 
 __all__ = [
     'HASH',
