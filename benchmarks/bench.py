@@ -43,8 +43,9 @@ import ssl
 import statistics
 import sys
 import time
+from collections.abc import Callable, Sequence
 from itertools import repeat
-from typing import Any, Callable, Dict, List, Optional, Sequence
+from typing import Any
 
 ALGORITHMS = (
     'md5',
@@ -137,7 +138,7 @@ class Case:
         label: str,
         bytes_per_call: int,
         make_timer: Callable[[Any], Callable[[int], int]],
-        fixed_count: Optional[int] = None,
+        fixed_count: int | None = None,
     ) -> None:
         self.algorithm = algorithm
         self.label = label
@@ -157,8 +158,8 @@ def hasher_factory(module: Any, algorithm: str) -> Callable[..., Any]:
     return lambda data=b'': new(algorithm, data)
 
 
-def build_cases(algorithms: Sequence[str], large_buffer: memoryview) -> List[Case]:
-    cases: List[Case] = []
+def build_cases(algorithms: Sequence[str], large_buffer: memoryview) -> list[Case]:
+    cases: list[Case] = []
     for algorithm in algorithms:
         # Where hashlib has no constructor of that name, both sides go through new(name),
         # as a user of hashlib would, and the label says so.
@@ -239,9 +240,9 @@ def build_cases(algorithms: Sequence[str], large_buffer: memoryview) -> List[Cas
 # Machine description.
 
 
-def read_cpuinfo() -> Dict[str, str]:
+def read_cpuinfo() -> dict[str, str]:
     """The first processor's fields from /proc/cpuinfo; empty where there is none."""
-    fields: Dict[str, str] = {}
+    fields: dict[str, str] = {}
     try:
         with open('/proc/cpuinfo', encoding='utf-8', errors='replace') as cpuinfo:
             for line in cpuinfo:
@@ -254,10 +255,10 @@ def read_cpuinfo() -> Dict[str, str]:
     return fields
 
 
-def describe_machine(cpuinfo: Dict[str, str]) -> Dict[str, Any]:
+def describe_machine(cpuinfo: dict[str, str]) -> dict[str, Any]:
     flags = set(cpuinfo.get('flags', cpuinfo.get('Features', '')).split())
     interesting = ('sha_ni', 'avx512f', 'avx512vl', 'avx2', 'bmi2', 'ssse3', 'sse4_1', 'sha1', 'sha2', 'sha512')
-    mhz: Optional[float]
+    mhz: float | None
     try:
         mhz = float(cpuinfo['cpu MHz'])
     except (KeyError, ValueError):
@@ -307,7 +308,7 @@ def run(
     rounds: int,
     sample_ms: float,
     progress: Callable[[str], None],
-) -> List[Dict[str, Any]]:
+) -> list[dict[str, Any]]:
     large_buffer = memoryview(bytes(i * 131 & 0xFF for i in range(256)) * (THROUGHPUT_SIZE // 256))
     cases = build_cases(algorithms, large_buffer)
     sample_ns = sample_ms * 1e6
@@ -323,9 +324,9 @@ def run(
             counts.append(case.fixed_count or calibrate(pair, sample_ns))
         progress('calibrated %d cases x 2 libraries; %d rounds' % (len(cases), rounds))
 
-        baseline_samples: List[List[float]] = [[] for _ in cases]
-        candidate_samples: List[List[float]] = [[] for _ in cases]
-        ratios: List[List[float]] = [[] for _ in cases]
+        baseline_samples: list[list[float]] = [[] for _ in cases]
+        candidate_samples: list[list[float]] = [[] for _ in cases]
+        ratios: list[list[float]] = [[] for _ in cases]
         for round_index in range(rounds):
             baseline_first = round_index % 2 == 0
             for index, ((baseline_timer, candidate_timer), count) in enumerate(zip(timers, counts)):
@@ -375,11 +376,11 @@ def blocks_compressed(algorithm: str, size: int) -> int:
     return (size + 1 + LENGTH_FIELD_LEN.get(algorithm, 16) + block_len - 1) // block_len
 
 
-def overheads(results: List[Dict[str, Any]]) -> List[Dict[str, Any]]:
+def overheads(results: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """For each short call that hashes a whole message (constructor + digest, and the
     one-shot), its time minus blocks x the time per block of the same side's 16 MiB
     update in this run: the cost of the call itself, loop included."""
-    per_block: Dict[str, Dict[str, float]] = {}
+    per_block: dict[str, dict[str, float]] = {}
     for result in results:
         if result['case'].startswith('update('):
             blocks = result['bytes_per_call'] // BLOCK_LEN.get(result['algorithm'], 128)
@@ -412,7 +413,7 @@ def format_time(ns: float) -> str:
     return '%.0f ns' % ns
 
 
-def format_throughput(ns: float, size: int, mhz: Optional[float]) -> str:
+def format_throughput(ns: float, size: int, mhz: float | None) -> str:
     text = '%.0f MB/s' % (size / ns * 1e3)
     if mhz:
         text += ' (%.2f cpb)' % (ns * mhz / 1e3 / size)
@@ -420,11 +421,11 @@ def format_throughput(ns: float, size: int, mhz: Optional[float]) -> str:
 
 
 def markdown_report(
-    machine: Dict[str, Any],
-    libraries: Dict[str, str],
-    backends: Dict[str, str],
+    machine: dict[str, Any],
+    libraries: dict[str, str],
+    backends: dict[str, str],
     loop_ns: float,
-    results: List[Dict[str, Any]],
+    results: list[dict[str, Any]],
 ) -> str:
     mhz = machine['cpu_mhz_nominal']
     baseline_name = libraries['baseline']
@@ -498,7 +499,7 @@ def markdown_report(
 # Command line.
 
 
-def parse_algorithms(text: str) -> List[str]:
+def parse_algorithms(text: str) -> list[str]:
     names = [name.strip().lower().replace('-', '_') for name in text.split(',') if name.strip()]
     unknown = [name for name in names if name not in ALGORITHMS]
     if unknown:
@@ -508,7 +509,7 @@ def parse_algorithms(text: str) -> List[str]:
     return names
 
 
-def parse_args(argv: Optional[Sequence[str]]) -> argparse.Namespace:
+def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.split('\n\n')[0])
     parser.add_argument(
         '--quick',
@@ -550,7 +551,7 @@ def parse_args(argv: Optional[Sequence[str]]) -> argparse.Namespace:
     return args
 
 
-def main(argv: Optional[Sequence[str]] = None) -> int:
+def main(argv: Sequence[str] | None = None) -> int:
     args = parse_args(argv)
     try:
         candidate = importlib.import_module(args.candidate)

@@ -50,7 +50,8 @@ import ssl
 import statistics
 import sys
 import time
-from typing import Any, Callable, Dict, List, Sequence
+from collections.abc import Callable, Sequence
+from typing import Any
 
 import fastdigest
 from fastdigest import _fastdigest
@@ -69,7 +70,7 @@ SHA512_FAMILY_TARGET = 3.5
 AGGREGATE_GAIN_TARGET = 1.5
 
 
-def read_cpu() -> Dict[str, Any]:
+def read_cpu() -> dict[str, Any]:
     model, flags = platform.processor() or platform.machine(), set()
     try:
         with open('/proc/cpuinfo', encoding='utf-8', errors='replace') as cpuinfo:
@@ -95,20 +96,20 @@ def hashlib_constructor(name: str) -> Callable[[bytes], Any]:
     return constructor
 
 
-def make_cases(name: str) -> Dict[str, Callable[[List[bytes]], Any]]:
+def make_cases(name: str) -> dict[str, Callable[[list[bytes]], Any]]:
     new = hashlib.new
     constructor = hashlib_constructor(name)
     one_shot = fastdigest.digest
     many = fastdigest.digest_many
     single_stream = _fastdigest._digest_many_single_stream
 
-    def hashlib_new_loop(messages: List[bytes]) -> Any:
+    def hashlib_new_loop(messages: list[bytes]) -> Any:
         return [new(name, m).digest() for m in messages]
 
-    def hashlib_constructor_loop(messages: List[bytes]) -> Any:
+    def hashlib_constructor_loop(messages: list[bytes]) -> Any:
         return [constructor(m).digest() for m in messages]
 
-    def fastdigest_loop(messages: List[bytes]) -> Any:
+    def fastdigest_loop(messages: list[bytes]) -> Any:
         return [one_shot(name, m) for m in messages]
 
     return {
@@ -122,7 +123,7 @@ def make_cases(name: str) -> Dict[str, Callable[[List[bytes]], Any]]:
 
 def run(
     algorithms: Sequence[str], sizes: Sequence[int], count: int, rounds: int, clock: Callable[[], int], progress
-) -> List[Dict[str, Any]]:
+) -> list[dict[str, Any]]:
     rng = random.Random(2024)
     results = []
     for size in sizes:
@@ -134,7 +135,7 @@ def run(
             for label, case in cases.items():
                 if case(messages[:1000]) != reference:
                     raise SystemExit('%s %s: %s disagrees with hashlib' % (name, size, label))
-            times: Dict[str, List[float]] = {label: [] for label in cases}
+            times: dict[str, list[float]] = {label: [] for label in cases}
             labels = list(cases)
             gc_was_enabled = gc.isenabled()
             gc.disable()
@@ -180,7 +181,7 @@ def available_cpus() -> int:
 
 def run_threads(
     algorithms: Sequence[str], sizes: Sequence[int], count: int, rounds: int, progress
-) -> List[Dict[str, Any]]:
+) -> list[dict[str, Any]]:
     rng = random.Random(2025)
     many = fastdigest.digest_many
     results = []
@@ -192,7 +193,7 @@ def run_threads(
             for threads in (None, 1):
                 if many(name, messages, threads=threads)[:1000] != want:
                     raise SystemExit('%s %s: digest_many disagrees with hashlib' % (name, size))
-            times: Dict[str, List[float]] = {'threads=None': [], 'threads=1': []}
+            times: dict[str, list[float]] = {'threads=None': [], 'threads=1': []}
             settings = {'threads=None': None, 'threads=1': 1}
             gc_was_enabled = gc.isenabled()
             gc.disable()
@@ -222,7 +223,7 @@ def run_threads(
     return results
 
 
-def markdown_threads(results: List[Dict[str, Any]], machine: Dict[str, Any], rounds: int) -> str:
+def markdown_threads(results: list[dict[str, Any]], machine: dict[str, Any], rounds: int) -> str:
     cpus = available_cpus()
     lines = [
         'CPU: %s, %s logical CPUs (%d this process may run on), flags: %s'
@@ -253,7 +254,7 @@ def markdown_threads(results: List[Dict[str, Any]], machine: Dict[str, Any], rou
     return '\n'.join(lines)
 
 
-def markdown(results: List[Dict[str, Any]], machine: Dict[str, Any], rounds: int, clock: str) -> str:
+def markdown(results: list[dict[str, Any]], machine: dict[str, Any], rounds: int, clock: str) -> str:
     lines = [
         'CPU: %s, %s logical CPUs, flags: %s'
         % (machine['cpu_model'], machine['logical_cpus'], ' '.join(machine['cpu_flags']) or '(none listed)'),
@@ -300,7 +301,7 @@ def markdown(results: List[Dict[str, Any]], machine: Dict[str, Any], rounds: int
     return '\n'.join(lines)
 
 
-def aggregate_gain(results: List[Dict[str, Any]]) -> float:
+def aggregate_gain(results: list[dict[str, Any]]) -> float:
     """The multi-buffer kernels' gain over the single-stream kernel for the whole workload: the
     single-stream path's total time over digest_many's, the medians summed over the algorithms."""
     single = sum(r['ns_per_message']['single-stream'] for r in results)

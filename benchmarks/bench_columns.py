@@ -49,7 +49,8 @@ import platform
 import statistics
 import sys
 import time
-from typing import Any, Callable, Dict, List, Optional, Sequence
+from collections.abc import Callable, Sequence
+from typing import Any
 
 import fastdigest
 
@@ -70,8 +71,8 @@ HEX_TARGET = 3.0  # digest_array hex against polars-hash and DuckDB
 BINARY_TARGET = 15.0  # digest_array against the hashlib loop
 
 
-def read_cpu() -> Dict[str, Any]:
-    info: Dict[str, Any] = {'model name': platform.processor() or platform.machine()}
+def read_cpu() -> dict[str, Any]:
+    info: dict[str, Any] = {'model name': platform.processor() or platform.machine()}
     try:
         with open('/proc/cpuinfo', encoding='utf-8', errors='replace') as cpuinfo:
             for line in cpuinfo:
@@ -89,14 +90,14 @@ def read_cpu() -> Dict[str, Any]:
     return info
 
 
-def describe_cpu(cpu: Dict[str, Any]) -> str:
+def describe_cpu(cpu: dict[str, Any]) -> str:
     text = cpu['model name']
     if 'cpu family' in cpu:
         text += ' (family %s, model %s)' % (cpu['cpu family'], cpu['model'])
     return '%s, %s logical CPUs, %s' % (text, cpu['logical cpus'], ' '.join(cpu['flags']) or 'no SHA/AVX flags')
 
 
-def make_column(rows: int, seed: int = 16) -> 'pa.Array':
+def make_column(rows: int, seed: int = 16) -> pa.Array:
     """rows random ASCII strings of 8..64 bytes as one utf8 array, built from numpy buffers."""
     rng = np.random.default_rng(seed)
     lengths = rng.integers(8, 65, size=rows, dtype=np.int32)
@@ -106,16 +107,16 @@ def make_column(rows: int, seed: int = 16) -> 'pa.Array':
     return pa.StringArray.from_buffers(rows, pa.py_buffer(offsets), pa.py_buffer(data))
 
 
-def optional_import(name: str) -> Optional[Any]:
+def optional_import(name: str) -> Any | None:
     try:
         return __import__(name)
     except ImportError:
         return None
 
 
-def make_cases(name: str, column: 'pa.Array', include_slow: bool) -> Dict[str, Callable[[], Any]]:
+def make_cases(name: str, column: pa.Array, include_slow: bool) -> dict[str, Callable[[], Any]]:
     """Each case and what it holds, prepared before timing."""
-    cases: Dict[str, Callable[[], Any]] = {
+    cases: dict[str, Callable[[], Any]] = {
         'digest_array': lambda: pa.array(fastdigest.digest_array(name, column)),
         'digest_array hex': lambda: pa.array(fastdigest.digest_array(name, column, hex=True)),
         'digest_array threads=1': lambda: pa.array(fastdigest.digest_array(name, column, threads=1)),
@@ -148,7 +149,7 @@ def make_cases(name: str, column: 'pa.Array', include_slow: bool) -> Dict[str, C
     return cases
 
 
-def check_agreement(name: str, column: 'pa.Array', cases: Dict[str, Callable[[], Any]]) -> None:
+def check_agreement(name: str, column: pa.Array, cases: dict[str, Callable[[], Any]]) -> None:
     """Every case's first rows equal hashlib's (each library's own output form)."""
     head = [s.encode() for s in column.slice(0, 5).to_pylist()]
     want_hex = [hashlib.new(name, b).hexdigest() for b in head]
@@ -163,11 +164,11 @@ def check_agreement(name: str, column: 'pa.Array', cases: Dict[str, Callable[[],
         assert cases['duckdb']().column(0).slice(0, 5).to_pylist() == want_hex, 'duckdb disagrees'
 
 
-def run(name: str, rows: int, rounds: int, slow_rounds: int, progress: Callable[[str], None]) -> Dict[str, Any]:
+def run(name: str, rows: int, rounds: int, slow_rounds: int, progress: Callable[[str], None]) -> dict[str, Any]:
     column = make_column(rows)
     cases = make_cases(name, column, include_slow=True)
     check_agreement(name, column, cases)
-    times: Dict[str, List[float]] = {case: [] for case in cases}
+    times: dict[str, list[float]] = {case: [] for case in cases}
     order = list(cases)
     # One untimed round: the first use of memory (a VM's host backing it, the allocators' pools) and
     # of each library's code is no case's steady state.
@@ -190,7 +191,7 @@ def run(name: str, rows: int, rounds: int, slow_rounds: int, progress: Callable[
         order = order[1:] + order[:1]
     medians = {case: statistics.median(t) for case, t in times.items() if t}
 
-    def ratio(slower: str, faster: str) -> Optional[float]:
+    def ratio(slower: str, faster: str) -> float | None:
         # The median of per-round ratios, over the rounds both ran in.
         pairs = list(zip(times.get(slower, []), times.get(faster, [])))
         return statistics.median(s / f for s, f in pairs) if pairs else None
@@ -212,13 +213,13 @@ def run(name: str, rows: int, rounds: int, slow_rounds: int, progress: Callable[
     }
 
 
-def fmt_rate(rate: Optional[float]) -> str:
+def fmt_rate(rate: float | None) -> str:
     if rate is None:
         return 'n/a'
     return '%.1f M/s' % (rate / 1e6) if rate >= 1e6 else '%.0f k/s' % (rate / 1e3)
 
 
-def fmt_ratio(value: Optional[float], target: Optional[float] = None) -> str:
+def fmt_ratio(value: float | None, target: float | None = None) -> str:
     if value is None:
         return 'n/a'
     text = '%.1fx' % value
@@ -231,7 +232,7 @@ CASE_ORDER = ('digest_array', 'digest_array hex', 'digest_array threads=1', 'dig
               'polars-hash', 'duckdb', 'pandas map', 'hashlib loop', 'digest_many')  # fmt: skip
 
 
-def markdown(results: List[Dict[str, Any]], cpu: Dict[str, Any], rounds: int) -> str:
+def markdown(results: list[dict[str, Any]], cpu: dict[str, Any], rounds: int) -> str:
     lines = [
         'CPU: %s; Python %s; %d rounds (%s, slow loops fewer at 10M rows), wall clock medians.'
         % (describe_cpu(cpu), platform.python_version(), rounds, 'interleaved'),

@@ -41,12 +41,13 @@ import statistics
 import subprocess
 import sys
 import time
+from collections.abc import Callable, Sequence
 from itertools import repeat
-from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
+from typing import Any
 
 import bench  # benchmarks/bench.py: its calibration, constructors by name and machine description
 
-LEVELS: Dict[str, Dict[str, Optional[str]]] = {
+LEVELS: dict[str, dict[str, str | None]] = {
     'best': {'FASTDIGEST_DISABLE': None, 'FASTDIGEST_BACKEND': None, 'OPENSSL_ia32cap': None},
     'no-shani': {'FASTDIGEST_DISABLE': 'shani', 'FASTDIGEST_BACKEND': None, 'OPENSSL_ia32cap': ':~0x20000000'},
     'no-shani-avx512': {
@@ -88,10 +89,10 @@ class Case:
         self,
         label: str,
         algorithm: str,
-        timers: Tuple[Callable[[int], int], Callable[[int], int]],
+        timers: tuple[Callable[[int], int], Callable[[int], int]],
         kernel_table: str = 'implementation',
         units_per_call: int = 1,
-        fixed_count: Optional[int] = None,
+        fixed_count: int | None = None,
     ) -> None:
         self.label, self.algorithm, self.timers = label, algorithm, timers
         self.kernel_table, self.units_per_call, self.fixed_count = kernel_table, units_per_call, fixed_count
@@ -105,7 +106,7 @@ class Case:
 clock = time.thread_time_ns
 
 
-def loop_call(function: Callable[..., Any], args: Tuple[Any, ...], count: int) -> int:
+def loop_call(function: Callable[..., Any], args: tuple[Any, ...], count: int) -> int:
     start = clock()
     for _ in repeat(None, count):
         function(*args)
@@ -127,7 +128,7 @@ def one_large_update(constructor: Callable[[], Any], buffer: memoryview) -> int:
     return clock() - start
 
 
-def build_cases(pbkdf2_iterations: int) -> List[Case]:
+def build_cases(pbkdf2_iterations: int) -> list[Case]:
     import hmac
 
     import fastdigest
@@ -183,14 +184,14 @@ def build_cases(pbkdf2_iterations: int) -> List[Case]:
     return cases
 
 
-def run_level(rounds: int, sample_ms: float, pbkdf2_iterations: int) -> Dict[str, Any]:
+def run_level(rounds: int, sample_ms: float, pbkdf2_iterations: int) -> dict[str, Any]:
     import fastdigest
 
     cases = build_cases(pbkdf2_iterations)
     sample_ns = sample_ms * 1e6
     counts = [case.fixed_count or bench.calibrate(case.timers, sample_ns) for case in cases]
-    times: List[Tuple[List[float], List[float]]] = [([], []) for _ in cases]
-    ratios: List[List[float]] = [[] for _ in cases]
+    times: list[tuple[list[float], list[float]]] = [([], []) for _ in cases]
+    ratios: list[list[float]] = [[] for _ in cases]
     gc_was_enabled = gc.isenabled()
     gc.disable()
     try:
@@ -233,7 +234,7 @@ def run_level(rounds: int, sample_ms: float, pbkdf2_iterations: int) -> Dict[str
 # The parent: one child per level, then the table.
 
 
-def run_child(level: str, args: argparse.Namespace) -> Dict[str, Any]:
+def run_child(level: str, args: argparse.Namespace) -> dict[str, Any]:
     environment = dict(os.environ)
     for name, value in LEVELS[level].items():
         environment.pop(name, None)
@@ -276,7 +277,7 @@ def format_ns(ns: float) -> str:
     return '%.2f ms' % (ns / 1e6) if ns >= 1e6 else '%.0f ns' % ns
 
 
-def markdown(machine: Dict[str, Any], cpuinfo: Dict[str, str], levels: Dict[str, Dict[str, Any]]) -> str:
+def markdown(machine: dict[str, Any], cpuinfo: dict[str, str], levels: dict[str, dict[str, Any]]) -> str:
     names = list(levels)
     first = levels[names[0]]
     lines = [
@@ -324,7 +325,7 @@ def markdown(machine: Dict[str, Any], cpuinfo: Dict[str, str], levels: Dict[str,
     return '\n'.join(lines)
 
 
-def parse_levels(text: str) -> List[str]:
+def parse_levels(text: str) -> list[str]:
     names = [name.strip() for name in text.split(',') if name.strip()]
     unknown = [name for name in names if name not in LEVELS]
     if unknown:
@@ -334,7 +335,7 @@ def parse_levels(text: str) -> List[str]:
     return names
 
 
-def parse_args(argv: Optional[Sequence[str]]) -> argparse.Namespace:
+def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.split('\n\n')[0])
     parser.add_argument(
         '--quick', action='store_true', help='%d rounds of %.0f ms samples' % (QUICK_ROUNDS, QUICK_SAMPLE_MS)
@@ -363,7 +364,7 @@ def parse_args(argv: Optional[Sequence[str]]) -> argparse.Namespace:
     return args
 
 
-def main(argv: Optional[Sequence[str]] = None) -> int:
+def main(argv: Sequence[str] | None = None) -> int:
     args = parse_args(argv)
     global clock
     clock = time.thread_time_ns if args.clock == 'cpu' else time.perf_counter_ns

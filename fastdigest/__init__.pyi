@@ -35,9 +35,9 @@ from hashlib import sha3_384 as sha3_384
 from hashlib import sha3_512 as sha3_512
 from hashlib import shake_128 as shake_128
 from hashlib import shake_256 as shake_256
-from typing import Any, Literal, Protocol, SupportsIndex, TypeVar, final, overload, type_check_only
+from typing import Any, Literal, Protocol, SupportsIndex, TypeAlias, TypeVar, final, overload, type_check_only
 
-from typing_extensions import Self, TypeAlias
+from typing_extensions import Self
 
 # Anything that exposes a contiguous buffer: bytes, bytearray, memoryview,
 # array.array, mmap, numpy arrays. str is not one, and is rejected at runtime.

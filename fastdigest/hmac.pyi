@@ -18,9 +18,9 @@ import hmac as _stdlib_hmac
 from collections.abc import Callable
 from hmac import compare_digest as compare_digest
 from types import ModuleType
-from typing import Literal, NoReturn, final, overload
+from typing import Literal, NoReturn, TypeAlias, final, overload
 
-from typing_extensions import Self, TypeAlias
+from typing_extensions import Self
 
 from fastdigest import HASH, _HashObject, _ReadableBuffer
 

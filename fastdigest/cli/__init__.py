@@ -39,16 +39,17 @@ from fastdigest.cli.output import Runner
 TYPE_CHECKING = False
 
 if TYPE_CHECKING:
-    from typing import BinaryIO, Callable, NoReturn, Optional, Sequence, Union
+    from collections.abc import Callable, Sequence
+    from typing import BinaryIO, NoReturn
 
 __all__ = ['console_script', 'main', 'run']
 
 
 def run(
-    argv: Sequence[Union[str, bytes]],
-    stdin: Optional[BinaryIO] = None,
-    stdout: Optional[BinaryIO] = None,
-    stderr: Optional[BinaryIO] = None,
+    argv: Sequence[str | bytes],
+    stdin: BinaryIO | None = None,
+    stdout: BinaryIO | None = None,
+    stderr: BinaryIO | None = None,
 ) -> int:
     """Run the command with *argv* (without the program name) on binary streams;
     returns the exit status. The tests call this in-process."""
@@ -114,7 +115,7 @@ def _version() -> str:
         return 'unknown'
 
 
-def main(argv: Optional[Sequence[str]] = None) -> int:
+def main(argv: Sequence[str] | None = None) -> int:
     """Like run() on the process's own streams and arguments, with the process
     conventions of coreutils; returns the exit status."""
     # Die quietly on a closed pipe (`fastdigest * | head -1`), as C programs do,

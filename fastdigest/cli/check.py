@@ -17,7 +17,8 @@ from fastdigest.cli.progress import Progress, is_terminal
 TYPE_CHECKING = False
 
 if TYPE_CHECKING:
-    from typing import Counter, Iterator, Optional, Tuple
+    from collections import Counter
+    from collections.abc import Iterator
 
     from fastdigest.cli.output import Runner
 
@@ -32,7 +33,7 @@ class Checker:
         self.hex_length = fastdigest.new(self.options.algorithm).digest_size * 2
         # coreutils keeps whether checksum lines are "BSD reversed" (hex, one
         # space, name) in a static variable: the first line decides for the run.
-        self.bsd_reversed: Optional[bool] = None
+        self.bsd_reversed: bool | None = None
 
     def check_all(self) -> bool:
         """Check each checksum file named (standard input without one); True if all passed."""
@@ -64,7 +65,7 @@ class Checker:
         counts: Counter[str] = collections.Counter()
         read_failed = False
 
-        def lines() -> Iterator[Tuple[Optional[HashJob], object]]:
+        def lines() -> Iterator[tuple[HashJob | None, object]]:
             nonlocal read_failed
             line_number = 0
             while True:
@@ -152,7 +153,7 @@ class Checker:
             return b'\\' + escape_name(name)
         return name
 
-    def parse_check_line(self, line: bytes) -> Optional[Tuple[bytes, bytes]]:
+    def parse_check_line(self, line: bytes) -> tuple[bytes, bytes] | None:
         """(name, expected hex digest) from one line of a checksum file, or None
         when the line is improperly formatted. Accepts coreutils' forms:
         'HEX  NAME', 'HEX *NAME', the BSD tag form 'ALGO (NAME) = HEX', each
@@ -196,7 +197,7 @@ class Checker:
             name = unescaped
         return _c_string(name), expected
 
-    def _parse_tagged(self, rest: bytes, escaped: bool) -> Optional[Tuple[bytes, bytes]]:
+    def _parse_tagged(self, rest: bytes, escaped: bool) -> tuple[bytes, bytes] | None:
         close = rest.rfind(b')')
         if close < 0:
             return None

@@ -11,7 +11,7 @@ from __future__ import annotations
 TYPE_CHECKING = False
 
 if TYPE_CHECKING:
-    from typing import Iterator, List, Optional, Tuple
+    from collections.abc import Iterator
 
 
 def escape_name(name: bytes) -> bytes:
@@ -19,7 +19,7 @@ def escape_name(name: bytes) -> bytes:
     return name.replace(b'\\', b'\\\\').replace(b'\n', b'\\n').replace(b'\r', b'\\r')
 
 
-def unescape_name(escaped: bytes) -> Optional[bytes]:
+def unescape_name(escaped: bytes) -> bytes | None:
     """The inverse of escape_name for a checksum line; None if the line is malformed
     (an escape other than \\\\, \\n, \\r, a trailing backslash, or a NUL)."""
     out = bytearray()
@@ -59,7 +59,7 @@ def _locale_is_utf8() -> bool:
         return True
 
 
-def _split_characters(name: bytes) -> Iterator[Tuple[bytes, bool]]:
+def _split_characters(name: bytes) -> Iterator[tuple[bytes, bool]]:
     """Yield (bytes of one character, printable?) the way mbrtowc/iswprint see it."""
     utf8 = max(name, default=0) >= 0x80 and _locale_is_utf8()
     index = 0
@@ -141,7 +141,7 @@ def _double_quote_compatible(piece: bytes, printable: bool, position: int, lengt
     return printable  # '@' and the like
 
 
-def _single_quoted(characters: List[Tuple[bytes, bool]], escape_open: bool) -> Tuple[bytes, bool]:
+def _single_quoted(characters: list[tuple[bytes, bool]], escape_open: bool) -> tuple[bytes, bool]:
     out = bytearray(b"'")
     for piece, printable in characters:
         byte = piece[0]

@@ -11,7 +11,7 @@ import fastdigest
 TYPE_CHECKING = False
 
 if TYPE_CHECKING:
-    from typing import List, Optional, Sequence, Tuple, Union
+    from collections.abc import Sequence
 
 
 PROGRAM = 'fastdigest'
@@ -63,7 +63,7 @@ in parallel. Exit status: 0 if every file was read (and every check passed),
 
 # The long options in the order getopt_long lists them when an abbreviation is
 # ambiguous, each with whether it takes an argument.
-LONG_OPTIONS: Tuple[Tuple[str, bool], ...] = (
+LONG_OPTIONS: tuple[tuple[str, bool], ...] = (
     ('algorithm', True),
     ('binary', False),
     ('check', False),
@@ -92,7 +92,7 @@ class Options:
         self.tag = False
         # None: neither -b nor -t given. On POSIX both modes read the same
         # bytes; the mode only chooses the ' ' or '*' before the name.
-        self.binary: Optional[bool] = None
+        self.binary: bool | None = None
         self.zero = False
         self.ignore_missing = False
         self.quiet = False
@@ -101,10 +101,10 @@ class Options:
         self.warn = False
         self.help = False
         self.version = False
-        self.files: List[bytes] = []
+        self.files: list[bytes] = []
 
 
-def _match_long_option(word: str) -> Tuple[str, bool]:
+def _match_long_option(word: str) -> tuple[str, bool]:
     """The long option that *word* (without '--' and '=value') names: exact or a unique prefix."""
     for name, takes_argument in LONG_OPTIONS:
         if name == word:
@@ -118,7 +118,7 @@ def _match_long_option(word: str) -> Tuple[str, bool]:
     raise UsageError(f"option '--{word}' is ambiguous; possibilities: {listed}")
 
 
-def _apply_option(options: Options, name: str, value: Optional[str]) -> None:
+def _apply_option(options: Options, name: str, value: str | None) -> None:
     if name == 'algorithm':
         assert value is not None
         options.algorithm = _canonical_algorithm(value)
@@ -152,7 +152,7 @@ def _canonical_algorithm(value: str) -> str:
     return name
 
 
-def parse_arguments(argv: Sequence[Union[str, bytes]]) -> Options:
+def parse_arguments(argv: Sequence[str | bytes]) -> Options:
     """Parse like GNU getopt_long: options and operands may be mixed, '--' ends the options,
     long options may be abbreviated, short options may be bundled (-cw, -asha1)."""
     options = Options()

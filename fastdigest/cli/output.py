@@ -18,7 +18,8 @@ TYPE_CHECKING = False
 
 if TYPE_CHECKING:
     import threading
-    from typing import BinaryIO, Deque, Iterable, Iterator, List, Optional, Tuple
+    from collections.abc import Iterable, Iterator
+    from typing import BinaryIO
 
     from fastdigest.cli.options import Options
 
@@ -67,8 +68,8 @@ class Runner:
             self.stdout.flush()
 
     def ordered(
-        self, items: Iterable[Tuple[Optional[HashJob], object]], ignore_missing: bool = False
-    ) -> Iterator[Tuple[Optional[HashJob], object]]:
+        self, items: Iterable[tuple[HashJob | None, object]], ignore_missing: bool = False
+    ) -> Iterator[tuple[HashJob | None, object]]:
         """Yield the (job, payload) items in their order, each job hashed by then
         (job.result() gives its digest). Items without a job pass straight through.
 
@@ -76,10 +77,10 @@ class Runner:
         BATCH_FILES: handing a thread one tiny file at a time costs more than
         hashing it. A big file makes a batch of its own, so big files are hashed
         in parallel. Up to self.window batches run ahead of the one printed."""
-        pending: Deque[Tuple[List[Tuple[Optional[HashJob], object]], Optional[threading.Event]]]
+        pending: collections.deque[tuple[list[tuple[HashJob | None, object]], threading.Event | None]]
         pending = collections.deque()
-        building: List[Tuple[Optional[HashJob], object]] = []
-        building_jobs: List[HashJob] = []
+        building: list[tuple[HashJob | None, object]] = []
+        building_jobs: list[HashJob] = []
         building_bytes = 0
         in_flight = 0
         held = 0  # items in pending and building
@@ -175,7 +176,7 @@ class Runner:
         return ok
 
 
-def _regular_file_size(name: bytes) -> Optional[int]:
+def _regular_file_size(name: bytes) -> int | None:
     if name == b'-':
         return None
     try:

@@ -21,8 +21,9 @@ import fastdigest
 TYPE_CHECKING = False
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
     from queue import SimpleQueue
-    from typing import Any, BinaryIO, Callable, Deque, List, Optional, Tuple, Union
+    from typing import Any, BinaryIO
 
 
 # What the hashing loop reads from: FileIO, or a BytesIO in the tests.
@@ -59,7 +60,7 @@ class HashJob:
         self.name = name
         self.bytes_done = 0
         self.digest = ''
-        self.error: Optional[BaseException] = None
+        self.error: BaseException | None = None
 
     def result(self) -> str:
         if self.error is not None:
@@ -77,7 +78,7 @@ class _ItemQueue:
     __slots__ = ('_items', '_count')
 
     def __init__(self) -> None:
-        self._items: Deque[object] = collections.deque()
+        self._items: collections.deque[object] = collections.deque()
         self._count = threading.Semaphore(0)
 
     def put(self, item: object) -> None:
@@ -101,8 +102,8 @@ class WorkerPool:
 
     def __init__(self, workers: int) -> None:
         self.workers = max(1, workers)
-        self.calls: SimpleQueue[Optional[Tuple[Callable[..., None], Tuple[object, ...]]]] = _new_item_queue()
-        self.threads: List[threading.Thread] = []
+        self.calls: SimpleQueue[tuple[Callable[..., None], tuple[object, ...]] | None] = _new_item_queue()
+        self.threads: list[threading.Thread] = []
 
     def submit(self, function: Callable[..., None], *arguments: object) -> None:
         self.calls.put((function, arguments))
@@ -144,14 +145,14 @@ class Hasher:
         # Standard input can be named more than once; the reads must happen
         # one after another in argument order (the first one reads to EOF), so
         # all of them go through a pool of one thread.
-        self._stdin_pool: Optional[WorkerPool] = None
+        self._stdin_pool: WorkerPool | None = None
         # Set when the calling thread has nothing else to do while the jobs are
         # hashed (one file, no progress bar): it hashes them itself, sparing a
         # thread's start and hand-over, which take from 0.1 ms to several on a
         # busy machine, where the new thread waits for a core.
         self.inline = False
 
-    def submit(self, jobs: List[HashJob], ignore_missing: bool) -> threading.Event:
+    def submit(self, jobs: list[HashJob], ignore_missing: bool) -> threading.Event:
         """Hash *jobs* one after another in one thread (the calling one if
         self.inline). A batch holds either files only or standard input only."""
         finished = threading.Event()
@@ -171,7 +172,7 @@ class Hasher:
             if pool is not None:
                 pool.shutdown(wait=not self.cancelled)
 
-    def _hash_batch(self, jobs: List[HashJob], ignore_missing: bool, finished: threading.Event) -> None:
+    def _hash_batch(self, jobs: list[HashJob], ignore_missing: bool, finished: threading.Event) -> None:
         try:
             for job in jobs:
                 try:
@@ -184,7 +185,7 @@ class Hasher:
         finally:
             finished.set()
 
-    def _buffer(self) -> Tuple[bytearray, memoryview]:
+    def _buffer(self) -> tuple[bytearray, memoryview]:
         buffers = self._buffers
         if not hasattr(buffers, 'view'):
             buffers.array = bytearray(CHUNK_SIZE)
@@ -267,9 +268,9 @@ class Hasher:
         # _ItemQueue; its import is paid only here, by a file big enough not to notice.
         import queue
 
-        free: SimpleQueue[Optional[Tuple[bytearray, memoryview]]] = queue.SimpleQueue()
+        free: SimpleQueue[tuple[bytearray, memoryview] | None] = queue.SimpleQueue()
         # A buffer and the count read into it, or what the read raised.
-        filled: SimpleQueue[Union[Tuple[Tuple[bytearray, memoryview], Optional[int]], BaseException]]
+        filled: SimpleQueue[tuple[tuple[bytearray, memoryview], int | None] | BaseException]
         filled = queue.SimpleQueue()
         for _ in range(2):
             array = bytearray(CHUNK_SIZE)

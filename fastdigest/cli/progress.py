@@ -10,7 +10,8 @@ TYPE_CHECKING = False
 
 if TYPE_CHECKING:
     import threading
-    from typing import BinaryIO, Iterable, List, Optional
+    from collections.abc import Iterable
+    from typing import BinaryIO
 
     from fastdigest.cli.pool import HashJob
 
@@ -25,7 +26,7 @@ class Progress:
     """A one-line bar on stderr, drawn only when stderr is a terminal and the work
     has already lasted PROGRESS_DELAY_SECONDS. Lines written to stdout first erase it."""
 
-    def __init__(self, stderr: BinaryIO, enabled: bool, total_bytes: Optional[int], total_files: Optional[int]) -> None:
+    def __init__(self, stderr: BinaryIO, enabled: bool, total_bytes: int | None, total_files: int | None) -> None:
         self.stderr = stderr
         self.enabled = enabled
         self.total_bytes = total_bytes
@@ -40,7 +41,7 @@ class Progress:
         self.bytes_finished += job.bytes_done
         self.files_finished += 1
 
-    def draw(self, active: Iterable[HashJob], now: Optional[float] = None) -> None:
+    def draw(self, active: Iterable[HashJob], now: float | None = None) -> None:
         if not self.enabled:
             return
         now = time.monotonic() if now is None else now
@@ -72,7 +73,7 @@ class Progress:
             self.stderr.flush()
             self.visible = False
 
-    def wait(self, finished: threading.Event, active: List[HashJob]) -> None:
+    def wait(self, finished: threading.Event, active: list[HashJob]) -> None:
         """Wait for *finished*, drawing the bar meanwhile (the *active* jobs' bytes count in it)."""
         if not self.enabled:
             finished.wait()
