@@ -351,7 +351,7 @@ def test_threads_share_one_column():
 SPLIT_ROWS = 70_000
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def split_column():
     """SPLIT_ROWS ASCII values (short, so that hashlib's reference stays quick), a tenth null, and their
     SHA-256 digests as a pyarrow array to compare results with; made once (not a fixture, which hypothesis

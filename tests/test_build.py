@@ -53,7 +53,7 @@ def build(copy, cflags):
         env=environment,
         stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT,
-        universal_newlines=True,
+        text=True,
         timeout=600,
     )
     assert result.returncode == 0, result.stdout

@@ -63,8 +63,8 @@ EXPECTED_DIFFERENCES = {
     'test.test_hmac.BuiltinCopyTestCase.test_realcopy': _EMPTY_HMAC.format('_init_builtin_hmac', '_hmac'),
     **{
         f'test.test_hmac.BuiltinMiscellaneousTests.test_compute_{name}_32': (
-            "tests _hmac (HACL*)'s compute_{}_32 against hmac.py's private pure-Python "
-            'function _compute_digest_fallback, which it reaches through `hmac`'.format(name)
+            f"tests _hmac (HACL*)'s compute_{name}_32 against hmac.py's private pure-Python "
+            'function _compute_digest_fallback, which it reaches through `hmac`'
         )
         for name in ('blake2b', 'blake2s')
     },

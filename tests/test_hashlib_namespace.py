@@ -165,7 +165,7 @@ def run_python(code):
         [sys.executable, '-c', textwrap.dedent(code)],
         stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT,
-        universal_newlines=True,
+        text=True,
         timeout=120,
     )
     assert result.returncode == 0, result.stdout

@@ -33,9 +33,8 @@ LIBRARIES = ['itsdangerous', 'flask', 'django']
 def run(mode, part):
     completed = subprocess.run(
         [sys.executable, str(PROGRAM), mode, part, HASHLIB_NAMES, HMAC_NAMES],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        universal_newlines=True,
+        capture_output=True,
+        text=True,
         timeout=300,
     )
     assert completed.returncode == 0, f'{mode} {part}:\n{completed.stderr}'

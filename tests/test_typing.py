@@ -60,7 +60,7 @@ def run_mypy(tmp_path_factory):
             env=environment,
             stdout=subprocess.PIPE,
             stderr=subprocess.STDOUT,
-            universal_newlines=True,
+            text=True,
             timeout=300,
         )
 
