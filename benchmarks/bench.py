@@ -329,7 +329,7 @@ def run(
         ratios: list[list[float]] = [[] for _ in cases]
         for round_index in range(rounds):
             baseline_first = round_index % 2 == 0
-            for index, ((baseline_timer, candidate_timer), count) in enumerate(zip(timers, counts)):
+            for index, ((baseline_timer, candidate_timer), count) in enumerate(zip(timers, counts, strict=True)):
                 if baseline_first:
                     baseline_ns = baseline_timer(count)
                     candidate_ns = candidate_timer(count)

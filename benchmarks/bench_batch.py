@@ -215,7 +215,7 @@ def run_threads(
                     'messages': count,
                     'ms_per_call': {label: statistics.median(t) / 1e6 for label, t in times.items()},
                     'speedup': statistics.median(
-                        one / every for one, every in zip(times['threads=1'], times['threads=None'])
+                        one / every for one, every in zip(times['threads=1'], times['threads=None'], strict=True)
                     ),
                 }
             )

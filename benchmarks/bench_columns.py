@@ -193,7 +193,7 @@ def run(name: str, rows: int, rounds: int, slow_rounds: int, progress: Callable[
 
     def ratio(slower: str, faster: str) -> float | None:
         # The median of per-round ratios, over the rounds both ran in.
-        pairs = list(zip(times.get(slower, []), times.get(faster, [])))
+        pairs = list(zip(times.get(slower, []), times.get(faster, []), strict=False))
         return statistics.median(s / f for s, f in pairs) if pairs else None
 
     return {

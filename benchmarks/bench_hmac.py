@@ -217,7 +217,9 @@ def block_ratios(cases):
         base = one_block[name]
         row = {'algorithm': name, 'blocks': blocks}
         for side in ('fastdigest', 'stdlib'):
-            row[side] = statistics.median(n_blocks / one for n_blocks, one in zip(case.times[side], base.times[side]))
+            row[side] = statistics.median(
+                n_blocks / one for n_blocks, one in zip(case.times[side], base.times[side], strict=True)
+            )
         rows.append(row)
     return rows
 

@@ -197,7 +197,7 @@ def run_level(rounds: int, sample_ms: float, pbkdf2_iterations: int) -> dict[str
     try:
         for round_index in range(rounds):
             order = (0, 1) if round_index % 2 == 0 else (1, 0)
-            for index, (case, count) in enumerate(zip(cases, counts)):
+            for index, (case, count) in enumerate(zip(cases, counts, strict=True)):
                 elapsed = [0, 0]
                 for side in order:
                     elapsed[side] = case.timers[side](count)

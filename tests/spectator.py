@@ -31,7 +31,7 @@ def watch(make_calls, item, count, look, enough=1, steady=False):
     inside = []
     # iter() with a sentinel calls inside.__len__ from C: the run stops once the spectator has enough,
     # without bytecode in the loop.
-    inputs = map(operator.itemgetter(0), zip(remaining, iter(inside.__len__, enough)))
+    inputs = map(operator.itemgetter(0), zip(remaining, iter(inside.__len__, enough), strict=False))
     calls = make_calls(inputs)
     spectating = threading.Event()
     finished = threading.Event()

@@ -591,7 +591,7 @@ def test_bytearray_resized_while_its_chunk_is_hashed():
     grown = b'!' * 4000
     items = [rng.randbytes(64) for _ in range(40_000)]
     positions = tuple(range(5, 40_000, 2500))
-    for position, buffer in zip(positions, resizable):
+    for position, buffer in zip(positions, resizable, strict=True):
         items[position] = buffer
     stop, calling = threading.Event(), threading.Event()
     refused_during_calls = []
@@ -616,7 +616,7 @@ def test_bytearray_resized_while_its_chunk_is_hashed():
     want = expected('sha256', items)
     allowed = {
         position: {hashlib.sha256(original).digest(), hashlib.sha256(original + grown).digest()}
-        for position, original in zip(positions, originals)
+        for position, original in zip(positions, originals, strict=True)
     }
     switch_interval = sys.getswitchinterval()
     sys.setswitchinterval(1e-5)

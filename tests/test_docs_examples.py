@@ -142,7 +142,7 @@ def run_console(block, folder):
         result.stdout,
         result.stderr,
     )
-    for (command, expected), output in zip(commands, outputs):
+    for (command, expected), output in zip(commands, outputs, strict=True):
         assert output == expected, '%s: `%s` printed\n%s\ninstead of\n%s\n(stderr: %s)' % (
             block.where,
             command,

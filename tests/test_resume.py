@@ -250,7 +250,9 @@ def test_pickle_resumes_in_a_child_process(backend):
     assert result.returncode == 0, result.stderr.decode()
     results = pickle.loads(result.stdout)
     assert len(results) == len(cases)
-    for (name, hexdigest, pickled_back, implementation), (expected_name, done, still_to_do) in zip(results, expected):
+    for (name, hexdigest, pickled_back, implementation), (expected_name, done, still_to_do) in zip(
+        results, expected, strict=True
+    ):
         assert name == expected_name
         assert hexdigest == hashlib.new(name, done).hexdigest()
         if backend == 'portable':
