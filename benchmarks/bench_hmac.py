@@ -140,12 +140,13 @@ def make_cases(pbkdf2_iterations):
     stdlib_object = hmac.new(KEY, SHORT_MESSAGE, 'sha256')
     fastdigest_object = fd_hmac.new(KEY, SHORT_MESSAGE, 'sha256')
     for method in ('copy', 'digest'):
+        stdlib_method, fastdigest_method = getattr(stdlib_object, method), getattr(fastdigest_object, method)
         cases.append(
             Case(
                 'HMAC-sha256 object .%s()' % method,
                 'ns/call',
-                lambda count, bound=getattr(stdlib_object, method): loop_method(bound, count),
-                lambda count, bound=getattr(fastdigest_object, method): loop_method(bound, count),
+                lambda count, bound=stdlib_method: loop_method(bound, count),
+                lambda count, bound=fastdigest_method: loop_method(bound, count),
             )
         )
     return cases

@@ -16,10 +16,10 @@ import sys
 
 import pytest
 
+import fastdigest
+
 # Heavy tier: three builds of the source tree.
 pytestmark = pytest.mark.heavy
-
-import fastdigest
 
 SOURCE_TREE = pathlib.Path(__file__).resolve().parent.parent
 

@@ -115,7 +115,10 @@ def hex_column():
 def test_digest_array_follows_the_threshold(name, minsize, rows, releases, threshold, hex_column):
     column = hex_column(rows)
     threshold(minsize)
-    calls = lambda columns: map(fastdigest.digest_array, itertools.repeat(name), columns)
+
+    def calls(columns):
+        return map(fastdigest.digest_array, itertools.repeat(name), columns)
+
     released = collection_ran_during(calls, column, RELEASE_BOUND if releases else HELD_CALLS)
     assert released == releases, f'digest_array of {rows} rows, threshold {minsize}: released {released}'
 
