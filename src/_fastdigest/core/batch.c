@@ -476,7 +476,7 @@ void fd_hash_many_using(const fd_multi_kernel *multi, enum fd_algorithm_id id,
 /* The counter the threads take pieces from. Only its own value is shared:
  * the messages are written before the threads start and the digests read
  * after they are joined, which fd_parallel_run orders. With MSVC, the
- * Interlocked intrinsics, as for core/arrow.c's reference counts. */
+ * Interlocked intrinsics, as core/atomic.h uses for reference counts. */
 #ifdef _MSC_VER
 #include <intrin.h>
 typedef volatile long piece_counter;
