@@ -159,7 +159,8 @@ check_detection() { # check_detection TARGET OBJECT_DIR
 }
 
 link_driver() { # link_driver TARGET OBJECT_DIR DRIVER.c OUTPUT: with the drivers' harness
-    zig_cc -target "$1" "${cflags[@]}" -I"$src_dir" -o "$4" "$3" "$repo_root/tests/c/harness.c" "$2"/*.o
+    zig_cc -target "$1" "${cflags[@]}" -I"$src_dir" -o "$4" "$3" "$repo_root/tests/c/harness.c" \
+        "$repo_root/tests/c/model_kernels.c" "$2"/*.o
 }
 
 cross_target() { # cross_target TARGET

@@ -109,8 +109,8 @@ implementation: dict[str, str]
 
 Chosen once, at import, from the CPU's features (less those FASTDIGEST_DISABLE hides), or the
 portable C everywhere when FASTDIGEST_BACKEND=portable. Values are `'portable'`, `'tuned'` (MD5),
-`'shani'`, `'avx2'`, `'ssse3'`, `'avx512'` and `'armv8'`, for example
-`{'md5': 'tuned', 'sha1': 'shani', ..., 'sha512': 'avx512', ...}`.
+`'shani'`, `'avx2'`, `'ssse3'`, `'avx512'`, `'sha512ni'` (Intel's SHA512 instructions) and `'armv8'`,
+for example `{'md5': 'tuned', 'sha1': 'shani', ..., 'sha512': 'avx512', ...}`.
 """
 
 batch_implementation: dict[str, str]
@@ -126,7 +126,8 @@ cpu_features: frozenset[str]
 FASTDIGEST_DISABLE names.
 
 The names are `'ssse3'`, `'sse41'`, `'avx'`, `'avx2'`, `'bmi1'`, `'bmi2'`, `'shani'`, `'avx512'`
-(AVX-512 F, VL and BW together), `'armsha1'`, `'armsha2'` and `'armsha512'`.
+(AVX-512 F, VL and BW together), `'sha512ni'` (Intel's SHA512 instructions), `'armsha1'`,
+`'armsha2'` and `'armsha512'`.
 FASTDIGEST_BACKEND=portable does not change it.
 """
 

@@ -347,7 +347,7 @@ static const struct {
     {FD_CPU_SHANI, "sha_ni"},      {FD_CPU_ARM_SHA1, "arm-sha1"},
     {FD_CPU_ARM_SHA2, "arm-sha2"}, {FD_CPU_ARM_SHA512, "arm-sha512"},
     {FD_CPU_AVX512F, "avx512f"},   {FD_CPU_AVX512VL, "avx512vl"},
-    {FD_CPU_AVX512BW, "avx512bw"},
+    {FD_CPU_AVX512BW, "avx512bw"}, {FD_CPU_SHA512NI, "sha512ni"},
 };
 
 void print_features(uint32_t features)

@@ -109,14 +109,15 @@ run_timed() {
 
 # build DRIVER OUTPUT COMPILER EXTRA_FLAGS...: tests/c/DRIVER.c (test_core,
 # or test_batch: the batch driver's and the multi-buffer kernels' own) with
-# the shared test harness (harness.c) and the core sources.
+# the shared test harness (harness.c), the kernels built on models of
+# instructions the CPU may lack (model_kernels.c) and the core sources.
 build() {
     local driver=$1 output=$2 compiler=$3
     shift 3
     mapfile -t sources < <(core_sources)
     echo "== building $output with $compiler"
     "$compiler" "${cflags[@]}" "$@" -I"$src_dir" -o "$output" "$tests_dir/$driver.c" \
-        "$tests_dir/harness.c" "${sources[@]}"
+        "$tests_dir/harness.c" "$tests_dir/model_kernels.c" "${sources[@]}"
 }
 
 run_native() {

@@ -47,6 +47,7 @@
 #include "core/state_format.h"
 #include "dispatch/dispatch.h"
 #include "harness.h"
+#include "model_kernels.h"
 
 /* ------------------------------------------------------------------------ */
 /* The algorithms under test                                                */
@@ -1123,6 +1124,13 @@ int main(int argc, char **argv)
             run_kernel(family, kernel, run_monte);
         }
     }
+#ifdef TEST_HAVE_SHA512NI_MODEL
+    /* The SHA512-instruction kernel on its model of the instructions, which
+     * runs where they do not (model_kernels.c). */
+    const fd_kernel *model = &test_sha512ni_model_kernel;
+    if (cpu_runs_or_say_skipped(FD_FAMILY_SHA512, model->name, model->required_features))
+        run_kernel(FD_FAMILY_SHA512, model, !monte_for_selected_only);
+#endif
     fd_select_kernels(false);
     run_state_format_test();
     run_hex_test();

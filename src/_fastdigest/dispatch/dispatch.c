@@ -16,6 +16,7 @@
 #include "kernels/portable/portable.h"
 #include "kernels/x86/avx2/avx2.h"
 #include "kernels/x86/avx512/avx512.h"
+#include "kernels/x86/sha512ni/sha512ni.h"
 #include "kernels/x86/shani/shani.h"
 #include "kernels/x86/ssse3/ssse3.h"
 
@@ -105,6 +106,14 @@ static const fd_kernel sha512_kernels[] = {
      .required_features = FD_AVX512_FEATURES,
      .blocks.sha512 = fd_sha512_blocks_avx512,
      .pbkdf2_lanes = {.lanes = 4, .min_blocks = 2, .run.sha512 = fd_sha512_pbkdf2_avx512_x4}},
+#endif
+#ifdef FD_HAVE_SHA512NI
+    /* After AVX-512, as OpenSSL 3.6 puts it before its AVX2 code (it has no
+     * AVX-512 SHA-512): where a CPU has both, AVX-512 stays first until
+     * that CPU is measured. */
+    {.name = "sha512ni",
+     .required_features = FD_SHA512NI_FEATURES,
+     .blocks.sha512 = fd_sha512_blocks_sha512ni},
 #endif
 #ifdef FD_HAVE_AVX2
     {.name = "avx2", .required_features = FD_AVX2_FEATURES, .blocks.sha512 = fd_sha512_blocks_avx2},

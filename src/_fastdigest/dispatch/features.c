@@ -47,8 +47,8 @@
 #if defined(FD_X86_CPUID)
 /* The CPUID bits read below (Intel SDM volume 2A, CPUID: "Feature
  * Information" for leaf 1, "Structured Extended Feature Flags" for leaf 7
- * subleaf 0). Spelled out here because <cpuid.h> lacks some names in older
- * compilers (bit_SHA) and MSVC has no such header. */
+ * subleaves 0 and 1). Spelled out here because <cpuid.h> lacks some names
+ * in older compilers (bit_SHA) and MSVC has no such header. */
 #define FD_CPUID1_ECX_SSSE3 (1u << 9)
 #define FD_CPUID1_ECX_SSE41 (1u << 19)
 #define FD_CPUID1_ECX_OSXSAVE (1u << 27)
@@ -60,6 +60,7 @@
 #define FD_CPUID7_EBX_SHA (1u << 29)
 #define FD_CPUID7_EBX_AVX512BW (1u << 30)
 #define FD_CPUID7_EBX_AVX512VL (1u << 31)
+#define FD_CPUID7_1_EAX_SHA512 (1u << 0) /* leaf 7 subleaf 1 */
 
 enum { CPUID_EAX, CPUID_EBX, CPUID_ECX, CPUID_EDX };
 
@@ -153,6 +154,13 @@ static uint32_t detect_x86(void)
             features |= FD_CPU_AVX512VL;
         if (zmm_saved && (ebx7 & FD_CPUID7_EBX_AVX512BW))
             features |= FD_CPU_AVX512BW;
+        /* Subleaf 0's EAX is the highest subleaf; the SHA512 instructions
+         * are VEX.256, so they need the YMM state saved too. */
+        if (regs[CPUID_EAX] >= 1) {
+            cpuid(7, 1, regs);
+            if (ymm_saved && (regs[CPUID_EAX] & FD_CPUID7_1_EAX_SHA512))
+                features |= FD_CPU_SHA512NI;
+        }
     }
     return features;
 }
@@ -272,7 +280,8 @@ fd_cpu_model fd_cpu_model_detected(void)
 
 /* Independent names: disabling avx2 leaves the AVX-512 kernels (a CPU with
  * AVX-512 has AVX2 too, so a CPU without AVX2 is "avx512,avx2"); disabling
- * ssse3 also rules out the SHA-NI kernels, which require it. */
+ * ssse3 also rules out the SHA-NI kernels, which require it, and avx2 the
+ * SHA512-instruction kernel. */
 const fd_cpu_feature_name fd_cpu_feature_names[] = {
     {"ssse3", FD_CPU_SSSE3},
     {"sse41", FD_CPU_SSE41},
@@ -282,6 +291,7 @@ const fd_cpu_feature_name fd_cpu_feature_names[] = {
     {"bmi2", FD_CPU_BMI2},
     {"shani", FD_CPU_SHANI},
     {"avx512", FD_CPU_AVX512F | FD_CPU_AVX512VL | FD_CPU_AVX512BW},
+    {"sha512ni", FD_CPU_SHA512NI},
     {"armsha1", FD_CPU_ARM_SHA1},
     {"armsha2", FD_CPU_ARM_SHA2},
     {"armsha512", FD_CPU_ARM_SHA512},

@@ -48,9 +48,10 @@ enum fd_cpu_feature {
     FD_CPU_BMI1 = 1u << 4,
     FD_CPU_BMI2 = 1u << 5,
     FD_CPU_SHANI = 1u << 6,
-    FD_CPU_AVX512F = 1u << 7,  /* with the OS saving ZMM and opmask state */
-    FD_CPU_AVX512VL = 1u << 8, /* likewise */
-    FD_CPU_AVX512BW = 1u << 9, /* likewise */
+    FD_CPU_AVX512F = 1u << 7,   /* with the OS saving ZMM and opmask state */
+    FD_CPU_AVX512VL = 1u << 8,  /* likewise */
+    FD_CPU_AVX512BW = 1u << 9,  /* likewise */
+    FD_CPU_SHA512NI = 1u << 10, /* VSHA512*, with the OS saving YMM state */
     FD_CPU_ARM_SHA1 = 1u << 16,
     FD_CPU_ARM_SHA2 = 1u << 17,
     FD_CPU_ARM_SHA512 = 1u << 18,
