@@ -195,6 +195,7 @@ void *memset(void *dest, int c, size_t count);
 int memcmp(const void *a, const void *b, size_t count);
 size_t strlen(const char *s);
 int strcmp(const char *a, const char *b);
+int strncmp(const char *a, const char *b, size_t count);
 char *strcpy(char *dest, const char *src);
 EOF
     cat >"$dir/stdlib.h" <<'EOF'

@@ -35,6 +35,7 @@ from fastdigest._fastdigest import (
     sha512,
     sha512_224,
     sha512_256,
+    surrogate_key,
 )
 from fastdigest._version import __version__ as __version__
 
@@ -73,6 +74,7 @@ __all__ = [
     'sha512_256',
     'shake_128',
     'shake_256',
+    'surrogate_key',
 ]
 # hashlib lists scrypt in its __all__ from 3.15, where it has it (from OpenSSL): so does fastdigest,
 # without importing OpenSSL to find out.

@@ -16,12 +16,12 @@ Every public name of hashlib is here. The eight algorithms (md5, sha1, sha224, s
 sha512, sha512_224, sha512_256) are fastdigest's own; the rest of hashlib's namespace (sha3_*,
 shake_*, blake2b, blake2s, scrypt, and new() or pbkdf2_hmac() for their names) is the standard
 library's own objects, passed through untouched. Beyond hashlib: the one-shots digest() and
-hexdigest(), digest_many(), digest_array(), resumable states (HASH.state(), from_state()), the GIL
+hexdigest(), digest_many(), digest_array(), surrogate_key(), resumable states (HASH.state(), from_state()), the GIL
 threshold, and what the CPU runs (implementation, batch_implementation, cpu_features).
 """
 
 import sys
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 
 # The rest of hashlib's namespace is the standard library's own objects at runtime, so it is typed by
 # typeshed's hashlib stubs. (scrypt exists only where hashlib has it.)
@@ -45,6 +45,77 @@ if sys.version_info >= (3, 12):
     from collections.abc import Buffer as _Buffer
 else:
     from typing_extensions import Buffer as _Buffer
+
+# dbt_utils.generate_surrogate_key(columns) of every row of an Arrow table, as
+# utf8 lowercase hex with no nulls: a record batch gives a DigestArray, a stream
+# (tables, DataFrames, relations) a DigestStream.
+@overload
+def surrogate_key(
+    table: _ArrowArrayExportable,
+    columns: Sequence[str],
+    /,
+    *,
+    name: _Algorithm = 'md5',
+    separator: str = '-',
+    null: str = '_dbt_utils_surrogate_key_null_',
+    threads: SupportsIndex | None = None,
+) -> DigestArray:
+    """Return dbt_utils' `generate_surrogate_key(columns)` of every row of an Arrow table, with no Python object per row.
+
+    Row by row the key that dbt's SQL gives on DuckDB, PostgreSQL and Spark alike: each value cast
+    to text as those engines cast it, a null written as the `null` token, the texts joined by
+    `separator`, hashed with `name` and written in lowercase hex. The texts: strings as they are;
+    integers of every width in decimal digits (`-128`); booleans `true`, `false`; dates
+    `YYYY-MM-DD`; decimals with exactly their scale's digits after the point (`-0.50`, `5`). A
+    type the engines write differently is refused: cast it first. The table's buffers are read in
+    place, the rows hashed on up to `threads` threads with the GIL released, each thread in a
+    working set of its own of fixed size; the result is one buffer that pyarrow, polars and DuckDB
+    import without a copy.
+
+    Args:
+        table: An object with `__arrow_c_array__` (pyarrow record batches and struct arrays) or
+            `__arrow_c_stream__` (pyarrow Tables, polars DataFrames, DuckDB relations, pandas
+            DataFrames 2.2+) whose type is a struct of columns.
+        columns: The names of the columns to key on, in order (a list or tuple of str, one or
+            more; a name may repeat).
+        name: As for digest(): one of the eight algorithms, or a fastdigest constructor. dbt
+            uses md5.
+        separator: What is written between two columns' texts.
+        null: What is written for a null (dbt's variable `surrogate_key_treat_nulls_as_empty_strings`
+            means `null=''`).
+        threads: As for digest_array(): the most threads one array is hashed on, None for every
+            CPU the process may run on, 1 for the calling thread alone.
+
+    Returns:
+        A DigestArray for a record batch, a DigestStream (one result array per input array) for a
+            stream: utf8 lowercase hex, one row per row, no nulls.
+
+    Raises:
+        KeyError: the table has no column of one of the names.
+        TypeError: table has no Arrow PyCapsule interface, or is a single column rather than a
+            table; columns is a str or holds anything but str; a column's type has no text that
+            DuckDB, PostgreSQL and Spark agree on (floats, timestamps, times, durations, binary,
+            decimals of negative scale or of scale equal to their precision, nested and
+            dictionary-encoded columns: the message says why, cast it first); separator or null is
+            not a str; name or threads as for digest_array().
+        ValueError: columns is empty; two columns of the table have the name asked for; a date is
+            outside years 1 to 9999 or a date64 value is no whole day (the message names the row
+            and column); name, threads or the producer's C structs as for digest_array().
+        MemoryError: the result does not fit in memory, or a stream reports ENOMEM.
+        OSError: a stream reports any other error, with the producer's message.
+    """
+
+@overload
+def surrogate_key(
+    table: _ArrowStreamExportable,
+    columns: Sequence[str],
+    /,
+    *,
+    name: _Algorithm = 'md5',
+    separator: str = '-',
+    null: str = '_dbt_utils_surrogate_key_null_',
+    threads: SupportsIndex | None = None,
+) -> DigestStream: ...
 
 _ReadableBuffer: TypeAlias = _Buffer
 
@@ -83,6 +154,7 @@ __all__ = [
     'sha512_256',
     'shake_128',
     'shake_256',
+    'surrogate_key',
 ]
 # As hashlib's __all__ from 3.15.
 if sys.version_info >= (3, 15):

@@ -50,6 +50,8 @@ def test_suite_under_address_and_undefined_behaviour_sanitizers(jobs):
 def test_fuzz_core(jobs):
     output = job_output(jobs, 'hardening/fuzz', '== fuzz_core passed')
     assert '== seeds:' in output and '== fuzzing:' in output, output[-6000:]
+    for target in ('fuzz_arrow', 'fuzz_surrogate'):
+        assert '== %s passed' % target in output, output[-6000:]
 
 
 @pytest.mark.job('hardening/leaks', [TESTS / 'hardening' / 'leaks.sh'], 6)

@@ -1,10 +1,16 @@
-"""digest_array on Spark: a column hashed with mapInArrow in a local PySpark session (local[2]), every row
-checked against Spark's own sha2(col, 256).
+"""digest_array and surrogate_key on Spark, in a local PySpark session (local[2]), every row checked against
+Spark's own SQL: sha2(col, 256) for digest_array, the SQL dbt compiles for Spark for surrogate_key.
 
-This is the Spark recipe of docs/columns.md, run as written: Spark hands each partition to the Python worker as
-Arrow record batches, digest_array hashes the batch's column in place, and the digests go back to Spark
-as an Arrow column (hex utf8, or binary cast from fixed_size_binary), never a Python object per row.
-PySpark needs Java 17 or later (`java` on PATH or JAVA_HOME).
+These are the Spark recipes of docs/columns.md and docs/surrogate-keys.md, run as written: Spark hands each
+partition to the Python worker as Arrow record batches, digest_array hashes the batch's column in place (or
+surrogate_key its rows), and the digests go back to Spark as an Arrow column (hex utf8, or binary cast from
+fixed_size_binary), never a Python object per row. PySpark needs Java 17 or later (`java` on PATH or
+JAVA_HOME).
+
+dbt-spark overrides dbt's concat (concat(a, b, ...)) and its string type is `string`; dbt's hash is the
+default md5(cast(... as string)), so dbt_utils.generate_surrogate_key compiles to
+
+    md5(cast(concat(coalesce(cast(a as string), '_dbt_utils_surrogate_key_null_'), '-', ...) as string))
 """
 
 import os
@@ -52,6 +58,19 @@ def md5_binary_batches(batches):
     for batch in batches:
         digests = pa.array(fastdigest.digest_array('md5', batch.column('email'))).cast(pa.binary())
         yield batch.append_column('email_md5', digests)
+
+
+def add_order_key(batches):
+    """The recipe of docs/surrogate-keys.md: dbt's surrogate key of each batch's rows, as a new column."""
+    for batch in batches:
+        key = fastdigest.surrogate_key(batch, ['customer_id', 'order_date', 'amount'], threads=1)
+        yield batch.append_column('order_key', pa.array(key))
+
+
+def dbt_spark_key(columns, separator='-', null='_dbt_utils_surrogate_key_null_'):
+    """What dbt compiles generate_surrogate_key(columns) to on Spark."""
+    fields = ["coalesce(cast(%s as string), '%s')" % (c, null) for c in columns]
+    return 'md5(cast(concat(%s) as string))' % (", '%s', " % separator).join(fields)
 
 
 # PySpark warns that it does not fully support pandas 3; mapInArrow does not use pandas.
@@ -110,3 +129,41 @@ def test_map_in_arrow_against_spark_sha2(emails):
 def test_map_in_arrow_binary_digests(emails):
     hashed = emails.mapInArrow(md5_binary_batches, 'id long, email string, email_md5 binary')
     assert count_disagreements(hashed, 'email_md5', F.unhex(F.md5('email'))) == (ROWS, 0, len(range(0, ROWS, 13)))
+
+
+@pytest.fixture(scope='module')
+def orders(spark):
+    # Every type surrogate_key takes that Spark has (no unsigned integers), with nulls, over 4 partitions.
+    return spark.range(0, ROWS, numPartitions=4).select(
+        'id',
+        F.expr("CASE WHEN id % 11 = 0 THEN NULL WHEN id % 17 = 0 THEN '' ELSE concat('c-', id, 'é') END").alias(
+            'customer_id'
+        ),
+        F.expr(
+            'CASE WHEN id % 7 = 0 THEN NULL ELSE date_add(DATE "0001-01-01", CAST(id * 181 % 3652059 AS INT)) END'
+        ).alias('order_date'),
+        F.expr('CASE WHEN id % 5 = 0 THEN NULL ELSE CAST((id - 10000) * 7 / 100.0 AS DECIMAL(12, 2)) END').alias(
+            'amount'
+        ),
+        F.expr('CAST(id % 256 - 128 AS TINYINT)').alias('tiny'),
+        F.expr('CASE WHEN id % 3 = 0 THEN NULL ELSE id % 2 = 0 END').alias('paid'),
+        F.expr('CAST(id * 9973 - 9223372036854775807 AS BIGINT)').alias('big'),
+    )
+
+
+def test_surrogate_key_map_in_arrow_against_dbt_sql(orders):
+    hashed = orders.mapInArrow(
+        add_order_key, StructType(orders.schema.fields + [StructField('order_key', StringType())])
+    )
+    want = F.expr(dbt_spark_key(['customer_id', 'order_date', 'amount']))
+    assert count_disagreements(hashed, 'order_key', want) == (ROWS, 0, 0)
+
+
+def test_surrogate_key_every_column_against_dbt_sql(spark, orders):
+    # On the driver, over the rows Spark hands to Arrow: each column alone, and all of them.
+    ordered = orders.orderBy('id')
+    table = ordered.toArrow() if hasattr(ordered, 'toArrow') else pa.Table.from_batches(ordered._collect_as_arrow())
+    columns = ['customer_id', 'order_date', 'amount', 'tiny', 'paid', 'big']
+    for chosen in [[c] for c in columns] + [columns]:
+        want = [row[0] for row in orders.orderBy('id').select(F.expr(dbt_spark_key(chosen))).collect()]
+        assert pa.chunked_array(fastdigest.surrogate_key(table, chosen)).to_pylist() == want, chosen

@@ -5,13 +5,17 @@
 #               batch, HMAC and PBKDF2 against the portable kernel
 #   fuzz_arrow  the Arrow importer (tests/fuzz/fuzz_arrow.c): raw ArrowArray
 #               structs through the checks, the hashing and the export
+#   fuzz_surrogate  surrogate_key's C (tests/fuzz/fuzz_surrogate.c): raw
+#               record batches of flat columns through the checks, the
+#               texts and the keys, against a restatement of the texts
 #
-#   tests/fuzz/run.sh [SECONDS [TARGET...]]   (default 60 s each, both targets)
+#   tests/fuzz/run.sh [SECONDS [TARGET...]]   (default 60 s each, every target)
 #
 # First every input of a target's committed seed corpus (tests/fuzz/corpus/
 # for fuzz_core: the padding and block boundaries, multi-block messages, odd
 # split patterns; tests/fuzz/corpus_arrow/ for fuzz_arrow: each layout, bare
-# and in a struct, consistent and broken) is run once, then the fuzzer
+# and in a struct, consistent and broken; tests/fuzz/corpus_surrogate/ for
+# fuzz_surrogate: each column kind, consistent and broken) is run once, then the fuzzer
 # mutates from it for SECONDS seconds. New inputs go to a scratch corpus
 # under BUILD_DIR, never into the committed one; a mismatch or sanitizer
 # report stops the run, saves the input as BUILD_DIR/crash-* and fails the
@@ -32,7 +36,7 @@ build_dir=${BUILD_DIR:-${TMPDIR:-/tmp}/fastdigest-fuzz}
 seconds=${1:-60}
 shift || true
 targets=("$@")
-[ ${#targets[@]} -gt 0 ] || targets=(fuzz_core fuzz_arrow)
+[ ${#targets[@]} -gt 0 ] || targets=(fuzz_core fuzz_arrow fuzz_surrogate)
 
 case $seconds in
 '' | *[!0-9]*)
@@ -42,9 +46,9 @@ case $seconds in
 esac
 for target in "${targets[@]}"; do
     case $target in
-    fuzz_core | fuzz_arrow) ;;
+    fuzz_core | fuzz_arrow | fuzz_surrogate) ;;
     *)
-        echo "fuzz/run.sh: unknown target '$target' (fuzz_core, fuzz_arrow)" >&2
+        echo "fuzz/run.sh: unknown target '$target' (fuzz_core, fuzz_arrow, fuzz_surrogate)" >&2
         exit 2
         ;;
     esac
@@ -90,6 +94,7 @@ corpus_of() {
     case $1 in
     fuzz_core) echo "$fuzz_dir/corpus" ;;
     fuzz_arrow) echo "$fuzz_dir/corpus_arrow" ;;
+    fuzz_surrogate) echo "$fuzz_dir/corpus_surrogate" ;;
     esac
 }
 
@@ -105,6 +110,10 @@ for target in "${targets[@]}"; do
     # this small (4096 and 16384 in the extension) they cross many seams of
     # the hashing loop and are split among threads (see fuzz_arrow.c).
     [ "$target" = fuzz_arrow ] && extra_flags=(-DFD_ARROW_CHUNK_ROWS=37 -DFD_ARROW_MIN_ROWS_PER_THREAD=50)
+    # fuzz_surrogate's too, and a key buffer of 256 bytes (256 KiB in the
+    # extension), so that keys flush it and longer ones are hashed in pieces.
+    [ "$target" = fuzz_surrogate ] && extra_flags=(-DFD_ARROW_CHUNK_ROWS=37 -DFD_ARROW_MIN_ROWS_PER_THREAD=50
+        -DFD_SURROGATE_CHUNK_ROWS=37 -DFD_SURROGATE_TEXT_BYTES=256)
     echo "== building $build_dir/$target with $("$clang" --version | head -n 1)"
     "$clang" -std=c11 -g -O1 -Wall -Wextra -Werror -fno-omit-frame-pointer \
         -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all "${extra_flags[@]}" \

@@ -1,7 +1,8 @@
-/* The layout of a digest column (arrow_hash.h), for the two files that
- * need it: arrow_hash.c, which builds and frees it, and arrow_export.c,
- * which hands its buffers out. Everything else goes through arrow_hash.h's
- * functions. Plain C: no Python.h. */
+/* The layout of a digest column (arrow_hash.h), for the files that need
+ * it: arrow_hash.c, which builds and frees it, arrow_surrogate.c, which
+ * writes surrogate keys into one, and arrow_export.c, which hands its
+ * buffers out. Everything else goes through arrow_hash.h's functions.
+ * Plain C: no Python.h. */
 #ifndef FD_CORE_ARROW_DIGEST_COLUMN_H
 #define FD_CORE_ARROW_DIGEST_COLUMN_H
 

@@ -106,33 +106,7 @@ static bool build_validity(fd_digest_column *digests, const fd_arrow_column *col
 static fd_message row_message(const fd_arrow_column *column, size_t row)
 {
     fd_message message = {NULL, 0, NULL};
-    size_t slot = column->first + row;
-    int64_t start, end;
-    switch (column->layout) {
-    case FD_ARROW_OFFSETS32:
-        start = fd_arrow_load_int32(column->positions + slot * 4);
-        end = fd_arrow_load_int32(column->positions + slot * 4 + 4);
-        break;
-    case FD_ARROW_OFFSETS64:
-        start = fd_arrow_load_int64(column->positions + slot * 8);
-        end = fd_arrow_load_int64(column->positions + slot * 8 + 8);
-        break;
-    case FD_ARROW_VIEWS:
-    default: {
-        const uint8_t *view = column->positions + slot * 16;
-        message.len = (size_t)fd_arrow_load_int32(view);
-        if (message.len <= 12)
-            message.data = view + 4;
-        else
-            message.data = (const uint8_t *)column->variadic[fd_arrow_load_int32(view + 8)] +
-                           fd_arrow_load_int32(view + 12);
-        return message;
-    }
-    }
-    message.len = (size_t)(end - start);
-    /* No arithmetic on a null data buffer (allowed under empty rows). */
-    if (message.len != 0)
-        message.data = column->data + start;
+    fd_arrow_row_bytes(column, row, &message.data, &message.len);
     return message;
 }
 
@@ -213,6 +187,53 @@ static void prefault(void *start, size_t len)
 #endif
 }
 
+fd_digest_column *fd_digest_column_new(enum fd_algorithm_id id, bool hex, size_t length)
+{
+    const size_t digest_len = fd_algorithms[id].digest_len;
+    fd_digest_column *digests = calloc(1, sizeof *digests);
+    if (digests == NULL)
+        return NULL;
+    fd_refcount_init(&digests->refs);
+    digests->id = id;
+    digests->hex = hex;
+    digests->length = (int64_t)length;
+    digests->row_width = hex ? 2 * digest_len : digest_len;
+    if (length > (SIZE_MAX - 1) / digests->row_width)
+        goto fail;
+
+    /* Never a null pointer, even for no rows: consumers may not expect one
+     * where the format has a buffer. */
+    digests->values = malloc(length * digests->row_width + 1);
+    if (digests->values == NULL)
+        goto fail;
+    if (hex) {
+        digests->large = fd_digest_hex_needs_large(id, (int64_t)length);
+        /* Filled by the hashing threads, each its rows' offsets. */
+        digests->offsets = malloc((length + 1) * offset_width(digests->large));
+        if (digests->offsets == NULL)
+            goto fail;
+    }
+    return digests;
+
+fail:
+    free_digest_column(digests);
+    return NULL;
+}
+
+void fd_digest_column_prepare_rows(fd_digest_column *digests, size_t first, size_t end)
+{
+    const size_t length = (size_t)digests->length;
+    /* This part's digests, and in hex its offsets (the last part's
+     * including the end offset), each part its own pages. */
+    prefault(digests->values + first * digests->row_width, (end - first) * digests->row_width);
+    if (digests->hex) {
+        const size_t offsets_end = end == length ? end + 1 : end;
+        const size_t width = offset_width(digests->large);
+        prefault((uint8_t *)digests->offsets + first * width, (offsets_end - first) * width);
+        fill_offsets(digests->offsets, first, offsets_end, digests->row_width, digests->large);
+    }
+}
+
 /* What every part of one column's hashing shares: fd_parallel_run's
  * context for hash_part. */
 typedef struct hash_job {
@@ -222,12 +243,10 @@ typedef struct hash_job {
     size_t part_rows;          /* rows of each part but the last */
 } hash_job;
 
-/* How many parts to hash length rows in, on at most threads threads, and
- * the rows of each but the last (which has the rest): at most one part per
- * FD_ARROW_MIN_ROWS_PER_THREAD rows, each a whole number of chunks so that
- * every batch-driver call but a part's last is full, as even as that
- * allows. */
-static size_t split_rows(size_t length, size_t threads, size_t *part_rows)
+/* At most one part per FD_ARROW_MIN_ROWS_PER_THREAD rows, each a whole
+ * number of chunks so that every batch-driver call but a part's last is
+ * full, as even as that allows. */
+size_t fd_arrow_split_rows(size_t length, size_t threads, size_t *part_rows)
 {
     size_t parts = length / FD_ARROW_MIN_ROWS_PER_THREAD;
     if (parts > threads)
@@ -262,15 +281,7 @@ static bool hash_part(void *context, size_t part)
         free(scratch);
         return false;
     }
-    /* This part's digests, and in hex its offsets (the last part's
-     * including the end offset), each part its own pages. */
-    prefault(digests->values + first * digests->row_width, (end - first) * digests->row_width);
-    if (digests->hex) {
-        const size_t offsets_end = end == length ? end + 1 : end;
-        const size_t width = offset_width(digests->large);
-        prefault((uint8_t *)digests->offsets + first * width, (offsets_end - first) * width);
-        fill_offsets(digests->offsets, first, offsets_end, digests->row_width, digests->large);
-    }
+    fd_digest_column_prepare_rows(digests, first, end);
     for (size_t start = first; start < end; start += chunk_rows) {
         const size_t n = end - start < chunk_rows ? end - start : chunk_rows;
         uint8_t *slots = digests->hex ? scratch : digests->values + start * digest_len;
@@ -297,34 +308,15 @@ static bool hash_part(void *context, size_t part)
 fd_digest_column *fd_digest_column_hash(enum fd_algorithm_id id, bool hex,
                                         const fd_arrow_column *column, size_t threads)
 {
-    const size_t digest_len = fd_algorithms[id].digest_len;
     const size_t length = column->length;
-    fd_digest_column *digests = calloc(1, sizeof *digests);
+    fd_digest_column *digests = fd_digest_column_new(id, hex, length);
     if (digests == NULL)
         return NULL;
-    fd_refcount_init(&digests->refs);
-    digests->id = id;
-    digests->hex = hex;
-    digests->length = (int64_t)length;
-    digests->row_width = hex ? 2 * digest_len : digest_len;
-    if (length > (SIZE_MAX - 1) / digests->row_width)
+    if (!build_validity(digests, column))
         goto fail;
-
-    /* Never a null pointer, even for no rows: consumers may not expect one
-     * where the format has a buffer. */
-    digests->values = malloc(length * digests->row_width + 1);
-    if (digests->values == NULL || !build_validity(digests, column))
-        goto fail;
-    if (hex) {
-        digests->large = fd_digest_hex_needs_large(id, (int64_t)length);
-        /* Filled by the hashing threads, each its rows' offsets. */
-        digests->offsets = malloc((length + 1) * offset_width(digests->large));
-        if (digests->offsets == NULL)
-            goto fail;
-    }
 
     hash_job job = {.id = id, .column = column, .digests = digests};
-    const size_t parts = split_rows(length, threads, &job.part_rows);
+    const size_t parts = fd_arrow_split_rows(length, threads, &job.part_rows);
     if (!fd_parallel_run(parts, hash_part, &job))
         goto fail;
     return digests;

@@ -35,6 +35,25 @@ typedef struct fd_digest_column fd_digest_column;
 fd_digest_column *fd_digest_column_hash(enum fd_algorithm_id id, bool hex,
                                         const fd_arrow_column *column, size_t threads);
 
+/* The parts of fd_digest_column_hash, for other hashings of rows into a
+ * digest column (core/arrow_surrogate.h).
+ *
+ * A column of length rows and no nulls, with one reference, its digests
+ * (and in hex its offsets) allocated but not written: each thread writes
+ * its own rows after fd_digest_column_prepare_rows. NULL when memory runs
+ * out. */
+fd_digest_column *fd_digest_column_new(enum fd_algorithm_id id, bool hex, size_t length);
+
+/* Readies rows [first, end) for one thread to write: their pages made
+ * present at once (core/arrow_hash.c says why), and in hex their offsets
+ * (and the end offset, when end is the last row) written. */
+void fd_digest_column_prepare_rows(fd_digest_column *digests, size_t first, size_t end);
+
+/* How many parts to hash length rows in, on at most threads threads (0 or
+ * 1: one part), and the rows of each but the last, which has the rest: as
+ * fd_digest_column_hash cuts them. */
+size_t fd_arrow_split_rows(size_t length, size_t threads, size_t *part_rows);
+
 int64_t fd_digest_column_length(const fd_digest_column *digests);
 int64_t fd_digest_column_null_count(const fd_digest_column *digests);
 

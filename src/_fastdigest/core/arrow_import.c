@@ -77,10 +77,7 @@ bool fd_arrow_check_schema(const struct ArrowSchema *schema, fd_arrow_input_type
 
 /* ---- array checks -------------------------------------------------------------- */
 
-/* What every array must satisfy before its length and offset are used:
- * slots up to offset + length, plus one (an offsets buffer has one more
- * entry than rows), of up to 16 bytes (a view) fit a size_t. */
-static bool check_extent(const struct ArrowArray *array, const char *what, fd_arrow_error *error)
+bool fd_arrow_check_extent(const struct ArrowArray *array, const char *what, fd_arrow_error *error)
 {
     if (array->release == NULL)
         return fail(error, FD_ARROW_BAD_DATA, "the %s array is released", what);
@@ -209,7 +206,7 @@ bool fd_arrow_check_array(const struct ArrowArray *array, const fd_arrow_input_t
     int64_t rows = array->length;
 
     if (type->in_struct) {
-        if (!check_extent(array, "struct", error))
+        if (!fd_arrow_check_extent(array, "struct", error))
             return false;
         if (array->n_buffers != 1)
             return fail(error, FD_ARROW_BAD_DATA, "a struct array has 1 buffer, not %lld",
@@ -222,7 +219,7 @@ bool fd_arrow_check_array(const struct ArrowArray *array, const fd_arrow_input_t
             column->parent_validity = array->buffers[0];
         column->parent_first = (size_t)array->offset;
     }
-    if (!check_extent(values, "column", error))
+    if (!fd_arrow_check_extent(values, "column", error))
         return false;
     if (type->in_struct && values->length < array->offset + array->length)
         return fail(error, FD_ARROW_BAD_DATA,

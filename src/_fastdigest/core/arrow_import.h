@@ -87,4 +87,44 @@ typedef struct fd_arrow_column {
 bool fd_arrow_check_array(const struct ArrowArray *array, const fd_arrow_input_type *type,
                           fd_arrow_column *column, fd_arrow_error *error);
 
+/* What every array must satisfy before its length and offset are used: it
+ * is not released; length and offset are not negative; slots up to offset +
+ * length, plus one (an offsets buffer has one more entry than rows), of up
+ * to 16 bytes (a view) fit a size_t; a positive n_buffers has its buffers
+ * array. what names the array in the message ("column", "struct"). */
+bool fd_arrow_check_extent(const struct ArrowArray *array, const char *what, fd_arrow_error *error);
+
+/* Where row's bytes are, in a column fd_arrow_check_array accepted: *data is
+ * NULL only when *len is 0. */
+static inline void fd_arrow_row_bytes(const fd_arrow_column *column, size_t row,
+                                      const uint8_t **data, size_t *len)
+{
+    const size_t slot = column->first + row;
+    int64_t start, end;
+    switch (column->layout) {
+    case FD_ARROW_OFFSETS32:
+        start = fd_arrow_load_int32(column->positions + slot * 4);
+        end = fd_arrow_load_int32(column->positions + slot * 4 + 4);
+        break;
+    case FD_ARROW_OFFSETS64:
+        start = fd_arrow_load_int64(column->positions + slot * 8);
+        end = fd_arrow_load_int64(column->positions + slot * 8 + 8);
+        break;
+    case FD_ARROW_VIEWS:
+    default: {
+        const uint8_t *view = column->positions + slot * 16;
+        *len = (size_t)fd_arrow_load_int32(view);
+        if (*len <= 12)
+            *data = view + 4;
+        else
+            *data = (const uint8_t *)column->variadic[fd_arrow_load_int32(view + 8)] +
+                    fd_arrow_load_int32(view + 12);
+        return;
+    }
+    }
+    *len = (size_t)(end - start);
+    /* No arithmetic on a null data buffer (allowed under empty rows). */
+    *data = *len != 0 ? column->data + start : NULL;
+}
+
 #endif /* FD_CORE_ARROW_IMPORT_H */

@@ -13,125 +13,10 @@
  * released as they are hashed). The result types are arrow_results.c's. */
 #include "python/binding.h"
 
-#include <errno.h>
-
 #include "core/arrow_hash.h"
 #include "core/arrow_import.h"
+#include "python/arrow_capsules.h"
 #include "python/arrow_results.h"
-
-/* The producers' structs and their capsules. */
-
-static void *capsule_pointer(PyObject *capsule, const char *name)
-{
-    if (!PyCapsule_CheckExact(capsule)) {
-        PyErr_Format(PyExc_TypeError, "digest_array(): expected a PyCapsule named '%s', not %.100s",
-                     name, Py_TYPE(capsule)->tp_name);
-        return NULL;
-    }
-    if (!PyCapsule_IsValid(capsule, name)) {
-        const char *actual = PyCapsule_GetName(capsule);
-        PyErr_Format(PyExc_ValueError,
-                     "digest_array(): expected a PyCapsule named '%s', got one named '%.100s'",
-                     name, actual != NULL ? actual : "(none)");
-        return NULL;
-    }
-    return PyCapsule_GetPointer(capsule, name);
-}
-
-static void raise_consumed(const char *name)
-{
-    PyErr_Format(PyExc_ValueError,
-                 "digest_array(): the '%s' capsule was already consumed (its struct is released)",
-                 name);
-}
-
-static int take_stream(PyObject *capsule, struct ArrowArrayStream *out)
-{
-    struct ArrowArrayStream *stream = capsule_pointer(capsule, "arrow_array_stream");
-    if (stream == NULL)
-        return -1;
-    if (stream->release == NULL) {
-        raise_consumed("arrow_array_stream");
-        return -1;
-    }
-    *out = *stream;
-    stream->release = NULL;
-    return 0;
-}
-
-/* Producers' release callbacks may run Python code (a pyarrow buffer over
- * a Python object, a ctypes callback), which must not start with an
- * exception set: the one being raised waits aside meanwhile. */
-static PyObject *set_error_aside(void)
-{
-#if PY_VERSION_HEX >= 0x030C0000
-    return PyErr_GetRaisedException();
-#else
-    PyObject *type, *value, *traceback;
-    PyErr_Fetch(&type, &value, &traceback);
-    if (type == NULL)
-        return NULL;
-    PyErr_NormalizeException(&type, &value, &traceback);
-    if (traceback != NULL)
-        PyException_SetTraceback(value, traceback);
-    Py_DECREF(type);
-    Py_XDECREF(traceback);
-    return value;
-#endif
-}
-
-static void restore_error(PyObject *exception)
-{
-    if (exception == NULL)
-        return;
-#if PY_VERSION_HEX >= 0x030C0000
-    PyErr_SetRaisedException(exception);
-#else
-    PyErr_Restore(Py_NewRef((PyObject *)Py_TYPE(exception)), exception,
-                  PyException_GetTraceback(exception));
-#endif
-}
-
-static void release_schema(struct ArrowSchema *schema)
-{
-    PyObject *exception = set_error_aside();
-    schema->release(schema);
-    restore_error(exception);
-}
-
-static void release_array(struct ArrowArray *array)
-{
-    PyObject *exception = set_error_aside();
-    array->release(array);
-    restore_error(exception);
-}
-
-static void release_stream(struct ArrowArrayStream *stream)
-{
-    PyObject *exception = set_error_aside();
-    stream->release(stream);
-    restore_error(exception);
-}
-
-static void raise_arrow_error(const fd_arrow_error *error)
-{
-    PyErr_Format(error->status == FD_ARROW_BAD_TYPE ? PyExc_TypeError : PyExc_ValueError,
-                 "digest_array(): %s", error->message);
-}
-
-/* A stream callback's error code, as pyarrow maps them: ENOMEM MemoryError,
- * EINVAL ValueError, anything else OSError. */
-static void raise_stream_error(struct ArrowArrayStream *stream, int code)
-{
-    const char *message = stream->get_last_error != NULL ? stream->get_last_error(stream) : NULL;
-    PyObject *type = code == ENOMEM   ? PyExc_MemoryError
-                     : code == EINVAL ? PyExc_ValueError
-                                      : PyExc_OSError;
-    if (message != NULL)
-        PyErr_Format(type, "digest_array(): the Arrow stream failed: %.500s", message);
-    else
-        PyErr_Format(type, "digest_array(): the Arrow stream failed with error code %d", code);
-}
 
 /* Checks and hashes one array, without the GIL when that is worth it, on
  * at most threads threads. */
@@ -154,7 +39,7 @@ static fd_digest_column *hash_array(enum fd_algorithm_id id, bool hex, size_t th
         PyEval_RestoreThread(saved);
 
     if (!valid)
-        raise_arrow_error(&error);
+        fd_raise_arrow_error(&error, "digest_array");
     else if (digests == NULL)
         PyErr_NoMemory();
     return digests;
@@ -164,7 +49,7 @@ static int check_schema(const struct ArrowSchema *schema, fd_arrow_input_type *t
 {
     fd_arrow_error error;
     if (!fd_arrow_check_schema(schema, type, &error)) {
-        raise_arrow_error(&error);
+        fd_raise_arrow_error(&error, "digest_array");
         return -1;
     }
     return 0;
@@ -173,36 +58,10 @@ static int check_schema(const struct ArrowSchema *schema, fd_arrow_input_type *t
 static PyObject *digest_one_array(PyTypeObject *result_type, enum fd_algorithm_id id, bool hex,
                                   size_t threads, PyObject *method)
 {
-    PyObject *pair = PyObject_CallNoArgs(method);
-    if (pair == NULL)
+    struct ArrowSchema schema;
+    struct ArrowArray array;
+    if (fd_take_array(method, &schema, &array, "digest_array") < 0)
         return NULL;
-    if (!PyTuple_Check(pair) || PyTuple_GET_SIZE(pair) != 2) {
-        PyErr_Format(PyExc_TypeError,
-                     "digest_array(): __arrow_c_array__() must return a tuple of two capsules, "
-                     "not %.100s",
-                     Py_TYPE(pair)->tp_name);
-        Py_DECREF(pair);
-        return NULL;
-    }
-    /* Both capsules are checked before either is moved out: a call that
-     * fails here leaves them as they were. */
-    struct ArrowSchema *schema_in = capsule_pointer(PyTuple_GET_ITEM(pair, 0), "arrow_schema");
-    struct ArrowArray *array_in = schema_in != NULL
-                                      ? capsule_pointer(PyTuple_GET_ITEM(pair, 1), "arrow_array")
-                                      : NULL;
-    if (array_in != NULL && (schema_in->release == NULL || array_in->release == NULL)) {
-        raise_consumed(schema_in->release == NULL ? "arrow_schema" : "arrow_array");
-        array_in = NULL;
-    }
-    if (array_in == NULL) {
-        Py_DECREF(pair);
-        return NULL;
-    }
-    struct ArrowSchema schema = *schema_in;
-    struct ArrowArray array = *array_in;
-    schema_in->release = NULL;
-    array_in->release = NULL;
-    Py_DECREF(pair);
 
     fd_digests_object *result = NULL;
     fd_arrow_input_type type;
@@ -217,21 +76,16 @@ static PyObject *digest_one_array(PyTypeObject *result_type, enum fd_algorithm_i
                 Py_CLEAR(result);
         }
     }
-    release_array(&array);
-    release_schema(&schema);
+    fd_release_array(&array);
+    fd_release_schema(&schema);
     return (PyObject *)result;
 }
 
 static PyObject *digest_stream(PyTypeObject *result_type, enum fd_algorithm_id id, bool hex,
                                size_t threads, PyObject *method)
 {
-    PyObject *capsule = PyObject_CallNoArgs(method);
-    if (capsule == NULL)
-        return NULL;
     struct ArrowArrayStream stream;
-    int taken = take_stream(capsule, &stream);
-    Py_DECREF(capsule);
-    if (taken < 0)
+    if (fd_take_stream(method, &stream, "digest_array") < 0)
         return NULL;
 
     fd_digests_object *result = NULL;
@@ -239,8 +93,8 @@ static PyObject *digest_stream(PyTypeObject *result_type, enum fd_algorithm_id i
     struct ArrowSchema schema;
     int code = stream.get_schema(&stream, &schema);
     if (code != 0) {
-        raise_stream_error(&stream, code);
-        release_stream(&stream);
+        fd_raise_stream_error(&stream, code, "digest_array");
+        fd_release_stream(&stream);
         return NULL;
     }
     fd_arrow_input_type type;
@@ -254,13 +108,13 @@ static PyObject *digest_stream(PyTypeObject *result_type, enum fd_algorithm_id i
         array.release = NULL;
         code = stream.get_next(&stream, &array);
         if (code != 0) {
-            raise_stream_error(&stream, code);
+            fd_raise_stream_error(&stream, code, "digest_array");
             goto fail;
         }
         if (array.release == NULL)
             break; /* the end of the stream */
         fd_digest_column *digests = hash_array(id, hex, threads, &array, &type);
-        release_array(&array);
+        fd_release_array(&array);
         if (digests == NULL || fd_digests_add_chunk(result, digests, &capacity) < 0)
             goto fail;
     }
@@ -276,19 +130,9 @@ static PyObject *digest_stream(PyTypeObject *result_type, enum fd_algorithm_id i
 fail:
     Py_CLEAR(result);
 done:
-    release_schema(&schema);
-    release_stream(&stream);
+    fd_release_schema(&schema);
+    fd_release_stream(&stream);
     return (PyObject *)result;
-}
-
-/* Returns a new reference to obj's attribute, NULL without an exception
- * when it has none, NULL with one on any other error. */
-static PyObject *optional_attribute(PyObject *obj, const char *name)
-{
-    PyObject *value = PyObject_GetAttrString(obj, name);
-    if (value == NULL && PyErr_ExceptionMatches(PyExc_AttributeError))
-        PyErr_Clear();
-    return value;
 }
 
 PyDoc_STRVAR(digest_array_doc,
@@ -345,7 +189,7 @@ static PyObject *digest_array(PyObject *module, PyObject *const *args, Py_ssize_
         return NULL;
 
     PyObject *source = args[1];
-    PyObject *method = optional_attribute(source, "__arrow_c_array__");
+    PyObject *method = fd_optional_attribute(source, "__arrow_c_array__");
     PyObject *result;
     if (method != NULL) {
         result = digest_one_array(state->digest_array_type, (enum fd_algorithm_id)id, hex, threads,
@@ -354,7 +198,7 @@ static PyObject *digest_array(PyObject *module, PyObject *const *args, Py_ssize_
     else {
         if (PyErr_Occurred())
             return NULL;
-        method = optional_attribute(source, "__arrow_c_stream__");
+        method = fd_optional_attribute(source, "__arrow_c_stream__");
         if (method == NULL) {
             if (!PyErr_Occurred())
                 PyErr_Format(PyExc_TypeError,

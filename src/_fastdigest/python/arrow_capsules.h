@@ -1,0 +1,46 @@
+/* The consumer's side of the Arrow PyCapsule interface (arrow_capsules.c),
+ * for every function that reads Arrow data (digest_array in arrow.c,
+ * surrogate_key in surrogate.c): the capsules of __arrow_c_array__ and
+ * __arrow_c_stream__ checked and moved out, the producers' structs
+ * released, their errors raised. Each function names its caller (function,
+ * as "digest_array") in its messages. */
+#ifndef FD_PYTHON_ARROW_CAPSULES_H
+#define FD_PYTHON_ARROW_CAPSULES_H
+
+#include "python/binding.h"
+
+#include "core/arrow.h"
+#include "core/arrow_import.h"
+
+/* A new reference to obj's attribute, NULL without an exception when it
+ * has none, NULL with one on any other error. */
+PyObject *fd_optional_attribute(PyObject *obj, const char *name);
+
+/* Calls an __arrow_c_array__ method and moves the schema and array out of
+ * the two capsules it returns (copied, their release set to NULL in the
+ * capsules, so that a capsule is good for one import, as the interface
+ * requires). Both are checked before either is moved: a call that fails
+ * leaves them as they were. Returns 0, or -1 with an exception set. */
+int fd_take_array(PyObject *method, struct ArrowSchema *schema, struct ArrowArray *array,
+                  const char *function);
+
+/* Calls an __arrow_c_stream__ method and moves the stream out of its
+ * capsule. Returns 0, or -1 with an exception set. */
+int fd_take_stream(PyObject *method, struct ArrowArrayStream *stream, const char *function);
+
+/* Release a producer's struct. Producers' release callbacks may run Python
+ * code (a pyarrow buffer over a Python object, a ctypes callback), which
+ * must not start with an exception set: the one being raised waits aside
+ * meanwhile. */
+void fd_release_schema(struct ArrowSchema *schema);
+void fd_release_array(struct ArrowArray *array);
+void fd_release_stream(struct ArrowArrayStream *stream);
+
+/* A stream callback's error code, as pyarrow maps them: ENOMEM MemoryError,
+ * EINVAL ValueError, anything else OSError, with the stream's message. */
+void fd_raise_stream_error(struct ArrowArrayStream *stream, int code, const char *function);
+
+/* An import's error: TypeError for a type, ValueError for bad data. */
+void fd_raise_arrow_error(const fd_arrow_error *error, const char *function);
+
+#endif /* FD_PYTHON_ARROW_CAPSULES_H */
