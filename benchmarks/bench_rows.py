@@ -70,7 +70,8 @@ import statistics
 import subprocess
 import sys
 import time
-from typing import Any, Callable, Dict, List, Optional, Sequence
+from collections.abc import Callable, Sequence
+from typing import Any
 
 import fastdigest
 
@@ -91,18 +92,30 @@ KEY_COLUMNS = ['s', 'i', 'd']
 ENGINE_TARGET = 3.0  # surrogate_key against DuckDB; digest_rows/digest_array against DuckDB and polars-hash
 LOOP_TARGET = 50.0  # surrogate_key against the pandas loop
 
-KEY_CASES = ('surrogate_key', 'surrogate_key threads=1', 'duckdb dbt SQL', 'duckdb dbt SQL threads=1',
-             'pandas + hashlib loop')  # fmt: skip
-INT64_CASES = ('digest_rows', 'digest_rows threads=1', 'digest_array', 'digest_array threads=1', 'duckdb sha256',
-               'duckdb sha256 threads=1', 'polars-hash')  # fmt: skip
+KEY_CASES = (
+    'surrogate_key',
+    'surrogate_key threads=1',
+    'duckdb dbt SQL',
+    'duckdb dbt SQL threads=1',
+    'pandas + hashlib loop',
+)
+INT64_CASES = (
+    'digest_rows',
+    'digest_rows threads=1',
+    'digest_array',
+    'digest_array threads=1',
+    'duckdb sha256',
+    'duckdb sha256 threads=1',
+    'polars-hash',
+)
 LOOP_CASE = 'pandas + hashlib loop'
 
 
 # ---- the machine ----------------------------------------------------------------------------------------
 
 
-def read_cpu() -> Dict[str, Any]:
-    info: Dict[str, Any] = {'model name': platform.processor() or platform.machine()}
+def read_cpu() -> dict[str, Any]:
+    info: dict[str, Any] = {'model name': platform.processor() or platform.machine()}
     try:
         with open('/proc/cpuinfo', encoding='utf-8', errors='replace') as cpuinfo:
             for line in cpuinfo:
@@ -120,21 +133,21 @@ def read_cpu() -> Dict[str, Any]:
     return info
 
 
-def describe_cpu(cpu: Dict[str, Any]) -> str:
+def describe_cpu(cpu: dict[str, Any]) -> str:
     text = cpu['model name']
     if 'cpu family' in cpu:
         text += ' (family %s, model %s)' % (cpu['cpu family'], cpu['model'])
     return '%s, %s logical CPUs, %s' % (text, cpu['logical cpus'], ' '.join(cpu['flags']) or 'no SHA/AVX flags')
 
 
-def optional_import(name: str) -> Optional[Any]:
+def optional_import(name: str) -> Any | None:
     try:
         return __import__(name)
     except ImportError:
         return None
 
 
-def versions() -> Dict[str, str]:
+def versions() -> dict[str, str]:
     found = {'python': platform.python_version(), 'openssl': ssl.OPENSSL_VERSION, 'pyarrow': pa.__version__}
     for name in ('duckdb', 'pandas', 'polars', 'polars_hash'):
         module = optional_import(name)
@@ -146,7 +159,7 @@ def versions() -> Dict[str, str]:
 # ---- the tables -----------------------------------------------------------------------------------------
 
 
-def key_table(rows: int, seed: int = 27) -> 'pa.Table':
+def key_table(rows: int, seed: int = 27) -> pa.Table:
     """(s, i, d): strings of 8..32 ASCII bytes with 2% nulls, int64 over its range, dates 1990-2029."""
     rng = np.random.default_rng(seed)
     lengths = rng.integers(8, 33, size=rows, dtype=np.int32)
@@ -166,7 +179,7 @@ def key_table(rows: int, seed: int = 27) -> 'pa.Table':
     return pa.table({'s': strings, 'i': ints, 'd': dates})
 
 
-def int64_table(rows: int, seed: int = 64) -> 'pa.Table':
+def int64_table(rows: int, seed: int = 64) -> pa.Table:
     rng = np.random.default_rng(seed)
     values = rng.integers(np.iinfo(np.int64).min, np.iinfo(np.int64).max, size=rows, dtype=np.int64, endpoint=True)
     return pa.table({'x': pa.array(values)})
@@ -188,7 +201,7 @@ def pandas_key(row: Any) -> str:
 # ---- the cases ------------------------------------------------------------------------------------------
 
 
-def duckdb_runner(table: 'pa.Table', query: str, threads: Optional[int]) -> Optional[Callable[[], Any]]:
+def duckdb_runner(table: pa.Table, query: str, threads: int | None) -> Callable[[], Any] | None:
     duckdb = optional_import('duckdb')
     if duckdb is None:
         return None
@@ -215,8 +228,8 @@ def takes(function: Callable[[], Any]) -> bool:
     return True
 
 
-def key_cases(table: 'pa.Table', loop_rows: int) -> Dict[str, Callable[[], Any]]:
-    cases: Dict[str, Callable[[], Any]] = {
+def key_cases(table: pa.Table, loop_rows: int) -> dict[str, Callable[[], Any]]:
+    cases: dict[str, Callable[[], Any]] = {
         'surrogate_key': lambda: pa.chunked_array(fastdigest.surrogate_key(table, KEY_COLUMNS)),
         'surrogate_key threads=1': lambda: pa.chunked_array(fastdigest.surrogate_key(table, KEY_COLUMNS, threads=1)),
     }
@@ -230,10 +243,10 @@ def key_cases(table: 'pa.Table', loop_rows: int) -> Dict[str, Callable[[], Any]]
     return cases
 
 
-def int64_cases(table: 'pa.Table') -> Dict[str, Callable[[], Any]]:
+def int64_cases(table: pa.Table) -> dict[str, Callable[[], Any]]:
     column = table.column('x')
     small = table.slice(0, 3)
-    cases: Dict[str, Callable[[], Any]] = {}
+    cases: dict[str, Callable[[], Any]] = {}
     digest_rows = getattr(fastdigest, 'digest_rows', None)
     if digest_rows is not None and takes(lambda: digest_rows('sha256', small, ['x'], hex=True)):
         cases['digest_rows'] = lambda: pa.chunked_array(digest_rows('sha256', table, ['x'], hex=True))
@@ -262,7 +275,7 @@ def int64_cases(table: 'pa.Table') -> Dict[str, Callable[[], Any]]:
     return cases
 
 
-def check_agreement(table: 'pa.Table', cases: Dict[str, Callable[[], Any]]) -> None:
+def check_agreement(table: pa.Table, cases: dict[str, Callable[[], Any]]) -> None:
     """surrogate_key's first keys equal DuckDB's (dbt's SQL) and the pandas loop's."""
     head = table.slice(0, 50)
     ours = pa.chunked_array(fastdigest.surrogate_key(head, KEY_COLUMNS)).to_pylist()
@@ -276,8 +289,8 @@ def check_agreement(table: 'pa.Table', cases: Dict[str, Callable[[], Any]]) -> N
 # ---- timing ---------------------------------------------------------------------------------------------
 
 
-def time_cases(cases: Dict[str, Callable[[], Any]], rounds: int, progress: Callable[[str], None], label: str):
-    times: Dict[str, List[float]] = {case: [] for case in cases}
+def time_cases(cases: dict[str, Callable[[], Any]], rounds: int, progress: Callable[[str], None], label: str):
+    times: dict[str, list[float]] = {case: [] for case in cases}
     order = list(cases)
     for case in order:  # untimed: first use of memory and of each library's code
         result = cases[case]()
@@ -297,13 +310,13 @@ def time_cases(cases: Dict[str, Callable[[], Any]], rounds: int, progress: Calla
     return times
 
 
-def ratio(times: Dict[str, List[float]], slower: str, faster: str, scale: float = 1.0) -> Optional[float]:
+def ratio(times: dict[str, list[float]], slower: str, faster: str, scale: float = 1.0) -> float | None:
     """The median of per-round ratios (slower's time, times scale, over faster's)."""
-    pairs = list(zip(times.get(slower, []), times.get(faster, [])))
+    pairs = list(zip(times.get(slower, []), times.get(faster, []), strict=False))
     return statistics.median(s * scale / f for s, f in pairs) if pairs else None
 
 
-def run(rows: int, rounds: int, loop_rows: int, progress: Callable[[str], None]) -> Dict[str, Any]:
+def run(rows: int, rounds: int, loop_rows: int, progress: Callable[[str], None]) -> dict[str, Any]:
     loop_rows = min(loop_rows, rows)
     keys = key_table(rows)
     cases = key_cases(keys, loop_rows)
@@ -356,7 +369,7 @@ TARGETS = {
 # ---- memory ---------------------------------------------------------------------------------------------
 
 
-def read_status(field: str) -> Optional[int]:
+def read_status(field: str) -> int | None:
     """A field of /proc/self/status in bytes (VmRSS, VmHWM), None where there is none."""
     try:
         with open('/proc/self/status', encoding='ascii') as status:
@@ -391,7 +404,7 @@ def result_bytes(result: Any) -> int:
     return 0
 
 
-def measure_memory_here(case: str, rows: int, loop_rows: int) -> Dict[str, Any]:
+def measure_memory_here(case: str, rows: int, loop_rows: int) -> dict[str, Any]:
     """In the subprocess: build the table and the cases, then run one case once under a fresh peak."""
     table = key_table(rows) if case in KEY_CASES else int64_table(rows)
     cases = key_cases(table, min(loop_rows, rows)) if case in KEY_CASES else int64_cases(table)
@@ -409,18 +422,32 @@ def measure_memory_here(case: str, rows: int, loop_rows: int) -> Dict[str, Any]:
     peak = read_status('VmHWM') if exact else resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
     growth = max(0, (peak or 0) - before)
     own = result_bytes(result)
-    return {'case': case, 'rows': loop_rows if case == LOOP_CASE else rows, 'growth': growth, 'result': own,
-            'working_set': growth - own, 'exact': exact}  # fmt: skip
+    return {
+        'case': case,
+        'rows': loop_rows if case == LOOP_CASE else rows,
+        'growth': growth,
+        'result': own,
+        'working_set': growth - own,
+        'exact': exact,
+    }
 
 
 def measure_memory(
     cases: Sequence[str], rows: int, loop_rows: int, progress: Callable[[str], None]
-) -> List[Dict[str, Any]]:
+) -> list[dict[str, Any]]:
     out = []
     for case in cases:
         progress('memory, %d rows: %s' % (rows, case))
-        command = [sys.executable, os.path.abspath(__file__), '--memory-case', case, '--rows', str(rows),
-                   '--loop-rows', str(loop_rows)]  # fmt: skip
+        command = [
+            sys.executable,
+            os.path.abspath(__file__),
+            '--memory-case',
+            case,
+            '--rows',
+            str(rows),
+            '--loop-rows',
+            str(loop_rows),
+        ]
         done = subprocess.run(command, capture_output=True, text=True, check=False)
         if done.returncode != 0:
             out.append({'case': case, 'rows': rows, 'error': done.stderr.strip().splitlines()[-1:]})
@@ -434,13 +461,13 @@ def measure_memory(
 # ---- output ---------------------------------------------------------------------------------------------
 
 
-def fmt_rate(rate: Optional[float]) -> str:
+def fmt_rate(rate: float | None) -> str:
     if rate is None:
         return 'n/a'
     return '%.1f M/s' % (rate / 1e6) if rate >= 1e6 else '%.0f k/s' % (rate / 1e3)
 
 
-def fmt_ratio(value: Optional[float], target: Optional[float] = None) -> str:
+def fmt_ratio(value: float | None, target: float | None = None) -> str:
     if value is None:
         return 'n/a'
     text = '%.1fx' % value
@@ -454,7 +481,7 @@ def fmt_mb(count: int) -> str:
 
 
 def markdown(
-    results: List[Dict[str, Any]], memory: List[Dict[str, Any]], cpu: Dict[str, Any], found: Dict[str, str]
+    results: list[dict[str, Any]], memory: list[dict[str, Any]], cpu: dict[str, Any], found: dict[str, str]
 ) -> str:
     rounds = results[0]['rounds'] if results else 0
     lines = [
@@ -462,20 +489,29 @@ def markdown(
         % (describe_cpu(cpu), ', '.join('%s %s' % item for item in found.items()), rounds),
         '',
     ]
-    for title, names in (('Keys: (string, int64, date) to hex MD5', KEY_CASES),
-                         ('One int64 column to hex SHA-256', INT64_CASES)):  # fmt: skip
+    for title, names in (
+        ('Keys: (string, int64, date) to hex MD5', KEY_CASES),
+        ('One int64 column to hex SHA-256', INT64_CASES),
+    ):
         present = [n for n in names if any(n in r['rows_per_second'] for r in results)]
         if not present:
             continue
-        lines += ['%s, rows per second:' % title, '', '| rows | ' + ' | '.join(present) + ' |',
-                  '|---:|' + '---:|' * len(present)]  # fmt: skip
+        lines += [
+            '%s, rows per second:' % title,
+            '',
+            '| rows | ' + ' | '.join(present) + ' |',
+            '|---:|' + '---:|' * len(present),
+        ]
         for r in results:
             cells = [fmt_rate(r['rows_per_second'].get(n)) for n in present]
             lines.append('| %s | %s |' % ('{:,}'.format(r['rows']), ' | '.join(cells)))
         lines.append('')
     if results and LOOP_CASE in results[0]['rows_per_second']:
-        lines += ['The pandas loop ran on %s rows of each table (its rate there); the ratios scale its time to the '
-                  'table.' % ', '.join('{:,}'.format(r['loop_rows']) for r in results), '']  # fmt: skip
+        lines += [
+            'The pandas loop ran on %s rows of each table (its rate there); the ratios scale its time to the '
+            'table.' % ', '.join('{:,}'.format(r['loop_rows']) for r in results),
+            '',
+        ]
     names = [n for n in results[0]['ratios'] if any(r['ratios'][n] is not None for r in results)] if results else []
     if names:
         lines += ['| rows | ' + ' | '.join(names) + ' |', '|---:|' + '---:|' * len(names)]
@@ -485,31 +521,47 @@ def markdown(
         lines.append('')
     if memory:
         exact = all(m.get('exact') for m in memory if 'growth' in m)
-        lines += ['Peak memory, each case alone in a fresh process: growth of the resident set during the call (%s), '
-                  'the result\'s own buffers, and the difference:' % (
-                      'Linux VmHWM after resetting it' if exact else 'getrusage peak, which counts the table too'),
-                  '', '| case | rows | peak growth | result | working set |', '|---|---:|---:|---:|---:|']  # fmt: skip
+        lines += [
+            'Peak memory, each case alone in a fresh process: growth of the resident set during the call (%s), '
+            "the result's own buffers, and the difference:"
+            % ('Linux VmHWM after resetting it' if exact else 'getrusage peak, which counts the table too'),
+            '',
+            '| case | rows | peak growth | result | working set |',
+            '|---|---:|---:|---:|---:|',
+        ]
         for m in memory:
             if 'error' in m:
                 lines.append(
                     '| %s | %s | failed: %s | | |' % (m['case'], '{:,}'.format(m['rows']), ' '.join(m['error']))
                 )
             else:
-                lines.append('| %s | %s | %s | %s | %s |' % (m['case'], '{:,}'.format(m['rows']), fmt_mb(m['growth']),
-                                                          fmt_mb(m['result']), fmt_mb(m['working_set'])))  # fmt: skip
+                lines.append(
+                    '| %s | %s | %s | %s | %s |'
+                    % (
+                        m['case'],
+                        '{:,}'.format(m['rows']),
+                        fmt_mb(m['growth']),
+                        fmt_mb(m['result']),
+                        fmt_mb(m['working_set']),
+                    )
+                )
     return '\n'.join(lines)
 
 
 COLORS = ('#4e79a7', '#f28e2b', '#59a14f', '#e15759', '#76b7b2')
 
 
-def svg_chart(results: List[Dict[str, Any]], cpu: Dict[str, Any], found: Dict[str, str]) -> str:
+def svg_chart(results: list[dict[str, Any]], cpu: dict[str, Any], found: dict[str, str]) -> str:
     """Rows per second by case (one group each) and row count (one bar each), on a log scale."""
     from xml.sax.saxutils import escape
 
-    sections = [(title, [c for c in names if any(c in r['rows_per_second'] for r in results)])
-                for title, names in (('Keys of (string, int64, date), hex MD5', KEY_CASES),
-                                     ('One int64 column, hex SHA-256', INT64_CASES))]  # fmt: skip
+    sections = [
+        (title, [c for c in names if any(c in r['rows_per_second'] for r in results)])
+        for title, names in (
+            ('Keys of (string, int64, date), hex MD5', KEY_CASES),
+            ('One int64 column, hex SHA-256', INT64_CASES),
+        )
+    ]
     sections = [(title, cases) for title, cases in sections if cases]
     sizes = [r['rows'] for r in results]
     rates = [rate for r in results for rate in r['rows_per_second'].values()]
@@ -524,12 +576,14 @@ def svg_chart(results: List[Dict[str, Any]], cpu: Dict[str, Any], found: Dict[st
         value = min(max(np.log10(rate), low_decade), high_decade)
         return left + (value - low_decade) / (high_decade - low_decade) * width
 
-    out = ['<svg xmlns="http://www.w3.org/2000/svg" width="%d" height="%d" font-family="sans-serif" font-size="11">'
-           % (left + width + 80, height),
-           '<rect width="100%" height="100%" fill="white"/>',
-           '<text x="10" y="18" font-size="13" font-weight="bold">Rows per second (log scale), by case and row count</text>',
-           '<text x="10" y="34">%s</text>' % escape(describe_cpu(cpu)),
-           '<text x="10" y="48">Python %s, %s</text>' % (escape(found['python']), escape(found['openssl']))]  # fmt: skip
+    out = [
+        '<svg xmlns="http://www.w3.org/2000/svg" width="%d" height="%d" font-family="sans-serif" font-size="11">'
+        % (left + width + 80, height),
+        '<rect width="100%" height="100%" fill="white"/>',
+        '<text x="10" y="18" font-size="13" font-weight="bold">Rows per second (log scale), by case and row count</text>',
+        '<text x="10" y="34">%s</text>' % escape(describe_cpu(cpu)),
+        '<text x="10" y="48">Python %s, %s</text>' % (escape(found['python']), escape(found['openssl'])),
+    ]
     for d in decades:
         px = x(10.0**d)
         label = {4: '10k', 5: '100k', 6: '1M', 7: '10M', 8: '100M', 9: '1G'}.get(d, '1e%d' % d)
@@ -541,17 +595,22 @@ def svg_chart(results: List[Dict[str, Any]], cpu: Dict[str, Any], found: Dict[st
         y0 += heading
         for case in cases:
             label = case + (' *' if case == LOOP_CASE else '')
-            out.append('<text x="%d" y="%d" text-anchor="end">%s</text>'
-                       % (left - 6, y0 + bar * len(sizes) / 2 + 4, escape(label)))  # fmt: skip
+            out.append(
+                '<text x="%d" y="%d" text-anchor="end">%s</text>'
+                % (left - 6, y0 + bar * len(sizes) / 2 + 4, escape(label))
+            )
             for j, r in enumerate(results):
                 rate = r['rows_per_second'].get(case)
                 if not rate:
                     continue
                 y = y0 + j * bar
-                out.append('<rect x="%d" y="%d" width="%.1f" height="%d" fill="%s"/>'
-                           % (left, y, x(rate) - left, bar - 2, COLORS[j % len(COLORS)]))  # fmt: skip
-                out.append('<text x="%.1f" y="%d" fill="#333">%s</text>'
-                           % (x(rate) + 4, y + bar - 3, escape(fmt_rate(rate))))  # fmt: skip
+                out.append(
+                    '<rect x="%d" y="%d" width="%.1f" height="%d" fill="%s"/>'
+                    % (left, y, x(rate) - left, bar - 2, COLORS[j % len(COLORS)])
+                )
+                out.append(
+                    '<text x="%.1f" y="%d" fill="#333">%s</text>' % (x(rate) + 4, y + bar - 3, escape(fmt_rate(rate)))
+                )
             y0 += group
     legend_y = height - 10
     for j, rows in enumerate(sizes):
@@ -559,21 +618,31 @@ def svg_chart(results: List[Dict[str, Any]], cpu: Dict[str, Any], found: Dict[st
         out.append(
             '<rect x="%d" y="%d" width="10" height="10" fill="%s"/>' % (lx, legend_y - 9, COLORS[j % len(COLORS)])
         )
-        out.append('<text x="%d" y="%d">%s rows</text>' % (lx + 14, legend_y, '{:,}'.format(rows)))
+        out.append('<text x="%d" y="%d">%s rows</text>' % (lx + 14, legend_y, f'{rows:,}'))
     if any(LOOP_CASE in cases for _, cases in sections):
-        out.append('<text x="10" y="%d" fill="#555">* measured on %s rows</text>'
-                   % (legend_y, '{:,}'.format(results[0]['loop_rows'])))  # fmt: skip
+        out.append(
+            '<text x="10" y="%d" fill="#555">* measured on %s rows</text>'
+            % (legend_y, '{:,}'.format(results[0]['loop_rows']))
+        )
     out.append('</svg>')
     return '\n'.join(out) + '\n'
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split('\n\n')[0])
-    parser.add_argument('--rows', type=lambda s: [int(x) for x in s.split(',')], default=None,
-                        help='comma-separated row counts (default 1000000,10000000)')  # fmt: skip
+    parser.add_argument(
+        '--rows',
+        type=lambda s: [int(x) for x in s.split(',')],
+        default=None,
+        help='comma-separated row counts (default 1000000,10000000)',
+    )
     parser.add_argument('--rounds', type=int, default=None)
-    parser.add_argument('--loop-rows', type=int, default=None,
-                        help='rows the pandas loop runs on (default 100000), its rate scaled to the table')  # fmt: skip
+    parser.add_argument(
+        '--loop-rows',
+        type=int,
+        default=None,
+        help='rows the pandas loop runs on (default 100000), its rate scaled to the table',
+    )
     parser.add_argument('--quick', action='store_true', help='50,000 rows, 2 rounds, a 2,000-row loop')
     parser.add_argument('--no-memory', action='store_true', help='skip the peak-memory subprocesses')
     parser.add_argument('--chart', metavar='PATH', help='write an SVG chart of rows per second there')
@@ -593,7 +662,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     cpu, found = read_cpu(), versions()
     results = [run(rows, rounds, loop_rows, progress) for rows in rows_list]
-    memory: List[Dict[str, Any]] = []
+    memory: list[dict[str, Any]] = []
     if not args.no_memory:
         for r in results:
             present = [c for c in KEY_CASES + INT64_CASES if c in r['rows_per_second']]

@@ -28,8 +28,10 @@ def bench():
 
 def test_small_run_with_chart(bench, tmp_path, capsys):
     chart = tmp_path / 'rows.svg'
-    assert bench.main(['--rows', '3000,4000', '--rounds', '1', '--loop-rows', '100', '--no-memory',
-                       '--chart', str(chart)]) == 0  # fmt: skip
+    assert (
+        bench.main(['--rows', '3000,4000', '--rounds', '1', '--loop-rows', '100', '--no-memory', '--chart', str(chart)])
+        == 0
+    )
     out = capsys.readouterr().out
     assert 'surrogate_key vs duckdb dbt SQL' in out and '| 3,000 |' in out and '| 4,000 |' in out
     svg = ElementTree.parse(chart).getroot()

@@ -71,8 +71,13 @@ class Server:
             shutil.chown(root, 'postgres')
 
     def run(self, program, *args, **kwargs):
-        return subprocess.run([*self.as_user, os.path.join(self.bin_dir, program), *args], check=True,
-                              capture_output=True, text=True, **kwargs)  # fmt: skip
+        return subprocess.run(
+            [*self.as_user, os.path.join(self.bin_dir, program), *args],
+            check=True,
+            capture_output=True,
+            text=True,
+            **kwargs,
+        )
 
     def start(self):
         self.run('initdb', '-D', str(self.data), '-A', 'trust', '-U', 'postgres', '-E', 'UTF8', '--locale=C')
@@ -86,10 +91,29 @@ class Server:
         """The rows psql prints for sql (unaligned, tuples only), each a list of fields."""
         psql = os.path.join(self.bin_dir, 'psql') if os.path.exists(os.path.join(self.bin_dir, 'psql')) else 'psql'
         result = subprocess.run(
-            [psql, '-h', str(self.socket_dir), '-p', str(self.port), '-U', 'postgres', '-X', '-q', '-A', '-t',
-             '-F', '\x1f', '-v', 'ON_ERROR_STOP=1'],
-            input=sql, check=True, capture_output=True, text=True, encoding='utf-8',
-        )  # fmt: skip
+            [
+                psql,
+                '-h',
+                str(self.socket_dir),
+                '-p',
+                str(self.port),
+                '-U',
+                'postgres',
+                '-X',
+                '-q',
+                '-A',
+                '-t',
+                '-F',
+                '\x1f',
+                '-v',
+                'ON_ERROR_STOP=1',
+            ],
+            input=sql,
+            check=True,
+            capture_output=True,
+            text=True,
+            encoding='utf-8',
+        )
         return [line.split('\x1f') for line in result.stdout.splitlines()]
 
 
@@ -97,8 +121,10 @@ class Server:
 def postgres():
     bin_dir = postgres_bin()
     if bin_dir is None:
-        pytest.skip('PostgreSQL is not installed (Debian: apt-get install postgresql) and cannot be installed here '
-                    '(not root, or no apt-get)')  # fmt: skip
+        pytest.skip(
+            'PostgreSQL is not installed (Debian: apt-get install postgresql) and cannot be installed here '
+            '(not root, or no apt-get)'
+        )
     # Directly under the temporary folder: pytest's own (/tmp/pytest-of-root) is closed to the postgres user.
     root = Path(tempfile.mkdtemp(prefix='fastdigest-postgres-'))
     server = Server(bin_dir, root)
@@ -120,9 +146,15 @@ def postgres_type(arrow_type):
     if pa.types.is_decimal(arrow_type):
         return 'numeric(%d,%d)' % (arrow_type.precision, arrow_type.scale)
     return {
-        pa.int8(): 'int2', pa.int16(): 'int2', pa.int32(): 'int4', pa.int64(): 'int8',
-        pa.uint8(): 'int2', pa.uint16(): 'int4', pa.uint32(): 'int8', pa.uint64(): 'numeric(20,0)',
-    }[arrow_type]  # fmt: skip
+        pa.int8(): 'int2',
+        pa.int16(): 'int2',
+        pa.int32(): 'int4',
+        pa.int64(): 'int8',
+        pa.uint8(): 'int2',
+        pa.uint16(): 'int4',
+        pa.uint32(): 'int8',
+        pa.uint64(): 'numeric(20,0)',
+    }[arrow_type]
 
 
 def csv_field(value):
@@ -180,24 +212,34 @@ def test_every_type(postgres):
     days = [datetime.date(1, 1, 1), datetime.date(9999, 12, 31)] + [
         datetime.date(1, 1, 1) + datetime.timedelta(days=rng.randrange(3_652_059)) for _ in range(n - 2)
     ]
-    table = pa.table({
-        's': pa.array([maybe(''.join(rng.choice(pieces) for _ in range(rng.randrange(6)))) for _ in range(n)]),
-        'i8': pa.array(integers(-(2**7), 2**7 - 1), pa.int8()),
-        'i16': pa.array(integers(-(2**15), 2**15 - 1), pa.int16()),
-        'i32': pa.array(integers(-(2**31), 2**31 - 1), pa.int32()),
-        'i64': pa.array(integers(-(2**63), 2**63 - 1), pa.int64()),
-        'u8': pa.array(integers(0, 2**8 - 1), pa.uint8()),
-        'u16': pa.array(integers(0, 2**16 - 1), pa.uint16()),
-        'u32': pa.array(integers(0, 2**32 - 1), pa.uint32()),
-        'u64': pa.array(integers(0, 2**64 - 1), pa.uint64()),
-        'b': pa.array([maybe(rng.random() < 0.5) for _ in range(n)]),
-        'd': pa.array([maybe(d) for d in days]),
-        'd64': pa.array([maybe(d) for d in days[::-1]], pa.date64()),
-        'm': pa.array([maybe(scaled(rng.randrange(-(10**10) + 1, 10**10), 2)) for _ in range(n)], pa.decimal128(10, 2)),
-        'm0': pa.array([maybe(scaled(rng.randrange(-(10**38) + 1, 10**38), 0)) for _ in range(n)], pa.decimal128(38, 0)),
-        'm37': pa.array([maybe(scaled(rng.randrange(-(10**38) + 1, 10**38), 37)) for _ in range(n)], pa.decimal128(38, 37)),
-        'm76': pa.array([maybe(scaled(rng.randrange(-(10**76) + 1, 10**76), 20)) for _ in range(n)], pa.decimal256(76, 20)),
-    })  # fmt: skip
+    table = pa.table(
+        {
+            's': pa.array([maybe(''.join(rng.choice(pieces) for _ in range(rng.randrange(6)))) for _ in range(n)]),
+            'i8': pa.array(integers(-(2**7), 2**7 - 1), pa.int8()),
+            'i16': pa.array(integers(-(2**15), 2**15 - 1), pa.int16()),
+            'i32': pa.array(integers(-(2**31), 2**31 - 1), pa.int32()),
+            'i64': pa.array(integers(-(2**63), 2**63 - 1), pa.int64()),
+            'u8': pa.array(integers(0, 2**8 - 1), pa.uint8()),
+            'u16': pa.array(integers(0, 2**16 - 1), pa.uint16()),
+            'u32': pa.array(integers(0, 2**32 - 1), pa.uint32()),
+            'u64': pa.array(integers(0, 2**64 - 1), pa.uint64()),
+            'b': pa.array([maybe(rng.random() < 0.5) for _ in range(n)]),
+            'd': pa.array([maybe(d) for d in days]),
+            'd64': pa.array([maybe(d) for d in days[::-1]], pa.date64()),
+            'm': pa.array(
+                [maybe(scaled(rng.randrange(-(10**10) + 1, 10**10), 2)) for _ in range(n)], pa.decimal128(10, 2)
+            ),
+            'm0': pa.array(
+                [maybe(scaled(rng.randrange(-(10**38) + 1, 10**38), 0)) for _ in range(n)], pa.decimal128(38, 0)
+            ),
+            'm37': pa.array(
+                [maybe(scaled(rng.randrange(-(10**38) + 1, 10**38), 37)) for _ in range(n)], pa.decimal128(38, 37)
+            ),
+            'm76': pa.array(
+                [maybe(scaled(rng.randrange(-(10**76) + 1, 10**76), 20)) for _ in range(n)], pa.decimal256(76, 20)
+            ),
+        }
+    )
     if hasattr(pa, 'decimal32'):  # pyarrow 18+
         decimals = [maybe(scaled(rng.randrange(-(10**9) + 1, 10**9), 3)) for _ in range(n)]
         table = table.append_column('m9', pa.array(decimals, pa.decimal32(9, 3)))

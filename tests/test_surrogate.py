@@ -11,7 +11,7 @@ over values (negative numbers, zero, extremes, empty strings, strings holding th
 chunks, threads, rows longer than a thread's key buffer, and the producers (pyarrow, polars, DuckDB, pandas).
 For the other algorithms, DuckDB's text of the key is hashed with hashlib. decimal256, which DuckDB does not
 import, is compared through decimal128 where it fits and against Python's plain decimal text where it does not.
-PostgreSQL and Spark run dbt's SQL for them in tests/test_surrogate_engines.py (heavy tier). Malformed C structs
+PostgreSQL and Spark run dbt's SQL for them in tests/test_postgres.py and tests/test_spark.py (heavy tier). Malformed C structs
 are built with ctypes and must raise ValueError; the C checks themselves are fuzzed by
 tests/fuzz/fuzz_surrogate.c.
 """
@@ -113,14 +113,33 @@ def test_integers():
 
 
 def test_booleans_dates_and_nulls():
-    table = pa.table({
-        'b': pa.array([True, False, None, True, False, None]),
-        'd32': pa.array([datetime.date(2024, 1, 5), datetime.date(1, 1, 1), datetime.date(9999, 12, 31), None,
-                         datetime.date(1969, 12, 31), datetime.date(2000, 2, 29)]),
-        'd64': pa.array([datetime.date(1970, 1, 1), None, datetime.date(1, 1, 1), datetime.date(9999, 12, 31),
-                         datetime.date(1600, 2, 29), datetime.date(1899, 12, 31)], pa.date64()),
-        'n': pa.nulls(6),
-    })  # fmt: skip
+    table = pa.table(
+        {
+            'b': pa.array([True, False, None, True, False, None]),
+            'd32': pa.array(
+                [
+                    datetime.date(2024, 1, 5),
+                    datetime.date(1, 1, 1),
+                    datetime.date(9999, 12, 31),
+                    None,
+                    datetime.date(1969, 12, 31),
+                    datetime.date(2000, 2, 29),
+                ]
+            ),
+            'd64': pa.array(
+                [
+                    datetime.date(1970, 1, 1),
+                    None,
+                    datetime.date(1, 1, 1),
+                    datetime.date(9999, 12, 31),
+                    datetime.date(1600, 2, 29),
+                    datetime.date(1899, 12, 31),
+                ],
+                pa.date64(),
+            ),
+            'n': pa.nulls(6),
+        }
+    )
     got = check(table)
     assert got[0] == hashlib.md5(('true-2024-01-05-1970-01-01-' + TOKEN).encode()).hexdigest()
     check(table, ['n'])
@@ -129,9 +148,13 @@ def test_booleans_dates_and_nulls():
 def test_every_day_of_some_years():
     # The civil calendar of dates: every day from 1969 to 1973 and around the leap-year rules' centuries.
     days = []
-    for start, count in [(datetime.date(1969, 1, 1), 5 * 366), (datetime.date(1899, 12, 1), 800),
-                         (datetime.date(1999, 12, 1), 800), (datetime.date(1, 1, 1), 800),
-                         (datetime.date(9997, 1, 1), 1095)]:  # fmt: skip
+    for start, count in [
+        (datetime.date(1969, 1, 1), 5 * 366),
+        (datetime.date(1899, 12, 1), 800),
+        (datetime.date(1999, 12, 1), 800),
+        (datetime.date(1, 1, 1), 800),
+        (datetime.date(9997, 1, 1), 1095),
+    ]:
         days += [start + datetime.timedelta(days=k) for k in range(count)]
     check(pa.table({'d': pa.array(days), 'd64': pa.array(days, pa.date64())}))
 
@@ -176,7 +199,7 @@ def test_other_decimal_widths(width, precision):
 
 
 def test_wide_decimal256_is_plain_text():
-    # Precisions past 38 only PostgreSQL holds: its text is the same plain form (tests/test_surrogate_engines.py
+    # Precisions past 38 only PostgreSQL holds: its text is the same plain form (tests/test_postgres.py
     # compares it there), which Python's format(Decimal, 'f') writes too.
     rng = random.Random(5)
     for precision, scale in [(76, 0), (76, 30), (50, 49), (39, 1)]:
@@ -240,8 +263,9 @@ def test_slices_and_chunks():
 
 def test_struct_nulls():
     # A null row of a struct array (a record batch from a StructArray) makes every field of that row null.
-    struct = pa.StructArray.from_arrays([pa.array(['a', 'b', 'c']), pa.array([1, 2, 3])], names=['s', 'i'],
-                                        mask=pa.array([False, True, False]))  # fmt: skip
+    struct = pa.StructArray.from_arrays(
+        [pa.array(['a', 'b', 'c']), pa.array([1, 2, 3])], names=['s', 'i'], mask=pa.array([False, True, False])
+    )
     got = keys(struct, ['s', 'i'])
     assert got[1] == hashlib.md5((TOKEN + '-' + TOKEN).encode()).hexdigest()
     assert got[0] == hashlib.md5(b'a-1').hexdigest()
@@ -253,11 +277,15 @@ def test_many_rows_on_threads():
     rng = random.Random(8)
     n = 70_000
     strings = [None if rng.random() < 0.1 else 'x' * rng.randrange(0, 200) for _ in range(n)]
-    table = pa.table({
-        's': pa.array(strings, pa.large_string()),
-        'i': pa.array([rng.randrange(-(2**63), 2**63) for _ in range(n)], pa.int64()),
-        'd': pa.array([datetime.date(1, 1, 1) + datetime.timedelta(days=rng.randrange(3_652_058)) for _ in range(n)]),
-    })  # fmt: skip
+    table = pa.table(
+        {
+            's': pa.array(strings, pa.large_string()),
+            'i': pa.array([rng.randrange(-(2**63), 2**63) for _ in range(n)], pa.int64()),
+            'd': pa.array(
+                [datetime.date(1, 1, 1) + datetime.timedelta(days=rng.randrange(3_652_058)) for _ in range(n)]
+            ),
+        }
+    )
     want = duckdb_keys(table, ['s', 'i', 'd'])
     for threads in (None, 1, 2, 3):
         assert keys(table, ['s', 'i', 'd'], threads=threads) == want
@@ -335,13 +363,22 @@ def test_hypothesis_against_duckdb(table, separator, null):
 
 
 def producer_table():
-    return pa.table({
-        's': pa.array(['a', None, '', 'x-y', 'é€']),
-        'i': pa.array([1, -2, None, 2**63 - 1, -(2**63)], pa.int64()),
-        'b': pa.array([True, None, False, True, False]),
-        'd': pa.array([datetime.date(2024, 1, 5), None, datetime.date(1, 1, 1), datetime.date(9999, 12, 31),
-                       datetime.date(1970, 1, 1)]),
-    })  # fmt: skip
+    return pa.table(
+        {
+            's': pa.array(['a', None, '', 'x-y', 'é€']),
+            'i': pa.array([1, -2, None, 2**63 - 1, -(2**63)], pa.int64()),
+            'b': pa.array([True, None, False, True, False]),
+            'd': pa.array(
+                [
+                    datetime.date(2024, 1, 5),
+                    None,
+                    datetime.date(1, 1, 1),
+                    datetime.date(9999, 12, 31),
+                    datetime.date(1970, 1, 1),
+                ]
+            ),
+        }
+    )
 
 
 def test_polars():
@@ -393,22 +430,25 @@ def test_missing_column_raises_key_error():
         fastdigest.surrogate_key(table.to_batches()[0], ['A'])
 
 
-@pytest.mark.parametrize('arrow_type, why', [
-    (pa.float64(), "write the float 1.0 as '1.0', PostgreSQL as '1'"),
-    (pa.float32(), 'the float'),
-    (pa.float16(), 'the float'),
-    (pa.timestamp('us'), 'timestamps'),
-    (pa.timestamp('ns', tz='UTC'), 'timestamps'),
-    (pa.time64('us'), 'no time of day type'),
-    (pa.duration('s'), 'durations'),
-    (pa.binary(), 'bytes as escapes'),
-    (pa.large_binary(), 'bytes as escapes'),
-    (pa.binary(4), 'bytes as escapes'),
-    (pa.decimal128(3, 3), "'.500'"),
-    (pa.decimal128(5, -2), 'negative scale'),
-    (pa.list_(pa.int32()), 'nested'),
-    (pa.struct({'x': pa.int32()}), 'nested'),
-])  # fmt: skip
+@pytest.mark.parametrize(
+    'arrow_type, why',
+    [
+        (pa.float64(), "write the float 1.0 as '1.0', PostgreSQL as '1'"),
+        (pa.float32(), 'the float'),
+        (pa.float16(), 'the float'),
+        (pa.timestamp('us'), 'timestamps'),
+        (pa.timestamp('ns', tz='UTC'), 'timestamps'),
+        (pa.time64('us'), 'no time of day type'),
+        (pa.duration('s'), 'durations'),
+        (pa.binary(), 'bytes as escapes'),
+        (pa.large_binary(), 'bytes as escapes'),
+        (pa.binary(4), 'bytes as escapes'),
+        (pa.decimal128(3, 3), "'.500'"),
+        (pa.decimal128(5, -2), 'negative scale'),
+        (pa.list_(pa.int32()), 'nested'),
+        (pa.struct({'x': pa.int32()}), 'nested'),
+    ],
+)
 def test_refused_types(arrow_type, why):
     table = pa.table({'ok': pa.array([1], pa.int32()), 'x': pa.array([None], arrow_type)})
     with pytest.raises(
@@ -511,8 +551,14 @@ class RawTable:
                 *[None if b is None else ctypes.addressof(b) for b in kept]
             )
             schema = ArrowSchema(format=fmt.encode(), name=name.encode(), flags=2, release=release_schema)
-            array = ArrowArray(length=child_length, null_count=null_count, offset=child_offset,
-                               n_buffers=len(buffers), buffers=pointers, release=release_array)  # fmt: skip
+            array = ArrowArray(
+                length=child_length,
+                null_count=null_count,
+                offset=child_offset,
+                n_buffers=len(buffers),
+                buffers=pointers,
+                release=release_array,
+            )
             self.keep += [kept, pointers]
             schemas.append(schema)
             arrays.append(array)
@@ -522,11 +568,19 @@ class RawTable:
         )
         self.array_children = (ctypes.POINTER(ArrowArray) * max(1, len(arrays)))(*[ctypes.pointer(a) for a in arrays])
         self.struct_buffers = (ctypes.c_void_p * 1)(None)
-        self.schema = ArrowSchema(format=b'+s', flags=0, n_children=len(schemas), children=self.schema_children,
-                                  release=release_schema)  # fmt: skip
-        self.array = ArrowArray(length=length, null_count=0, offset=offset, n_buffers=len(struct_buffers),
-                                n_children=len(arrays) if n_children is None else n_children,
-                                buffers=self.struct_buffers, children=self.array_children, release=release_array)  # fmt: skip
+        self.schema = ArrowSchema(
+            format=b'+s', flags=0, n_children=len(schemas), children=self.schema_children, release=release_schema
+        )
+        self.array = ArrowArray(
+            length=length,
+            null_count=0,
+            offset=offset,
+            n_buffers=len(struct_buffers),
+            n_children=len(arrays) if n_children is None else n_children,
+            buffers=self.struct_buffers,
+            children=self.array_children,
+            release=release_array,
+        )
 
     def __arrow_c_array__(self, requested_schema=None):
         return (
@@ -554,18 +608,30 @@ def test_raw_table_valid(little_endian):
     ]
 
 
-@pytest.mark.parametrize('table, message', [
-    (lambda: RawTable(2, [('i', 'l', 1, [None, int64s(7)], 0, 0)]), 'struct array has 2 rows from 0 but its column only 1'),
-    (lambda: RawTable(1, [('i', 'l', 1, [None, None], 0, 0)]), 'values buffer is null under 1 rows'),
-    (lambda: RawTable(1, [('i', 'l', 1, [None], 0, 0)]), 'has 2 buffers, not 1'),
-    (lambda: RawTable(1, [('i', 'l', -1, [None, int64s(1)], 0, 0)]), 'length is negative'),
-    (lambda: RawTable(1, [('i', 'l', 1, [None, int64s(1)], -1, 0)]), 'offset is negative'),
-    (lambda: RawTable(1, [('i', 'l', 1, [None, int64s(1)], 0, 0)], offset=-1), "struct array's offset is negative"),
-    (lambda: RawTable(1, [('i', 'l', 1, [None, int64s(1)], 0, 0)], n_children=0), 'has 0 children where its schema has 1'),
-    (lambda: RawTable(1, [('i', 'l', 1, [None, int64s(1)], 0, 0)], struct_buffers=(None, None)), 'has 1 buffer, not 2'),
-    (lambda: RawTable(2, [('s', 'u', 2, [None, int32s(0, 3, 1), b'abc'], 0, 0)]), 'before its start'),
-    (lambda: RawTable(1, [('m', 'd:5,2,256', 2**59 + 10, [None, b''], 0, 0)]), 'out of range'),
-])  # fmt: skip
+@pytest.mark.parametrize(
+    'table, message',
+    [
+        (
+            lambda: RawTable(2, [('i', 'l', 1, [None, int64s(7)], 0, 0)]),
+            'struct array has 2 rows from 0 but its column only 1',
+        ),
+        (lambda: RawTable(1, [('i', 'l', 1, [None, None], 0, 0)]), 'values buffer is null under 1 rows'),
+        (lambda: RawTable(1, [('i', 'l', 1, [None], 0, 0)]), 'has 2 buffers, not 1'),
+        (lambda: RawTable(1, [('i', 'l', -1, [None, int64s(1)], 0, 0)]), 'length is negative'),
+        (lambda: RawTable(1, [('i', 'l', 1, [None, int64s(1)], -1, 0)]), 'offset is negative'),
+        (lambda: RawTable(1, [('i', 'l', 1, [None, int64s(1)], 0, 0)], offset=-1), "struct array's offset is negative"),
+        (
+            lambda: RawTable(1, [('i', 'l', 1, [None, int64s(1)], 0, 0)], n_children=0),
+            'has 0 children where its schema has 1',
+        ),
+        (
+            lambda: RawTable(1, [('i', 'l', 1, [None, int64s(1)], 0, 0)], struct_buffers=(None, None)),
+            'has 1 buffer, not 2',
+        ),
+        (lambda: RawTable(2, [('s', 'u', 2, [None, int32s(0, 3, 1), b'abc'], 0, 0)]), 'before its start'),
+        (lambda: RawTable(1, [('m', 'd:5,2,256', 2**59 + 10, [None, b''], 0, 0)]), 'out of range'),
+    ],
+)
 def test_raw_table_inconsistent_raises_value_error(little_endian, table, message):
     with pytest.raises(ValueError, match=message):
         fastdigest.surrogate_key(table(), [table().schemas[0].name.decode()])

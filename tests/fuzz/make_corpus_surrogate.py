@@ -15,17 +15,36 @@ CORPUS = Path(__file__).parent / 'corpus_surrogate'
 KIND_COUNT = 19  # fuzz_surrogate.c's: 8 integers, bool, date32, date64, 4 decimals, null, 3 string layouts
 
 
-def seed(kinds, *, algorithm=0, rows=20, many=False, struct_bitmap=False, struct_count_zero=False, offset=0,
-         separator=1, token=3, corruption=0, corrupted_column=0, pool_len=200, rng=None):  # fmt: skip
+def seed(
+    kinds,
+    *,
+    algorithm=0,
+    rows=20,
+    many=False,
+    struct_bitmap=False,
+    struct_count_zero=False,
+    offset=0,
+    separator=1,
+    token=3,
+    corruption=0,
+    corrupted_column=0,
+    pool_len=200,
+    rng=None,
+):
     rng = rng or random.Random(0)
     kinds = list(kinds)[:4]
     byte0 = (len(kinds) - 1) | struct_bitmap << 2 | struct_count_zero << 3 | corruption << 4
-    header = bytes([
-        byte0, algorithm, rows, offset,
-        *(kinds + [0] * (4 - len(kinds))),
-        separator | token << 2,
-        many | corrupted_column << 1,
-    ])  # fmt: skip
+    header = bytes(
+        [
+            byte0,
+            algorithm,
+            rows,
+            offset,
+            *(kinds + [0] * (4 - len(kinds))),
+            separator | token << 2,
+            many | corrupted_column << 1,
+        ]
+    )
     return header + bytes(rng.randrange(256) for _ in range(pool_len))
 
 
@@ -37,8 +56,9 @@ def main():
     seeds = {}
     for kind in range(KIND_COUNT):
         seeds['kind%d-alone' % kind] = seed([kind], rng=rng)
-        seeds['kind%d-with-others' % kind] = seed([kind, (kind + 5) % KIND_COUNT, (kind + 11) % KIND_COUNT], rng=rng,
-                                                  struct_bitmap=True, offset=3)  # fmt: skip
+        seeds['kind%d-with-others' % kind] = seed(
+            [kind, (kind + 5) % KIND_COUNT, (kind + 11) % KIND_COUNT], rng=rng, struct_bitmap=True, offset=3
+        )
     for algorithm in range(8):
         seeds['algorithm%d' % algorithm] = seed([3, 17, 9], algorithm=algorithm, rng=rng)
     seeds['many-rows'] = seed([16, 3, 9, 11], many=True, rows=200, struct_bitmap=True, pool_len=400, rng=rng)
@@ -52,8 +72,9 @@ def main():
             )
     for corruption in range(9, 16):
         for column in range(2):
-            seeds['corrupt%d-column%d' % (corruption, column)] = seed([1, 17], corruption=corruption,
-                                                                      corrupted_column=column, rng=rng)  # fmt: skip
+            seeds['corrupt%d-column%d' % (corruption, column)] = seed(
+                [1, 17], corruption=corruption, corrupted_column=column, rng=rng
+            )
     for name, data in seeds.items():
         (CORPUS / name).write_bytes(data)
     print('%d seeds in %s' % (len(seeds), CORPUS))
