@@ -77,8 +77,9 @@ __all__ = [
     'surrogate_key',
 ]
 # hashlib lists scrypt in its __all__ from 3.15, where it has it (from OpenSSL): so does fastdigest,
-# without importing OpenSSL to find out.
-if _sys.version_info >= (3, 15):
+# without importing OpenSSL to find out. Which Pythons do is the extension's decision (its _compat), as is
+# everything else that differs by version.
+if _fastdigest._compat['scrypt_in_all']:
     import importlib.util as _importlib_util
 
     if _importlib_util.find_spec('_hashlib') is not None:
