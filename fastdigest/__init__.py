@@ -162,8 +162,10 @@ def _stdlib_hashlib():
 
 # new(), pbkdf2_hmac() and fastdigest.hmac (in C) hand what they do not implement themselves (other
 # algorithm names, other digestmods), with the caller's arguments as given, to the standard library's
-# hashlib and hmac found here.
-_fastdigest._stdlib_module = _stdlib_module
+# hashlib and hmac found here. This one call is everything the extension takes from the package: until
+# it is made, the extension refuses those calls with ImportError rather than import a name the swap may
+# have replaced.
+_fastdigest._register(stdlib_module=_stdlib_module)
 
 
 def __getattr__(name):

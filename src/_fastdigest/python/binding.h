@@ -41,6 +41,14 @@ typedef struct {
     /* What the running CPython's hashlib and hmac do (compat.h), decided
      * first at exec. */
     fd_compat compat;
+    /* The package's registration (_register(), module.c): the callable that
+     * returns the standard library's hashlib or hmac by name, NULL until
+     * the package has registered it. */
+    PyObject *stdlib_module;
+    /* The module's own functions that its types call: HMAC(...) is
+     * _hmac_init's work, and a pickled hash object names from_state. */
+    PyObject *hmac_init;
+    PyObject *from_state;
 } fd_module_state;
 
 static inline fd_module_state *fd_get_module_state(PyObject *module)
@@ -144,10 +152,11 @@ int fd_parse_threads(PyObject *value, const char *function, size_t *threads);
 PyObject *fd_kernels_by_algorithm(const char *const kernel_of_family[FD_FAMILY_COUNT]);
 
 /* The standard library's module name ("hashlib" or "hmac"), a new reference
- * (NULL with an exception set): what the package's _stdlib_module(name)
- * returns, which stays the standard library's where fastdigest's own
- * modules were put in sys.modules under those names; without the package,
- * an import of name. What fastdigest does not implement goes to it. */
+ * (NULL with an exception set), from the callable the package registered
+ * (_register(stdlib_module=...)), which gives the standard library's module
+ * even where fastdigest's own were put in sys.modules under those names;
+ * ImportError where nothing was registered or it gave another module. What
+ * fastdigest does not implement goes to it. */
 PyObject *fd_stdlib_module(PyObject *module, const char *name);
 
 /* ---- hash.c -------------------------------------------------------------- */

@@ -429,16 +429,42 @@ int fd_algorithm_from_object(PyObject *module, PyObject *obj, const char *functi
 
 PyObject *fd_stdlib_module(PyObject *module, const char *name)
 {
-    PyObject *loader = PyObject_GetAttrString(module, "_stdlib_module");
+    fd_module_state *state = fd_get_module_state(module);
+    PyObject *loader;
+    FD_BEGIN_CRITICAL_SECTION(module); /* against a registration meanwhile */
+    loader = Py_XNewRef(state->stdlib_module);
+    FD_END_CRITICAL_SECTION();
     if (loader == NULL) {
-        if (!PyErr_ExceptionMatches(PyExc_AttributeError))
-            return NULL;
-        PyErr_Clear();
-        return PyImport_ImportModule(name);
+        PyErr_Format(PyExc_ImportError,
+                     "fastdigest._fastdigest cannot reach the standard library's %s: this "
+                     "module was not registered by the fastdigest package, which calls "
+                     "_register() as it is imported; import fastdigest rather than loading the "
+                     "extension on its own",
+                     name);
+        return NULL;
     }
     PyObject *stdlib = PyObject_CallFunction(loader, "s", name);
     Py_DECREF(loader);
-    return stdlib;
+    if (stdlib == NULL)
+        return NULL;
+    /* It must be the standard library's module, never fastdigest's own (which
+     * the swap puts in sys.modules under the same name): a call handed on to
+     * fastdigest would come back here. */
+    PyObject *stdlib_name = PyObject_GetAttrString(stdlib, "__name__");
+    int same = stdlib_name == NULL ? -1
+               : PyUnicode_Check(stdlib_name)
+                   ? PyUnicode_CompareWithASCIIString(stdlib_name, name) == 0
+                   : 0;
+    Py_XDECREF(stdlib_name);
+    if (same == 1)
+        return stdlib;
+    if (same == 0)
+        PyErr_Format(PyExc_ImportError,
+                     "fastdigest's registered stdlib_module('%s') gave %R, which is not the "
+                     "standard library's %s",
+                     name, stdlib, name);
+    Py_DECREF(stdlib);
+    return NULL;
 }
 
 /* ---- threads= ------------------------------------------------------------ */

@@ -342,18 +342,15 @@ PyDoc_STRVAR(hmac_type_doc,
              "digest() or hexdigest(). Made by fastdigest.hmac.new().");
 
 /* HMAC(key, msg=None, digestmod=''): the stdlib's class may be called as
- * new() is, and so may this one, with the words of its __init__. */
+ * new() is, and so may this one, with the words of its __init__: the
+ * module's HMAC initialiser (fastdigest_hmac_init, kept in its state),
+ * called through CPython's own tuple-to-vectorcall conversion. */
 static PyObject *hmac_type_new(PyTypeObject *type, PyObject *args, PyObject *kwargs)
 {
-    PyObject *module = PyType_GetModule(type);
-    if (module == NULL)
+    fd_module_state *state = PyType_GetModuleState(type);
+    if (state == NULL)
         return NULL;
-    PyObject *new_function = PyObject_GetAttrString(module, "_hmac_init");
-    if (new_function == NULL)
-        return NULL;
-    PyObject *result = PyObject_Call(new_function, args, kwargs);
-    Py_DECREF(new_function);
-    return result;
+    return PyObject_Call(state->hmac_init, args, kwargs);
 }
 
 static PyType_Slot hmac_type_slots[] = {
@@ -455,11 +452,9 @@ static PyObject *fastdigest_hmac_new(PyObject *module, PyObject *const *args, Py
     return hmac_construct(module, &hmac_new_signature, "new", args, nargs, kwnames);
 }
 
-PyDoc_STRVAR(hmac_init_doc,
-             "_hmac_init($module, /, key, msg=None, digestmod='')\n--\n\n"
-             "fastdigest.hmac.HMAC(...): _hmac_new() with the words of the standard library's\n"
-             "HMAC.__init__ in its errors, and its hmac.HMAC for other digestmods.");
-
+/* HMAC(...): _hmac_new() with the words of the standard library's
+ * HMAC.__init__ in its errors, and its hmac.HMAC for other digestmods. Not a
+ * module attribute: the type's tp_new calls it from the module state. */
 static PyObject *fastdigest_hmac_init(PyObject *module, PyObject *const *args, Py_ssize_t nargs,
                                       PyObject *kwnames)
 {
@@ -645,8 +640,6 @@ done:
 static PyMethodDef hmac_module_methods[] = {
     {"_hmac_new", (PyCFunction)(void (*)(void))fastdigest_hmac_new, METH_FASTCALL | METH_KEYWORDS,
      hmac_new_doc},
-    {"_hmac_init", (PyCFunction)(void (*)(void))fastdigest_hmac_init, METH_FASTCALL | METH_KEYWORDS,
-     hmac_init_doc},
     {"_hmac_digest", (PyCFunction)(void (*)(void))fastdigest_hmac_digest,
      METH_FASTCALL | METH_KEYWORDS, hmac_digest_function_doc},
     {"pbkdf2_hmac", (PyCFunction)(void (*)(void))fastdigest_pbkdf2_hmac,
@@ -654,8 +647,14 @@ static PyMethodDef hmac_module_methods[] = {
     {NULL, NULL, 0, NULL},
 };
 
+static PyMethodDef hmac_init_def = {"HMAC", (PyCFunction)(void (*)(void))fastdigest_hmac_init,
+                                    METH_FASTCALL | METH_KEYWORDS, NULL};
+
 int fd_hmac_module_exec(PyObject *module, fd_module_state *state)
 {
+    state->hmac_init = PyCFunction_NewEx(&hmac_init_def, module, NULL);
+    if (state->hmac_init == NULL)
+        return -1;
     state->hmac_type = (PyTypeObject *)PyType_FromModuleAndSpec(module, &hmac_type_spec, NULL);
     if (state->hmac_type == NULL)
         return -1;

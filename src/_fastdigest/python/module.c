@@ -444,7 +444,54 @@ static PyMethodDef string_keyword_constructors[] = {FD_CONSTRUCTOR_DEFS(string_k
 #undef FD_CONSTRUCTOR_DEFS
 #undef FD_CONSTRUCTOR_DEF
 
+/* ---- the package's registration ---------------------------------------- */
+
+PyDoc_STRVAR(register_doc,
+             "_register($module, /, *, stdlib_module)\n--\n\n"
+             "Called once by the fastdigest package as it is imported (and again if it is\n"
+             "reloaded), with what this module needs from it: stdlib_module(name), which\n"
+             "returns the standard library's 'hashlib' or 'hmac' even where fastdigest's\n"
+             "own modules were put in sys.modules under those names. What fastdigest\n"
+             "does not implement is handed to those. ImportError if anything is missing.");
+
+/* The one hand-off from the package to this module: everything the C code
+ * needs from Python arrives here, by keyword, and is kept in the module
+ * state; nothing is looked up by attribute or imported by a name that the
+ * swap (sys.modules['hashlib'] = fastdigest) replaces. Until it is called,
+ * what needs the standard library refuses with ImportError. */
+static PyObject *fastdigest_register(PyObject *module, PyObject *const *args, Py_ssize_t nargs,
+                                     PyObject *kwnames)
+{
+    fd_module_state *state = fd_get_module_state(module);
+    static const char *const names[] = {"stdlib_module"};
+    static const fd_signature signature = {
+        .function = "_register", FD_PARAMETERS(names), .parser = FD_ARGUMENT_CLINIC};
+    PyObject *bound[1];
+
+    if (fd_bind_arguments(&state->compat, &signature, args, nargs, kwnames, bound) < 0)
+        return NULL;
+    for (size_t i = 0; i < sizeof bound / sizeof bound[0]; i++) {
+        if (bound[i] == NULL || !PyCallable_Check(bound[i])) {
+            PyErr_Format(PyExc_ImportError,
+                         "fastdigest._fastdigest._register() needs %s=, a callable, not %s",
+                         names[i], bound[i] == NULL ? "nothing" : Py_TYPE(bound[i])->tp_name);
+            return NULL;
+        }
+    }
+    /* A reload of the package registers again, maybe while another thread
+     * reads the old registration (fd_stdlib_module). */
+    PyObject *previous;
+    FD_BEGIN_CRITICAL_SECTION(module);
+    previous = state->stdlib_module;
+    state->stdlib_module = Py_NewRef(bound[0]);
+    FD_END_CRITICAL_SECTION();
+    Py_XDECREF(previous);
+    Py_RETURN_NONE;
+}
+
 static PyMethodDef module_methods[] = {
+    {"_register", (PyCFunction)(void (*)(void))fastdigest_register, METH_FASTCALL | METH_KEYWORDS,
+     register_doc},
     {"digest", (PyCFunction)(void (*)(void))fastdigest_digest, METH_FASTCALL, digest_doc},
     {"hexdigest", (PyCFunction)(void (*)(void))fastdigest_hexdigest, METH_FASTCALL, hexdigest_doc},
     {"set_gil_minsize", fastdigest_set_gil_minsize, METH_O, set_gil_minsize_doc},
@@ -583,6 +630,9 @@ static int module_traverse(PyObject *module, visitproc visit, void *arg)
     Py_VISIT(state->digest_array_type);
     Py_VISIT(state->digest_stream_type);
     Py_VISIT(state->algorithm_ids);
+    Py_VISIT(state->stdlib_module);
+    Py_VISIT(state->hmac_init);
+    Py_VISIT(state->from_state);
     for (int id = 0; id < FD_ALGORITHM_COUNT; id++) {
         Py_VISIT(state->constructors[id]);
         Py_VISIT(state->names[id]);
@@ -598,6 +648,9 @@ static int module_clear(PyObject *module)
     Py_CLEAR(state->digest_array_type);
     Py_CLEAR(state->digest_stream_type);
     Py_CLEAR(state->algorithm_ids);
+    Py_CLEAR(state->stdlib_module);
+    Py_CLEAR(state->hmac_init);
+    Py_CLEAR(state->from_state);
     for (int id = 0; id < FD_ALGORITHM_COUNT; id++) {
         Py_CLEAR(state->constructors[id]);
         Py_CLEAR(state->names[id]);
