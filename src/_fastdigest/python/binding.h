@@ -46,7 +46,8 @@ typedef struct {
      * the package has registered it. */
     PyObject *stdlib_module;
     /* The module's own functions that its types call: HMAC(...) is
-     * _hmac_init's work, and a pickled hash object names from_state. */
+     * fastdigest_hmac_init's work (hmac.c), and a pickled hash object
+     * names from_state. */
     PyObject *hmac_init;
     PyObject *from_state;
 } fd_module_state;
