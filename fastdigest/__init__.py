@@ -77,8 +77,9 @@ __all__ = [
     'surrogate_key',
 ]
 # hashlib lists scrypt in its __all__ from 3.15, where it has it (from OpenSSL): so does fastdigest,
-# without importing OpenSSL to find out.
-if _sys.version_info >= (3, 15):
+# without importing OpenSSL to find out. Which Pythons do is the extension's decision (its _compat), as is
+# everything else that differs by version.
+if _fastdigest._compat['scrypt_in_all']:
     import importlib.util as _importlib_util
 
     if _importlib_util.find_spec('_hashlib') is not None:
@@ -161,8 +162,10 @@ def _stdlib_hashlib():
 
 # new(), pbkdf2_hmac() and fastdigest.hmac (in C) hand what they do not implement themselves (other
 # algorithm names, other digestmods), with the caller's arguments as given, to the standard library's
-# hashlib and hmac found here.
-_fastdigest._stdlib_module = _stdlib_module
+# hashlib and hmac found here. This one call is everything the extension takes from the package: until
+# it is made, the extension refuses those calls with ImportError rather than import a name the swap may
+# have replaced.
+_fastdigest._register(stdlib_module=_stdlib_module)
 
 
 def __getattr__(name):

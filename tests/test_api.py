@@ -224,17 +224,6 @@ def test_new_other_names_are_hashlibs(args, kwargs):
     assert foreign_outcome(lambda: fastdigest.new(*args, **kwargs)) == expected
 
 
-def test_new_other_names_without_the_package(monkeypatch):
-    # The extension without the package's _stdlib_module (imported on its own) imports hashlib itself.
-    extension = importlib.import_module('fastdigest._fastdigest')
-    monkeypatch.delattr(extension, '_stdlib_module')
-    assert foreign_outcome(lambda: extension.new('sha3_256', b'a')) == foreign_outcome(
-        lambda: hashlib.new('sha3_256', b'a')
-    )
-    assert foreign_outcome(lambda: extension.new('nope')) == foreign_outcome(lambda: hashlib.new('nope'))
-    assert extension.pbkdf2_hmac('sha3_256', b'p', b's', 2) == hashlib.pbkdf2_hmac('sha3_256', b'p', b's', 2)
-
-
 # --- new(): the names hashlib.new accepts for the eight algorithms ------------------------------------
 
 # OpenSSL 3's names and aliases for the eight digests, CPython's own spellings, and their OIDs.

@@ -167,10 +167,10 @@ static PyObject *digest_array(PyObject *module, PyObject *const *args, Py_ssize_
         return NULL;
     }
     static const char *const names[] = {"hex", "threads"};
-    static const fd_signature signature = {
-        .function = "digest_array", .names = names, .nparams = 2};
+    static const fd_signature signature = {.function = "digest_array", FD_PARAMETERS(names)};
     PyObject *bound[2];
-    if (fd_bind_arguments(&signature, args + nargs, 0, kwnames, bound) < 0)
+    if (fd_bind_arguments(&fd_get_module_state(module)->compat, &signature, args + nargs, 0,
+                          kwnames, bound) < 0)
         return NULL;
     bool hex = false;
     if (bound[0] != NULL) {

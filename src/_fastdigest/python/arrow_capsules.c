@@ -88,55 +88,25 @@ int fd_take_stream(PyObject *method, struct ArrowArrayStream *out, const char *f
     return result;
 }
 
-static PyObject *set_error_aside(void)
-{
-#if PY_VERSION_HEX >= 0x030C0000
-    return PyErr_GetRaisedException();
-#else
-    PyObject *type, *value, *traceback;
-    PyErr_Fetch(&type, &value, &traceback);
-    if (type == NULL)
-        return NULL;
-    PyErr_NormalizeException(&type, &value, &traceback);
-    if (traceback != NULL)
-        PyException_SetTraceback(value, traceback);
-    Py_DECREF(type);
-    Py_XDECREF(traceback);
-    return value;
-#endif
-}
-
-static void restore_error(PyObject *exception)
-{
-    if (exception == NULL)
-        return;
-#if PY_VERSION_HEX >= 0x030C0000
-    PyErr_SetRaisedException(exception);
-#else
-    PyErr_Restore(Py_NewRef((PyObject *)Py_TYPE(exception)), exception,
-                  PyException_GetTraceback(exception));
-#endif
-}
-
 void fd_release_schema(struct ArrowSchema *schema)
 {
-    PyObject *exception = set_error_aside();
+    PyObject *exception = fd_take_exception();
     schema->release(schema);
-    restore_error(exception);
+    fd_restore_exception(exception);
 }
 
 void fd_release_array(struct ArrowArray *array)
 {
-    PyObject *exception = set_error_aside();
+    PyObject *exception = fd_take_exception();
     array->release(array);
-    restore_error(exception);
+    fd_restore_exception(exception);
 }
 
 void fd_release_stream(struct ArrowArrayStream *stream)
 {
-    PyObject *exception = set_error_aside();
+    PyObject *exception = fd_take_exception();
     stream->release(stream);
-    restore_error(exception);
+    fd_restore_exception(exception);
 }
 
 void fd_raise_stream_error(struct ArrowArrayStream *stream, int code, const char *function)

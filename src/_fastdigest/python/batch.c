@@ -25,28 +25,15 @@
  * argument. Anything else an exporter raises passes through unchanged. */
 static void name_bad_item(Py_ssize_t index)
 {
-#if PY_VERSION_HEX >= 0x030C0000
-    PyObject *exception = PyErr_GetRaisedException();
+    PyObject *exception = fd_take_exception();
     PyObject *type = (PyObject *)Py_TYPE(exception);
-    if (type == PyExc_TypeError || type == PyExc_BufferError || type == PyExc_ValueError)
-        PyErr_Format(type, "digest_many() item %zd: %S", index, exception);
-    else
-        PyErr_SetRaisedException(Py_NewRef(exception));
-    Py_DECREF(exception);
-#else
-    PyObject *type, *value, *traceback;
-    PyErr_Fetch(&type, &value, &traceback);
-    PyErr_NormalizeException(&type, &value, &traceback);
     if (type == PyExc_TypeError || type == PyExc_BufferError || type == PyExc_ValueError) {
-        PyErr_Format(type, "digest_many() item %zd: %S", index, value);
-        Py_DECREF(type);
-        Py_XDECREF(value);
-        Py_XDECREF(traceback);
+        PyErr_Format(type, "digest_many() item %zd: %S", index, exception);
+        Py_DECREF(exception);
     }
     else {
-        PyErr_Restore(type, value, traceback);
+        fd_restore_exception(exception);
     }
-#endif
 }
 
 /* The mark of a message whose item is not exactly bytes and still needs a
@@ -374,10 +361,12 @@ static PyObject *digest_many(PyObject *module, PyObject *const *args, Py_ssize_t
     /* name and messages are positional-only: counted above, and threads
      * alone bound by name, as digest_array binds its keywords. */
     static const char *const names[] = {"threads"};
-    static const fd_signature signature = {.function = "digest_many", .names = names, .nparams = 1};
-    PyObject *threads;
-    if (fd_bind_arguments(&signature, args + nargs, 0, kwnames, &threads) < 0)
+    static const fd_signature signature = {.function = "digest_many", FD_PARAMETERS(names)};
+    PyObject *bound[1];
+    if (fd_bind_arguments(&fd_get_module_state(module)->compat, &signature, args + nargs, 0,
+                          kwnames, bound) < 0)
         return NULL;
+    PyObject *threads = bound[0];
     many_call call = {.multi = NULL, .source = {NULL, false, 0}, .result = NULL};
     if (fd_parse_threads(threads != NULL ? threads : Py_None, "digest_many", &call.threads) < 0)
         return NULL;

@@ -2,8 +2,9 @@
  * object, and the prototypes of helpers.c (argument binding, hexadecimal,
  * algorithm names), hash.c (the hash type) and each file's exec function,
  * which module.c calls. Every file of python/ includes this one, and with it
- * locking.h (the GIL threshold and the object lock: the hash object holds
- * one) and buffers.h (byte views of the inputs).
+ * compat.h (what depends on the CPython version, the only place that tests
+ * it), locking.h (the GIL threshold and the object lock: the hash object
+ * holds one) and buffers.h (byte views of the inputs).
  *
  * The files of python/ are the only ones that include Python.h: the C test
  * drivers and the fuzzers build everything else. Dependencies run one way:
@@ -20,6 +21,7 @@
 #include "core/algorithms.h"
 #include "core/hex.h"
 #include "python/buffers.h"
+#include "python/compat.h"
 #include "python/locking.h"
 
 typedef struct {
@@ -36,10 +38,18 @@ typedef struct {
     /* The module's own constructor functions, by algorithm id: a digestmod or
      * one-shot name may be one of them instead of a string. */
     PyObject *constructors[FD_ALGORITHM_COUNT];
-    /* Whether the running hashlib's constructors take data= (module.c's
-     * constructors say which Pythons do), so that new() and the
-     * constructors take and word their arguments as it does. */
-    bool data_keyword;
+    /* What the running CPython's hashlib and hmac do (compat.h), decided
+     * first at exec. */
+    fd_compat compat;
+    /* The package's registration (_register(), module.c): the callable that
+     * returns the standard library's hashlib or hmac by name, NULL until
+     * the package has registered it. */
+    PyObject *stdlib_module;
+    /* The module's own functions that its types call: HMAC(...) is
+     * fastdigest_hmac_init's work (hmac.c), and a pickled hash object
+     * names from_state. */
+    PyObject *hmac_init;
+    PyObject *from_state;
 } fd_module_state;
 
 static inline fd_module_state *fd_get_module_state(PyObject *module)
@@ -56,18 +66,13 @@ typedef struct {
 
 /* ---- helpers.c ---------------------------------------------------------- */
 
-/* Whose words a call that does not fit gets: a Python function's (the
- * interpreter's, as hashlib.new's Python layer and the stdlib's hmac give
- * them) or Argument Clinic's (hashlib's C functions), each in the wording of
- * the Python this extension is built for. */
-typedef enum { FD_PYTHON_FUNCTION, FD_ARGUMENT_CLINIC } fd_parser;
-
 /* A function's parameters, in order: the first npositional of names may be
  * passed by position, the rest only by keyword; the first nrequired have no
  * default. For a Python function, the first nbound are bound before the
  * call (a method's self, which messages count and name), and
  * extra_keywords collects unknown keywords (**kwargs) instead of refusing
- * them. For Argument Clinic, nbound is 0 and extra_keywords false. */
+ * them. For Argument Clinic, nbound is 0 and extra_keywords false.
+ * FD_PARAMETERS(names) sets names and nparams from one array. */
 typedef struct fd_signature {
     const char *function; /* as messages name it: "new", "HMAC.update", "openssl_sha256" */
     const char *const *names;
@@ -79,28 +84,39 @@ typedef struct fd_signature {
     bool extra_keywords;
 } fd_signature;
 
+/* The length of an array, which must be one: &(out) of a pointer has the
+ * type named first, which selects (void)0, and a void length does not
+ * compile; of anything that is no lvalue (NULL, &x) it does not compile
+ * either. FD_SLOT_COUNT for the out array of fd_bind_arguments,
+ * FD_NAME_COUNT for an array of parameter names. */
+#define FD_SLOT_COUNT(out) \
+    _Generic(&(out), PyObject ***: (void)0, default: (Py_ssize_t)(sizeof(out) / sizeof((out)[0])))
+#define FD_NAME_COUNT(list) \
+    _Generic(&(list), const char *const **: (void)0, const char ***: (void)0, \
+             default: (Py_ssize_t)(sizeof(list) / sizeof((list)[0])))
+#define FD_PARAMETERS(list) .names = (list), .nparams = FD_NAME_COUNT(list)
+
 /* Binds vectorcall arguments to signature's parameters: out[i] is the
  * argument of names[nbound + i], NULL where an optional one was omitted.
+ * out is an array (FD_SLOT_COUNT passes its length), with a slot for every
+ * parameter past nbound: fewer is a SystemError, not a write past its end.
  * Returns 0, or -1 with CPython's TypeError for that call set. */
-int fd_bind_arguments(const fd_signature *signature, PyObject *const *args, Py_ssize_t nargs,
-                      PyObject *kwnames, PyObject **out);
+#define fd_bind_arguments(compat, signature, args, nargs, kwnames, out) \
+    fd_bind_arguments_into(compat, signature, args, nargs, kwnames, out, FD_SLOT_COUNT(out))
+int fd_bind_arguments_into(const fd_compat *compat, const fd_signature *signature,
+                           PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames,
+                           PyObject **out, Py_ssize_t nslots);
 
-/* Raises CPython's TypeError for keyword, which none of names[0..count)
- * matches (with 3.13+'s "Did you mean" among them). Returns -1. */
-int fd_unexpected_keyword(fd_parser parser, const char *function, PyObject *keyword,
-                          const char *const *names, Py_ssize_t count);
+/* For a signature with no parameter past nbound (a method of self alone):
+ * raises CPython's TypeError for the arguments a call gave it, or
+ * SystemError if it gave none or the signature has parameters to bind.
+ * Returns -1. */
+int fd_refuse_arguments(const fd_compat *compat, const fd_signature *signature,
+                        PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames);
 
 /* The argument of a vectorcall given as keyword name, or NULL. */
 PyObject *fd_keyword_argument(PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames,
                               const char *name);
-
-/* How hashlib words a name it does not know ("unsupported hash type sha3"
- * before 3.15). */
-#if PY_VERSION_HEX >= 0x030F0000
-#define FD_UNSUPPORTED_ALGORITHM "unsupported hash algorithm "
-#else
-#define FD_UNSUPPORTED_ALGORITHM "unsupported hash type "
-#endif
 
 /* A new ASCII str of the digest in lowercase hexadecimal, as hashlib's. */
 PyObject *fd_hex_string(const uint8_t *digest, size_t digest_len);
@@ -115,7 +131,7 @@ PyObject *fd_make_algorithm_ids(void);
  * and for a known name followed by spaces, by asking the standard library's
  * hashlib (newer OpenSSL releases accept those, older ones do not).
  * Returns the algorithm id, or -1 with an exception set: hashlib's
- * ValueError for an unknown name (FD_UNSUPPORTED_ALGORITHM). */
+ * ValueError for an unknown name (compat's unsupported_algorithm). */
 int fd_lookup_algorithm(PyObject *module, PyObject *name);
 
 /* The algorithm id a name or a constructor stands for: a str is looked up as
@@ -137,10 +153,11 @@ int fd_parse_threads(PyObject *value, const char *function, size_t *threads);
 PyObject *fd_kernels_by_algorithm(const char *const kernel_of_family[FD_FAMILY_COUNT]);
 
 /* The standard library's module name ("hashlib" or "hmac"), a new reference
- * (NULL with an exception set): what the package's _stdlib_module(name)
- * returns, which stays the standard library's where fastdigest's own
- * modules were put in sys.modules under those names; without the package,
- * an import of name. What fastdigest does not implement goes to it. */
+ * (NULL with an exception set), from the callable the package registered
+ * (_register(stdlib_module=...)), which gives the standard library's module
+ * even where fastdigest's own were put in sys.modules under those names;
+ * ImportError where nothing was registered or it gave another module. What
+ * fastdigest does not implement goes to it. */
 PyObject *fd_stdlib_module(PyObject *module, const char *name);
 
 /* ---- hash.c -------------------------------------------------------------- */

@@ -137,19 +137,13 @@ static PyObject *hash_reduce(PyObject *self, PyObject *Py_UNUSED(ignored))
 {
     /* The type was made with its module, so this is the module's own
      * from_state even with several interpreters or module copies. */
-    PyObject *module = PyType_GetModule(Py_TYPE(self));
-    if (module == NULL)
-        return NULL;
-    PyObject *from_state = PyObject_GetAttrString(module, "from_state");
-    if (from_state == NULL)
+    fd_module_state *state = PyType_GetModuleState(Py_TYPE(self));
+    if (state == NULL)
         return NULL;
     PyObject *blob = hash_state(self, NULL);
-    if (blob == NULL) {
-        Py_DECREF(from_state);
+    if (blob == NULL)
         return NULL;
-    }
-    PyObject *result = Py_BuildValue("(O(O))", from_state, blob);
-    Py_DECREF(from_state);
+    PyObject *result = Py_BuildValue("(O(O))", state->from_state, blob);
     Py_DECREF(blob);
     return result;
 }

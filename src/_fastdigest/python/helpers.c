@@ -33,134 +33,13 @@ int fd_get_buffer(PyObject *obj, Py_buffer *view)
 
 /* ---- arguments ---------------------------------------------------------- */
 
-/* The messages are CPython's own, in the wording of the Python this
- * extension is built for (one build per minor version): a Python function's
- * from the interpreter's argument binding (Python/ceval.c), a C function's
- * from Argument Clinic's parser (_PyArg_UnpackKeywords in Python/getargs.c).
- * Each check runs in the order CPython's runs it, so that a call with two
+/* The messages are CPython's own: a Python function's from the
+ * interpreter's argument binding (Python/ceval.c), a C function's from
+ * Argument Clinic's parser (_PyArg_UnpackKeywords in Python/getargs.c); the
+ * one that differs by version, an unexpected keyword, is compat.c's. Each
+ * check runs in the order CPython's runs it, so that a call with two
  * mistakes gets the same complaint. None of this runs unless a call has
  * keywords or an unusual number of arguments. */
-
-#if PY_VERSION_HEX >= 0x030D0000
-/* 3.13+ ends "unexpected keyword argument" with a suggestion: the parameter
- * name nearest to the keyword by CPython's edit distance (Python/suggestions.c:
- * moving or substituting a character costs 2, changing its case 1), if it is
- * within a third of both names' characters. Parameter names are short ASCII;
- * a keyword over 40 bytes gets no suggestion, as in CPython. */
-#define SUGGESTION_MOVE_COST 2
-#define SUGGESTION_CASE_COST 1
-#define SUGGESTION_MAX_LEN 40
-
-static size_t substitution_cost(char a, char b)
-{
-    if (a == b)
-        return 0;
-    if ((a & 31) != (b & 31))
-        return SUGGESTION_MOVE_COST;
-    char lower_a = (a >= 'A' && a <= 'Z') ? (char)(a - 'A' + 'a') : a;
-    char lower_b = (b >= 'A' && b <= 'Z') ? (char)(b - 'A' + 'a') : b;
-    return lower_a == lower_b ? SUGGESTION_CASE_COST : SUGGESTION_MOVE_COST;
-}
-
-/* The edit distance of a and b, or more than max_cost as soon as it must be. */
-static size_t edit_distance(const char *a, size_t a_len, const char *b, size_t b_len,
-                            size_t max_cost)
-{
-    while (a_len > 0 && b_len > 0 && a[0] == b[0]) {
-        a++, b++;
-        a_len--, b_len--;
-    }
-    while (a_len > 0 && b_len > 0 && a[a_len - 1] == b[b_len - 1])
-        a_len--, b_len--;
-    if (a_len == 0 || b_len == 0)
-        return (a_len + b_len) * SUGGESTION_MOVE_COST;
-    if (a_len > SUGGESTION_MAX_LEN || b_len > SUGGESTION_MAX_LEN)
-        return max_cost + 1;
-    if (b_len < a_len) { /* the row runs along the shorter one */
-        const char *t = a;
-        a = b, b = t;
-        size_t t_len = a_len;
-        a_len = b_len, b_len = t_len;
-    }
-    if ((b_len - a_len) * SUGGESTION_MOVE_COST > max_cost)
-        return max_cost + 1;
-    /* row[i]: the cost of turning b's first characters so far into a[:i+1]. */
-    size_t row[SUGGESTION_MAX_LEN];
-    for (size_t i = 0; i < a_len; i++)
-        row[i] = (i + 1) * SUGGESTION_MOVE_COST;
-    size_t result = 0;
-    for (size_t j = 0; j < b_len; j++) {
-        size_t diagonal = j * SUGGESTION_MOVE_COST, lowest = SIZE_MAX;
-        result = diagonal;
-        for (size_t i = 0; i < a_len; i++) {
-            size_t substitute = diagonal + substitution_cost(b[j], a[i]);
-            diagonal = row[i];
-            size_t insert_or_delete = (result < diagonal ? result : diagonal) +
-                                      SUGGESTION_MOVE_COST;
-            result = insert_or_delete < substitute ? insert_or_delete : substitute;
-            row[i] = result;
-            if (result < lowest)
-                lowest = result;
-        }
-        if (lowest > max_cost)
-            return max_cost + 1;
-    }
-    return result;
-}
-
-/* The name of names[0..count) CPython would suggest for keyword, or NULL. */
-static const char *suggest_keyword(PyObject *keyword, const char *const *names, Py_ssize_t count)
-{
-    Py_ssize_t keyword_len;
-    const char *keyword_text = PyUnicode_AsUTF8AndSize(keyword, &keyword_len);
-    if (keyword_text == NULL) {
-        PyErr_Clear(); /* unencodable: no suggestion, as in CPython */
-        return NULL;
-    }
-    const char *best = NULL;
-    size_t best_distance = SIZE_MAX;
-    for (Py_ssize_t i = 0; i < count; i++) {
-        size_t name_len = strlen(names[i]);
-        if ((size_t)keyword_len == name_len && memcmp(keyword_text, names[i], name_len) == 0)
-            continue;
-        size_t max_distance = ((size_t)keyword_len + name_len + 3) * SUGGESTION_MOVE_COST / 6;
-        if (best_distance - 1 < max_distance) /* only a closer name can win */
-            max_distance = best_distance - 1;
-        size_t distance = edit_distance(keyword_text, (size_t)keyword_len, names[i], name_len,
-                                        max_distance);
-        if (distance <= max_distance && (best == NULL || distance < best_distance)) {
-            best = names[i];
-            best_distance = distance;
-        }
-    }
-    return best;
-}
-#endif
-
-int fd_unexpected_keyword(fd_parser parser, const char *function, PyObject *keyword,
-                          const char *const *names, Py_ssize_t count)
-{
-#if PY_VERSION_HEX >= 0x030D0000
-    const char *suggestion = suggest_keyword(keyword, names, count);
-    if (suggestion != NULL)
-        PyErr_Format(PyExc_TypeError,
-                     "%s() got an unexpected keyword argument '%S'. Did you mean '%s'?", function,
-                     keyword, suggestion);
-    else
-        PyErr_Format(PyExc_TypeError, "%s() got an unexpected keyword argument '%S'", function,
-                     keyword);
-    (void)parser;
-#else
-    (void)names, (void)count;
-    if (parser == FD_ARGUMENT_CLINIC)
-        PyErr_Format(PyExc_TypeError, "'%S' is an invalid keyword argument for %s()", keyword,
-                     function);
-    else
-        PyErr_Format(PyExc_TypeError, "%s() got an unexpected keyword argument '%S'", function,
-                     keyword);
-#endif
-    return -1;
-}
 
 /* The index of the parameter keyword names, or -1. */
 static Py_ssize_t parameter_index(const fd_signature *signature, PyObject *keyword)
@@ -195,8 +74,8 @@ static int keywords_must_be_strings(PyObject *kwnames)
 
 /* _PyArg_UnpackKeywords for parameters that may all be passed by keyword,
  * none of them required after a positional-only one. */
-static int bind_clinic(const fd_signature *signature, PyObject *const *args, Py_ssize_t nargs,
-                       PyObject *kwnames, PyObject **out)
+static int bind_clinic(const fd_compat *compat, const fd_signature *signature,
+                       PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames, PyObject **out)
 {
     const char *function = signature->function;
     const char *const *names = signature->names;
@@ -252,7 +131,8 @@ static int bind_clinic(const fd_signature *signature, PyObject *const *args, Py_
     for (Py_ssize_t k = 0; k < nkeywords; k++) {
         PyObject *keyword = PyTuple_GET_ITEM(kwnames, k);
         if (parameter_index(signature, keyword) < 0)
-            return fd_unexpected_keyword(FD_ARGUMENT_CLINIC, function, keyword, names, nparams);
+            return fd_unexpected_keyword(compat, FD_ARGUMENT_CLINIC, function, keyword, names,
+                                         nparams);
     }
     PyErr_Format(PyExc_TypeError, "invalid keyword argument for %s()", function);
     return -1;
@@ -261,8 +141,8 @@ static int bind_clinic(const fd_signature *signature, PyObject *const *args, Py_
 /* A Python function's binding, for parameters that may all be passed by
  * position or keyword, the first nbound of them bound before the call (a
  * method's self) and **kwargs where extra_keywords says so. */
-static int bind_python(const fd_signature *signature, PyObject *const *args, Py_ssize_t nargs,
-                       PyObject *kwnames, PyObject **out)
+static int bind_python(const fd_compat *compat, const fd_signature *signature,
+                       PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames, PyObject **out)
 {
     const char *function = signature->function;
     const char *const *names = signature->names;
@@ -283,7 +163,8 @@ static int bind_python(const fd_signature *signature, PyObject *const *args, Py_
         if (i < 0) {
             if (signature->extra_keywords)
                 continue; /* for **kwargs: the caller's */
-            return fd_unexpected_keyword(FD_PYTHON_FUNCTION, function, keyword, names, nparams);
+            return fd_unexpected_keyword(compat, FD_PYTHON_FUNCTION, function, keyword, names,
+                                         nparams);
         }
         if (i < nbound || out[i - nbound] != NULL) {
             PyErr_Format(PyExc_TypeError, "%s() got multiple values for argument '%s'", function,
@@ -331,12 +212,33 @@ static int bind_python(const fd_signature *signature, PyObject *const *args, Py_
     return -1;
 }
 
-int fd_bind_arguments(const fd_signature *signature, PyObject *const *args, Py_ssize_t nargs,
-                      PyObject *kwnames, PyObject **out)
+int fd_bind_arguments_into(const fd_compat *compat, const fd_signature *signature,
+                           PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames,
+                           PyObject **out, Py_ssize_t nslots)
 {
+    /* A signature binds its parameters after the first nbound: the caller's
+     * out must have room for each, else the binder would write past it. */
+    if (signature->nbound < 0 || signature->nparams < signature->nbound ||
+        signature->nrequired > signature->nparams || signature->npositional > signature->nparams ||
+        nslots < signature->nparams - signature->nbound) {
+        PyErr_Format(PyExc_SystemError,
+                     "%s(): %zd parameters bound into %zd slots (a binding bug, please report)",
+                     signature->function, signature->nparams - signature->nbound, nslots);
+        return -1;
+    }
     if (signature->parser == FD_ARGUMENT_CLINIC)
-        return bind_clinic(signature, args, nargs, kwnames, out);
-    return bind_python(signature, args, nargs, kwnames, out);
+        return bind_clinic(compat, signature, args, nargs, kwnames, out);
+    return bind_python(compat, signature, args, nargs, kwnames, out);
+}
+
+int fd_refuse_arguments(const fd_compat *compat, const fd_signature *signature,
+                        PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames)
+{
+    /* No slots: bind_python writes out only for parameters past nbound. */
+    if (fd_bind_arguments_into(compat, signature, args, nargs, kwnames, NULL, 0) == 0)
+        PyErr_Format(PyExc_SystemError, "%s() bound arguments it takes none of",
+                     signature->function);
+    return -1;
 }
 
 PyObject *fd_keyword_argument(PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames,
@@ -504,7 +406,7 @@ int fd_lookup_algorithm(PyObject *module, PyObject *name)
     if (padded >= 0)
         return padded;
     if (padded == -1)
-        PyErr_Format(PyExc_ValueError, FD_UNSUPPORTED_ALGORITHM "%U", name);
+        PyErr_Format(PyExc_ValueError, "%s%U", state->compat.unsupported_algorithm, name);
     return -1;
 }
 
@@ -527,16 +429,42 @@ int fd_algorithm_from_object(PyObject *module, PyObject *obj, const char *functi
 
 PyObject *fd_stdlib_module(PyObject *module, const char *name)
 {
-    PyObject *loader = PyObject_GetAttrString(module, "_stdlib_module");
+    fd_module_state *state = fd_get_module_state(module);
+    PyObject *loader;
+    FD_BEGIN_CRITICAL_SECTION(module); /* against a registration meanwhile */
+    loader = Py_XNewRef(state->stdlib_module);
+    FD_END_CRITICAL_SECTION();
     if (loader == NULL) {
-        if (!PyErr_ExceptionMatches(PyExc_AttributeError))
-            return NULL;
-        PyErr_Clear();
-        return PyImport_ImportModule(name);
+        PyErr_Format(PyExc_ImportError,
+                     "fastdigest._fastdigest cannot reach the standard library's %s: this "
+                     "module was not registered by the fastdigest package, which calls "
+                     "_register() as it is imported; import fastdigest rather than loading the "
+                     "extension on its own",
+                     name);
+        return NULL;
     }
     PyObject *stdlib = PyObject_CallFunction(loader, "s", name);
     Py_DECREF(loader);
-    return stdlib;
+    if (stdlib == NULL)
+        return NULL;
+    /* It must be the standard library's module, never fastdigest's own (which
+     * the swap puts in sys.modules under the same name): a call handed on to
+     * fastdigest would come back here. */
+    PyObject *stdlib_name = PyObject_GetAttrString(stdlib, "__name__");
+    int same = stdlib_name == NULL ? -1
+               : PyUnicode_Check(stdlib_name)
+                   ? PyUnicode_CompareWithASCIIString(stdlib_name, name) == 0
+                   : 0;
+    Py_XDECREF(stdlib_name);
+    if (same == 1)
+        return stdlib;
+    if (same == 0)
+        PyErr_Format(PyExc_ImportError,
+                     "fastdigest's registered stdlib_module('%s') gave %R, which is not the "
+                     "standard library's %s",
+                     name, stdlib, name);
+    Py_DECREF(stdlib);
+    return NULL;
 }
 
 /* ---- threads= ------------------------------------------------------------ */

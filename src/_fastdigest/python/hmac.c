@@ -116,6 +116,13 @@ typedef struct {
     fd_hmac_state hmac;
 } hmac_object;
 
+/* The decisions about the running CPython (compat.h) of the module that made
+ * self's type. */
+static const fd_compat *type_compat(hmac_object *self)
+{
+    return &((fd_module_state *)PyType_GetModuleState(Py_TYPE(self)))->compat;
+}
+
 static void hmac_lock(hmac_object *self)
 {
     fd_object_lock_acquire(&self->lock);
@@ -162,14 +169,15 @@ static PyObject *hmac_update(hmac_object *self, PyObject *const *args, Py_ssize_
 
     if (nargs != 1 || kwnames != NULL) {
         static const fd_signature signature = {.function = "HMAC.update",
-                                               .names = names,
-                                               .nparams = 2,
+                                               FD_PARAMETERS(names),
                                                .npositional = 2,
                                                .nrequired = 2,
                                                .nbound = 1,
                                                .parser = FD_PYTHON_FUNCTION};
-        if (fd_bind_arguments(&signature, args, nargs, kwnames, &msg) < 0)
+        PyObject *bound[1];
+        if (fd_bind_arguments(type_compat(self), &signature, args, nargs, kwnames, bound) < 0)
             return NULL;
+        msg = bound[0];
     }
     else {
         msg = args[0];
@@ -184,19 +192,17 @@ static PyObject *hmac_update(hmac_object *self, PyObject *const *args, Py_ssize_
 /* The stdlib's HMAC methods but update() are Python methods of self alone:
  * a call with any argument gets the interpreter's words, naming the method.
  * Returns NULL with that TypeError set. */
-static PyObject *refuse_arguments(const char *method, PyObject *const *args, Py_ssize_t nargs,
-                                  PyObject *kwnames)
+static PyObject *refuse_arguments(hmac_object *self, const char *method, PyObject *const *args,
+                                  Py_ssize_t nargs, PyObject *kwnames)
 {
     static const char *const names[] = {"self"};
     const fd_signature signature = {.function = method,
-                                    .names = names,
-                                    .nparams = 1,
+                                    FD_PARAMETERS(names),
                                     .npositional = 1,
                                     .nrequired = 1,
                                     .nbound = 1,
                                     .parser = FD_PYTHON_FUNCTION};
-    if (fd_bind_arguments(&signature, args, nargs, kwnames, NULL) == 0)
-        PyErr_Format(PyExc_SystemError, "%s() bound arguments it takes none of", method);
+    fd_refuse_arguments(type_compat(self), &signature, args, nargs, kwnames);
     return NULL;
 }
 
@@ -217,7 +223,7 @@ static PyObject *hmac_digest(hmac_object *self, PyObject *const *args, Py_ssize_
                              PyObject *kwnames)
 {
     if (nargs != 0 || kwnames != NULL)
-        return refuse_arguments("HMAC.digest", args, nargs, kwnames);
+        return refuse_arguments(self, "HMAC.digest", args, nargs, kwnames);
     PyObject *result = PyBytes_FromStringAndSize(NULL,
                                                  (Py_ssize_t)self->hmac.algorithm->digest_len);
     if (result == NULL)
@@ -236,7 +242,7 @@ static PyObject *hmac_hexdigest(hmac_object *self, PyObject *const *args, Py_ssi
     uint8_t mac[FD_MAX_DIGEST_LEN];
 
     if (nargs != 0 || kwnames != NULL)
-        return refuse_arguments("HMAC.hexdigest", args, nargs, kwnames);
+        return refuse_arguments(self, "HMAC.hexdigest", args, nargs, kwnames);
     hmac_final_locked(self, mac);
     PyObject *result = fd_hex_string(mac, self->hmac.algorithm->digest_len);
     fd_secure_zero(mac, sizeof mac);
@@ -265,7 +271,7 @@ static PyObject *hmac_copy(hmac_object *self, PyObject *const *args, Py_ssize_t 
                            PyObject *kwnames)
 {
     if (nargs != 0 || kwnames != NULL)
-        return refuse_arguments("HMAC.copy", args, nargs, kwnames);
+        return refuse_arguments(self, "HMAC.copy", args, nargs, kwnames);
     return (PyObject *)hmac_duplicate(self);
 }
 
@@ -336,18 +342,15 @@ PyDoc_STRVAR(hmac_type_doc,
              "digest() or hexdigest(). Made by fastdigest.hmac.new().");
 
 /* HMAC(key, msg=None, digestmod=''): the stdlib's class may be called as
- * new() is, and so may this one, with the words of its __init__. */
+ * new() is, and so may this one, with the words of its __init__: the
+ * module's HMAC initialiser (fastdigest_hmac_init, kept in its state),
+ * called through CPython's own tuple-to-vectorcall conversion. */
 static PyObject *hmac_type_new(PyTypeObject *type, PyObject *args, PyObject *kwargs)
 {
-    PyObject *module = PyType_GetModule(type);
-    if (module == NULL)
+    fd_module_state *state = PyType_GetModuleState(type);
+    if (state == NULL)
         return NULL;
-    PyObject *new_function = PyObject_GetAttrString(module, "_hmac_init");
-    if (new_function == NULL)
-        return NULL;
-    PyObject *result = PyObject_Call(new_function, args, kwargs);
-    Py_DECREF(new_function);
-    return result;
+    return PyObject_Call(state->hmac_init, args, kwargs);
 }
 
 static PyType_Slot hmac_type_slots[] = {
@@ -366,26 +369,19 @@ static PyType_Spec hmac_type_spec = {
 
 /* The stdlib's hmac.new(key, msg=None, digestmod='') and the HMAC class's
  * __init__(self, key, msg=None, digestmod=''), whose messages count self. */
-static const char *const hmac_new_names[] = {"self", "key", "msg", "digestmod"};
+static const char *const hmac_new_names[] = {"key", "msg", "digestmod"};
+static const char *const hmac_init_names[] = {"self", "key", "msg", "digestmod"};
 static const fd_signature hmac_new_signature = {.function = "new",
-                                                .names = hmac_new_names + 1,
-                                                .nparams = 3,
+                                                FD_PARAMETERS(hmac_new_names),
                                                 .npositional = 3,
                                                 .nrequired = 1,
                                                 .parser = FD_PYTHON_FUNCTION};
 static const fd_signature hmac_init_signature = {.function = "HMAC.__init__",
-                                                 .names = hmac_new_names,
-                                                 .nparams = 4,
+                                                 FD_PARAMETERS(hmac_init_names),
                                                  .npositional = 4,
                                                  .nrequired = 2,
                                                  .nbound = 1,
                                                  .parser = FD_PYTHON_FUNCTION};
-
-#if PY_VERSION_HEX >= 0x030D0000
-#define MISSING_DIGESTMOD "Missing required argument 'digestmod'."
-#else
-#define MISSING_DIGESTMOD "Missing required parameter 'digestmod'."
-#endif
 
 /* new() and HMAC(): the signature says which; stdlib_function is the
  * stdlib's counterpart, which takes every digestmod fastdigest does not. */
@@ -393,6 +389,7 @@ static PyObject *hmac_construct(PyObject *module, const fd_signature *signature,
                                 const char *stdlib_function, PyObject *const *args,
                                 Py_ssize_t nargs, PyObject *kwnames)
 {
+    fd_module_state *state = fd_get_module_state(module);
     PyObject *bound[3] = {NULL, NULL, NULL};
     Py_buffer key_view, msg_view;
 
@@ -400,7 +397,7 @@ static PyObject *hmac_construct(PyObject *module, const fd_signature *signature,
         for (Py_ssize_t i = 0; i < nargs; i++)
             bound[i] = args[i];
     }
-    else if (fd_bind_arguments(signature, args, nargs, kwnames, bound) < 0) {
+    else if (fd_bind_arguments(&state->compat, signature, args, nargs, kwnames, bound) < 0) {
         return NULL;
     }
     PyObject *key = bound[0], *msg = bound[1], *digestmod = bound[2];
@@ -411,7 +408,7 @@ static PyObject *hmac_construct(PyObject *module, const fd_signature *signature,
     int present = digestmod == NULL ? 0 : PyObject_IsTrue(digestmod);
     int id = present <= 0 ? -1 : fast_algorithm(module, digestmod, "new", "digestmod");
     if (present == 0)
-        PyErr_SetString(PyExc_TypeError, MISSING_DIGESTMOD);
+        PyErr_SetString(PyExc_TypeError, state->compat.missing_digestmod);
     if (id < 0) {
         PyBuffer_Release(&key_view);
         if (id == FOREIGN_DIGESTMOD)
@@ -424,7 +421,7 @@ static PyObject *hmac_construct(PyObject *module, const fd_signature *signature,
     }
     bool has_msg = msg != NULL && msg != Py_None;
 
-    hmac_object *self = hmac_alloc(fd_get_module_state(module)->hmac_type);
+    hmac_object *self = hmac_alloc(state->hmac_type);
     if (self != NULL) {
         /* Nobody else sees the new object yet: no lock needed. */
         size_t work = (size_t)key_view.len + (has_msg ? (size_t)msg_view.len : 0);
@@ -455,11 +452,9 @@ static PyObject *fastdigest_hmac_new(PyObject *module, PyObject *const *args, Py
     return hmac_construct(module, &hmac_new_signature, "new", args, nargs, kwnames);
 }
 
-PyDoc_STRVAR(hmac_init_doc,
-             "_hmac_init($module, /, key, msg=None, digestmod='')\n--\n\n"
-             "fastdigest.hmac.HMAC(...): _hmac_new() with the words of the standard library's\n"
-             "HMAC.__init__ in its errors, and its hmac.HMAC for other digestmods.");
-
+/* HMAC(...): _hmac_new() with the words of the standard library's
+ * HMAC.__init__ in its errors, and its hmac.HMAC for other digestmods. Not a
+ * module attribute: the type's tp_new calls it from the module state. */
 static PyObject *fastdigest_hmac_init(PyObject *module, PyObject *const *args, Py_ssize_t nargs,
                                       PyObject *kwnames)
 {
@@ -482,12 +477,12 @@ static PyObject *fastdigest_hmac_digest(PyObject *module, PyObject *const *args,
 
     if (nargs != 3 || kwnames != NULL) {
         static const fd_signature signature = {.function = "digest",
-                                               .names = names,
-                                               .nparams = 3,
+                                               FD_PARAMETERS(names),
                                                .npositional = 3,
                                                .nrequired = 3,
                                                .parser = FD_PYTHON_FUNCTION};
-        if (fd_bind_arguments(&signature, args, nargs, kwnames, bound) < 0)
+        if (fd_bind_arguments(&fd_get_module_state(module)->compat, &signature, args, nargs,
+                              kwnames, bound) < 0)
             return NULL;
         given = bound;
     }
@@ -553,8 +548,7 @@ static PyObject *fastdigest_pbkdf2_hmac(PyObject *module, PyObject *const *args,
 {
     static const char *const names[] = {"hash_name", "password", "salt", "iterations", "dklen"};
     static const fd_signature signature = {.function = "pbkdf2_hmac",
-                                           .names = names,
-                                           .nparams = 5,
+                                           FD_PARAMETERS(names),
                                            .npositional = 5,
                                            .nrequired = 4,
                                            .parser = FD_ARGUMENT_CLINIC};
@@ -563,7 +557,8 @@ static PyObject *fastdigest_pbkdf2_hmac(PyObject *module, PyObject *const *args,
 
     /* hashlib's Argument Clinic parser, and its conversions in its order
      * with its messages. */
-    if (fd_bind_arguments(&signature, args, nargs, kwnames, bound) < 0)
+    if (fd_bind_arguments(&fd_get_module_state(module)->compat, &signature, args, nargs, kwnames,
+                          bound) < 0)
         return NULL;
     PyObject *hash_name = bound[0], *password = bound[1], *salt = bound[2];
     PyObject *iterations_obj = bound[3], *dklen_obj = bound[4] == NULL ? Py_None : bound[4];
@@ -645,8 +640,6 @@ done:
 static PyMethodDef hmac_module_methods[] = {
     {"_hmac_new", (PyCFunction)(void (*)(void))fastdigest_hmac_new, METH_FASTCALL | METH_KEYWORDS,
      hmac_new_doc},
-    {"_hmac_init", (PyCFunction)(void (*)(void))fastdigest_hmac_init, METH_FASTCALL | METH_KEYWORDS,
-     hmac_init_doc},
     {"_hmac_digest", (PyCFunction)(void (*)(void))fastdigest_hmac_digest,
      METH_FASTCALL | METH_KEYWORDS, hmac_digest_function_doc},
     {"pbkdf2_hmac", (PyCFunction)(void (*)(void))fastdigest_pbkdf2_hmac,
@@ -654,8 +647,14 @@ static PyMethodDef hmac_module_methods[] = {
     {NULL, NULL, 0, NULL},
 };
 
+static PyMethodDef hmac_init_def = {"HMAC", (PyCFunction)(void (*)(void))fastdigest_hmac_init,
+                                    METH_FASTCALL | METH_KEYWORDS, NULL};
+
 int fd_hmac_module_exec(PyObject *module, fd_module_state *state)
 {
+    state->hmac_init = PyCFunction_NewEx(&hmac_init_def, module, NULL);
+    if (state->hmac_init == NULL)
+        return -1;
     state->hmac_type = (PyTypeObject *)PyType_FromModuleAndSpec(module, &hmac_type_spec, NULL);
     if (state->hmac_type == NULL)
         return -1;

@@ -13,6 +13,7 @@
 #include <stdint.h>
 
 #include "core/atomic.h"
+#include "python/compat.h" /* FD_HAVE_PYMUTEX */
 
 /* Inputs of at least this many bytes are hashed with the GIL released, as in
  * CPython's hashlib: below it, releasing and retaking the GIL costs more than
@@ -39,10 +40,6 @@ static inline void fd_set_gil_minsize(size_t minsize)
 {
     fd_relaxed_store(&fd_gil_minsize_setting, minsize);
 }
-
-#if PY_VERSION_HEX >= 0x030D0000
-#define FD_HAVE_PYMUTEX 1
-#endif
 
 /* The lock of one object (a hash or an HMAC object). While every call on the
  * object runs with the GIL held, the GIL serialises them and no lock is

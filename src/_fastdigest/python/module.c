@@ -85,15 +85,12 @@ static int read_gil_minsize_environment(void)
 
 /* The constructors take their arguments as hashlib's own (OpenSSL's
  * openssl_sha256() and the others) take them on the running Python, in one
- * of two ways:
+ * of two ways, which compat.c decides at import (compat.data_keyword):
  * data: (data=b'', *, usedforsecurity=True, string=None), where data and
  *       string are one argument given either way, and 3.15+ deprecates
- *       string: 3.14 on, and 3.13 from the patch release that took CPython's
- *       gh-134696 backport;
- * string: (string=b'', *, usedforsecurity=True): 3.10-3.12, and 3.13 before.
- * A wheel built for 3.13 runs on either 3.13, so the module asks the running
- * hashlib which at import (hashlib_takes_data_keyword) and keeps the answer
- * in its state; new() follows the constructors.
+ *       string (compat.string_deprecation);
+ * string: (string=b'', *, usedforsecurity=True).
+ * new() follows the constructors.
  * Their messages name them as hashlib's C functions, openssl_sha256(): that
  * is what hashlib prints on every CPython build fastdigest supports, all of
  * which link OpenSSL. A CPython built without it falls back to its own
@@ -113,9 +110,9 @@ static int check_usedforsecurity(PyObject *usedforsecurity)
 }
 
 /* The data to hash from data= and string=, as hashlib decides it: both is
- * an error, and on 3.15+ string alone is deprecated, warned of at the
- * caller's line (stacklevel 1 from a C function is its caller). */
-static int data_argument(PyObject *data, PyObject *string, PyObject **out)
+ * an error, and where string alone is deprecated (3.15+) it is warned of at
+ * the caller's line (stacklevel 1 from a C function is its caller). */
+static int data_argument(const fd_compat *compat, PyObject *data, PyObject *string, PyObject **out)
 {
     if (data != NULL && string != NULL) {
         PyErr_SetString(PyExc_TypeError,
@@ -124,14 +121,9 @@ static int data_argument(PyObject *data, PyObject *string, PyObject **out)
         return -1;
     }
     if (string != NULL) {
-#if PY_VERSION_HEX >= 0x030F0000
-        if (PyErr_WarnEx(PyExc_DeprecationWarning,
-                         "the 'string' keyword parameter is deprecated since Python 3.15 and "
-                         "slated for removal in Python 3.19; use the 'data' keyword parameter or "
-                         "pass the data to hash as a positional argument instead",
-                         1) < 0)
+        if (compat->string_deprecation != NULL &&
+            PyErr_WarnEx(PyExc_DeprecationWarning, compat->string_deprecation, 1) < 0)
             return -1;
-#endif
         data = string;
     }
     *out = data;
@@ -162,25 +154,27 @@ static PyObject *construct(PyObject *module, enum fd_algorithm_id id, const char
         /* sha256() or sha256(data): nothing to parse. */
         data = nargs == 1 ? args[0] : NULL;
     }
+    else if (state->compat.data_keyword) {
+        PyObject *bound[3];
+        const fd_signature signature = {.function = function,
+                                        FD_PARAMETERS(data_keyword_parameters),
+                                        .npositional = 1,
+                                        .parser = FD_ARGUMENT_CLINIC};
+        if (fd_bind_arguments(&state->compat, &signature, args, nargs, kwnames, bound) < 0 ||
+            check_usedforsecurity(bound[1]) < 0 ||
+            data_argument(&state->compat, bound[0], bound[2], &data) < 0)
+            return NULL;
+    }
     else {
-        PyObject *bound[3] = {NULL, NULL, NULL};
-        const fd_signature signature = {
-            .function = function,
-            .names = state->data_keyword ? data_keyword_parameters : string_keyword_parameters,
-            .nparams = state->data_keyword ? 3 : 2,
-            .npositional = 1,
-            .parser = FD_ARGUMENT_CLINIC,
-        };
-        if (fd_bind_arguments(&signature, args, nargs, kwnames, bound) < 0 ||
+        PyObject *bound[2];
+        const fd_signature signature = {.function = function,
+                                        FD_PARAMETERS(string_keyword_parameters),
+                                        .npositional = 1,
+                                        .parser = FD_ARGUMENT_CLINIC};
+        if (fd_bind_arguments(&state->compat, &signature, args, nargs, kwnames, bound) < 0 ||
             check_usedforsecurity(bound[1]) < 0)
             return NULL;
-        if (state->data_keyword) {
-            if (data_argument(bound[0], bound[2], &data) < 0)
-                return NULL;
-        }
-        else {
-            data = bound[0];
-        }
+        data = bound[0];
     }
     return hash_data(state, id, data);
 }
@@ -224,8 +218,8 @@ static PyObject *new_from_stdlib(PyObject *module, PyObject *const *args, Py_ssi
  * one's words. These bind the arguments of a new() call naming one of the
  * eight as the two would, into *data (NULL: none), one for each way of
  * taking the data (see the constructors). */
-static int parse_new_data_keyword(PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames,
-                                  PyObject **data)
+static int parse_new_data_keyword(const fd_compat *compat, PyObject *const *args, Py_ssize_t nargs,
+                                  PyObject *kwnames, PyObject **data)
 {
     Py_ssize_t nkeywords = kwnames == NULL ? 0 : PyTuple_GET_SIZE(kwnames);
     /* __hash_new(name, *args, **kwargs), then _hashlib.new(name, *args,
@@ -234,8 +228,7 @@ static int parse_new_data_keyword(PyObject *const *args, Py_ssize_t nargs, PyObj
     static const char *const names[] = {"name", "data", "usedforsecurity", "string"};
     PyObject *bound[4];
     const fd_signature signature = {.function = "new",
-                                    .names = names,
-                                    .nparams = 4,
+                                    FD_PARAMETERS(names),
                                     .npositional = 2,
                                     .nrequired = 1,
                                     .parser = FD_ARGUMENT_CLINIC};
@@ -250,14 +243,14 @@ static int parse_new_data_keyword(PyObject *const *args, Py_ssize_t nargs, PyObj
                      signature.nparams, nargs + nkeywords);
         return -1;
     }
-    if (fd_bind_arguments(&signature, args, nargs, kwnames, bound) < 0 ||
+    if (fd_bind_arguments(compat, &signature, args, nargs, kwnames, bound) < 0 ||
         check_usedforsecurity(bound[2]) < 0)
         return -1;
-    return data_argument(bound[1], bound[3], data);
+    return data_argument(compat, bound[1], bound[3], data);
 }
 
-static int parse_new_string_keyword(PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames,
-                                    PyObject **data)
+static int parse_new_string_keyword(const fd_compat *compat, PyObject *const *args,
+                                    Py_ssize_t nargs, PyObject *kwnames, PyObject **data)
 {
     Py_ssize_t nkeywords = kwnames == NULL ? 0 : PyTuple_GET_SIZE(kwnames);
     /* __hash_new(name, data=b'', **kwargs), then _hashlib.new(name, data,
@@ -268,14 +261,13 @@ static int parse_new_string_keyword(PyObject *const *args, Py_ssize_t nargs, PyO
     static const char *const clinic_names[] = {"name", "string", "usedforsecurity"};
     PyObject *bound[2];
     const fd_signature signature = {.function = "__hash_new",
-                                    .names = python_names,
-                                    .nparams = 2,
+                                    FD_PARAMETERS(python_names),
                                     .npositional = 2,
                                     .nrequired = 1,
                                     .parser = FD_PYTHON_FUNCTION,
                                     .extra_keywords = true};
 
-    if (fd_bind_arguments(&signature, args, nargs, kwnames, bound) < 0)
+    if (fd_bind_arguments(compat, &signature, args, nargs, kwnames, bound) < 0)
         return -1;
     PyObject *extra_keyword = NULL, *usedforsecurity = NULL;
     Py_ssize_t nextra = 0;
@@ -299,7 +291,8 @@ static int parse_new_string_keyword(PyObject *const *args, Py_ssize_t nargs, PyO
                             "argument for new() given by name ('string') and position (2)");
             return -1;
         }
-        return fd_unexpected_keyword(FD_ARGUMENT_CLINIC, "new", extra_keyword, clinic_names, 3);
+        return fd_unexpected_keyword(compat, FD_ARGUMENT_CLINIC, "new", extra_keyword, clinic_names,
+                                     FD_NAME_COUNT(clinic_names));
     }
     if (check_usedforsecurity(usedforsecurity) < 0)
         return -1;
@@ -327,8 +320,8 @@ static PyObject *fastdigest_new(PyObject *module, PyObject *const *args, Py_ssiz
     PyObject *data = NULL;
     if (kwnames == NULL && nargs <= 2) /* new(name) or new(name, data) */
         data = nargs == 2 ? args[1] : NULL;
-    else if ((state->data_keyword ? parse_new_data_keyword
-                                  : parse_new_string_keyword)(args, nargs, kwnames, &data) < 0)
+    else if ((state->compat.data_keyword ? parse_new_data_keyword : parse_new_string_keyword)(
+                 &state->compat, args, nargs, kwnames, &data) < 0)
         return NULL;
     return hash_data(state, (enum fd_algorithm_id)id, data);
 }
@@ -451,66 +444,60 @@ static PyMethodDef string_keyword_constructors[] = {FD_CONSTRUCTOR_DEFS(string_k
 #undef FD_CONSTRUCTOR_DEFS
 #undef FD_CONSTRUCTOR_DEF
 
+/* ---- the package's registration ---------------------------------------- */
+
+PyDoc_STRVAR(register_doc,
+             "_register($module, /, *, stdlib_module)\n--\n\n"
+             "Called once by the fastdigest package as it is imported (and again if it is\n"
+             "reloaded), with what this module needs from it: stdlib_module(name), which\n"
+             "returns the standard library's 'hashlib' or 'hmac' even where fastdigest's\n"
+             "own modules were put in sys.modules under those names. What fastdigest\n"
+             "does not implement is handed to those. ImportError if anything is missing.");
+
+/* The one hand-off from the package to this module: everything the C code
+ * needs from Python arrives here, by keyword, and is kept in the module
+ * state; nothing is looked up by attribute or imported by a name that the
+ * swap (sys.modules['hashlib'] = fastdigest) replaces. Until it is called,
+ * what needs the standard library refuses with ImportError. */
+static PyObject *fastdigest_register(PyObject *module, PyObject *const *args, Py_ssize_t nargs,
+                                     PyObject *kwnames)
+{
+    fd_module_state *state = fd_get_module_state(module);
+    static const char *const names[] = {"stdlib_module"};
+    static const fd_signature signature = {
+        .function = "_register", FD_PARAMETERS(names), .parser = FD_ARGUMENT_CLINIC};
+    PyObject *bound[1];
+
+    if (fd_bind_arguments(&state->compat, &signature, args, nargs, kwnames, bound) < 0)
+        return NULL;
+    for (size_t i = 0; i < sizeof bound / sizeof bound[0]; i++) {
+        if (bound[i] == NULL || !PyCallable_Check(bound[i])) {
+            PyErr_Format(PyExc_ImportError,
+                         "fastdigest._fastdigest._register() needs %s=, a callable, not %s",
+                         names[i], bound[i] == NULL ? "nothing" : Py_TYPE(bound[i])->tp_name);
+            return NULL;
+        }
+    }
+    /* A reload of the package registers again, maybe while another thread
+     * reads the old registration (fd_stdlib_module). */
+    PyObject *previous;
+    FD_BEGIN_CRITICAL_SECTION(module);
+    previous = state->stdlib_module;
+    state->stdlib_module = Py_NewRef(bound[0]);
+    FD_END_CRITICAL_SECTION();
+    Py_XDECREF(previous);
+    Py_RETURN_NONE;
+}
+
 static PyMethodDef module_methods[] = {
+    {"_register", (PyCFunction)(void (*)(void))fastdigest_register, METH_FASTCALL | METH_KEYWORDS,
+     register_doc},
     {"digest", (PyCFunction)(void (*)(void))fastdigest_digest, METH_FASTCALL, digest_doc},
     {"hexdigest", (PyCFunction)(void (*)(void))fastdigest_hexdigest, METH_FASTCALL, hexdigest_doc},
     {"set_gil_minsize", fastdigest_set_gil_minsize, METH_O, set_gil_minsize_doc},
     {"get_gil_minsize", fastdigest_get_gil_minsize, METH_NOARGS, get_gil_minsize_doc},
     {NULL, NULL, 0, NULL},
 };
-
-/* Whether the running hashlib's constructors take data= (see the
- * constructors above): always from 3.14, never before 3.13, and on 3.13
- * from a patch release on, which a wheel cannot know when it is built, so
- * it asks one of hashlib's C constructors whether it takes data=. The
- * backport changed OpenSSL's and HACL*'s alike; HACL*'s _sha2 is asked
- * first, as importing it is cheap where importing OpenSSL's _hashlib is
- * not (fastdigest's import stays without it), and _hashlib only on a
- * CPython built without _sha2. Returns 1 or 0, or -1 with an exception
- * set. */
-static int hashlib_takes_data_keyword(void)
-{
-#if PY_VERSION_HEX >= 0x030E0000
-    return 1;
-#elif PY_VERSION_HEX >= 0x030D0000
-    PyObject *implementation = PyImport_ImportModule("_sha2");
-    const char *constructor_name = "sha256";
-    if (implementation == NULL && PyErr_ExceptionMatches(PyExc_ImportError)) {
-        PyErr_Clear();
-        implementation = PyImport_ImportModule("_hashlib");
-        constructor_name = "openssl_sha256";
-    }
-    if (implementation == NULL)
-        return -1;
-    PyObject *constructor = PyObject_GetAttrString(implementation, constructor_name);
-    Py_DECREF(implementation);
-    if (constructor == NULL)
-        return -1;
-    PyObject *keyword = PyUnicode_FromString("data");
-    PyObject *no_data = PyBytes_FromStringAndSize(NULL, 0);
-    PyObject *kwnames = keyword == NULL || no_data == NULL ? NULL : PyTuple_Pack(1, keyword);
-    PyObject *result = NULL;
-    int takes_data = -1;
-    if (kwnames != NULL) {
-        PyObject *call_args[1] = {no_data};
-        result = PyObject_Vectorcall(constructor, call_args, 0, kwnames);
-        if (result != NULL)
-            takes_data = 1;
-        else if (PyErr_ExceptionMatches(PyExc_TypeError)) {
-            PyErr_Clear();
-            takes_data = 0;
-        }
-    }
-    Py_XDECREF(result);
-    Py_XDECREF(kwnames);
-    Py_XDECREF(no_data);
-    Py_XDECREF(keyword);
-    Py_DECREF(constructor);
-    return takes_data;
-#else
-    return 0;
-#endif
-}
 
 /* ---- module ------------------------------------------------------------ */
 
@@ -583,12 +570,18 @@ static int module_exec(PyObject *module)
         kernels_selected = true;
     }
 
-    int takes_data = hashlib_takes_data_keyword();
-    if (takes_data < 0)
+    /* What the running CPython's hashlib does, before anything that reads it. */
+    if (fd_compat_decide(&state->compat) < 0)
         return -1;
-    state->data_keyword = takes_data == 1;
-    if (PyModule_AddFunctions(module, state->data_keyword ? data_keyword_constructors
-                                                          : string_keyword_constructors) < 0)
+    PyObject *compat = fd_compat_mapping(&state->compat);
+    if (compat == NULL)
+        return -1;
+    int added = PyModule_AddObjectRef(module, "_compat", compat);
+    Py_DECREF(compat);
+    if (added < 0)
+        return -1;
+    if (PyModule_AddFunctions(module, state->compat.data_keyword ? data_keyword_constructors
+                                                                 : string_keyword_constructors) < 0)
         return -1;
 
     if (fd_hash_module_exec(module, state) < 0)
@@ -604,7 +597,7 @@ static int module_exec(PyObject *module)
     PyObject *implementation = fd_kernels_by_algorithm(kernel_of_family);
     if (implementation == NULL)
         return -1;
-    int added = PyModule_AddObjectRef(module, "implementation", implementation);
+    added = PyModule_AddObjectRef(module, "implementation", implementation);
     Py_DECREF(implementation);
     if (added < 0)
         return -1;
@@ -637,6 +630,9 @@ static int module_traverse(PyObject *module, visitproc visit, void *arg)
     Py_VISIT(state->digest_array_type);
     Py_VISIT(state->digest_stream_type);
     Py_VISIT(state->algorithm_ids);
+    Py_VISIT(state->stdlib_module);
+    Py_VISIT(state->hmac_init);
+    Py_VISIT(state->from_state);
     for (int id = 0; id < FD_ALGORITHM_COUNT; id++) {
         Py_VISIT(state->constructors[id]);
         Py_VISIT(state->names[id]);
@@ -652,6 +648,9 @@ static int module_clear(PyObject *module)
     Py_CLEAR(state->digest_array_type);
     Py_CLEAR(state->digest_stream_type);
     Py_CLEAR(state->algorithm_ids);
+    Py_CLEAR(state->stdlib_module);
+    Py_CLEAR(state->hmac_init);
+    Py_CLEAR(state->from_state);
     for (int id = 0; id < FD_ALGORITHM_COUNT; id++) {
         Py_CLEAR(state->constructors[id]);
         Py_CLEAR(state->names[id]);
@@ -666,12 +665,12 @@ static void module_free(void *module)
 
 static PyModuleDef_Slot module_slots[] = {
     {Py_mod_exec, module_exec},
-#if PY_VERSION_HEX >= 0x030C0000
+#ifdef FD_HAVE_MOD_MULTIPLE_INTERPRETERS
     /* Not per-interpreter GIL: the kernel choice is process-wide, and sharing
      * one GIL is what makes making it once at first import race-free. */
     {Py_mod_multiple_interpreters, Py_MOD_MULTIPLE_INTERPRETERS_SUPPORTED},
 #endif
-#if PY_VERSION_HEX >= 0x030D0000
+#ifdef FD_HAVE_MOD_GIL
     {Py_mod_gil, Py_MOD_GIL_NOT_USED},
 #endif
     {0, NULL},

@@ -80,15 +80,13 @@ static PyMethodDef from_state_def = {"from_state", from_state, METH_O, from_stat
  * checks that fastdigest.from_state is this very object. */
 int fd_resume_module_exec(PyObject *module, fd_module_state *state)
 {
-    (void)state;
     PyObject *public_module = PyUnicode_FromString("fastdigest");
     if (public_module == NULL)
         return -1;
-    PyObject *function = PyCFunction_NewEx(&from_state_def, module, public_module);
+    /* The state keeps it for the hash type's __reduce__ (hash.c). */
+    state->from_state = PyCFunction_NewEx(&from_state_def, module, public_module);
     Py_DECREF(public_module);
-    if (function == NULL)
+    if (state->from_state == NULL)
         return -1;
-    int added = PyModule_AddObjectRef(module, "from_state", function);
-    Py_DECREF(function);
-    return added;
+    return PyModule_AddObjectRef(module, "from_state", state->from_state);
 }

@@ -355,9 +355,10 @@ static PyObject *surrogate_key(PyObject *module, PyObject *const *args, Py_ssize
         return NULL;
     }
     static const char *const keywords[] = {"name", "separator", "null", "threads"};
-    static const fd_signature signature = {.function = FUNCTION, .names = keywords, .nparams = 4};
+    static const fd_signature signature = {.function = FUNCTION, FD_PARAMETERS(keywords)};
     PyObject *bound[4];
-    if (fd_bind_arguments(&signature, args + nargs, 0, kwnames, bound) < 0)
+    if (fd_bind_arguments(&fd_get_module_state(module)->compat, &signature, args + nargs, 0,
+                          kwnames, bound) < 0)
         return NULL;
     fd_surrogate_spec spec = {
         .id = FD_MD5,
