@@ -33,9 +33,7 @@
 /* Critical sections (3.13+), which lock an object on a free-threaded build
  * and cost nothing with a GIL. */
 #define FD_BEGIN_CRITICAL_SECTION(object) Py_BEGIN_CRITICAL_SECTION(object)
-#define FD_END_CRITICAL_SECTION() \
-    Py_END_CRITICAL_SECTION       \
-    ()
+#define FD_END_CRITICAL_SECTION() Py_END_CRITICAL_SECTION()
 #else
 /* Before 3.13 every build has a GIL, which already excludes the others. */
 #define FD_BEGIN_CRITICAL_SECTION(object) {
