@@ -30,16 +30,9 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 #endif
-
-/* How much work the calling thread does between two keep_going questions,
- * in bytes read, each file opened counting as FILE_OPEN_WORK more: often
- * enough that Ctrl-C stops a long call within a few milliseconds, rarely
- * enough that asking (which takes the interpreter's lock) costs nothing
- * measurable beside the reading and hashing. */
-#define KEEP_GOING_INTERVAL ((size_t)16 << 20)
-#define FILE_OPEN_WORK ((size_t)64 << 10)
 
 /* A regular file this many chunks long or longer is worth telling the
  * system that it is read from start to end (a larger read-ahead when it is
@@ -181,6 +174,20 @@ static void close_file(open_file *file)
 
 /* ---- the threads ------------------------------------------------------------- */
 
+/* Milliseconds from some fixed moment, for the calling thread's questions:
+ * a few nanoseconds a call (the vDSO on Linux). */
+static uint64_t monotonic_ms(void)
+{
+#ifdef _WIN32
+    return GetTickCount64();
+#else
+    struct timespec now;
+    if (clock_gettime(CLOCK_MONOTONIC, &now) != 0)
+        return 0;
+    return (uint64_t)now.tv_sec * 1000u + (uint64_t)now.tv_nsec / 1000000u;
+#endif
+}
+
 typedef struct files_run {
     const fd_files_request *request;
     size_t digests_len;
@@ -192,8 +199,9 @@ typedef struct files_run {
     size_t next;   /* the first file not yet taken */
     size_t failed; /* the first file in order that failed so far, or count */
     unsigned long error;
-    bool stopped;        /* keep_going said to stop */
-    size_t calling_work; /* the calling thread's alone: work since it last asked keep_going */
+    bool stopped; /* keep_going said to stop */
+    /* The calling thread's alone: when it last asked keep_going. */
+    uint64_t last_asked_ms;
 } files_run;
 
 /* The next file for a thread, if there is one still worth reading: files
@@ -228,18 +236,18 @@ static void record_failure(files_run *run, size_t index, unsigned long error)
 }
 
 /* For the calling thread (part 0), which alone may ask keep_going: asks
- * when `work` more brings it to the interval, or at once when forced (a
- * signal interrupted a system call). Returns false once the run is to
- * stop, for every thread. */
-static bool calling_thread_goes_on(files_run *run, size_t part, size_t work, bool forced)
+ * when keep_going_ms have passed since it last asked, or at once when
+ * forced (a signal interrupted a system call). Returns false once the run
+ * is to stop, for every thread. */
+static bool calling_thread_goes_on(files_run *run, size_t part, bool forced)
 {
     const fd_files_request *request = run->request;
     if (part != 0 || request->keep_going == NULL)
         return true;
-    run->calling_work += work;
-    if (!forced && run->calling_work < KEEP_GOING_INTERVAL)
+    const uint64_t now = request->keep_going_ms != 0 ? monotonic_ms() : 0;
+    if (!forced && now - run->last_asked_ms < request->keep_going_ms)
         return true;
-    run->calling_work = 0;
+    run->last_asked_ms = now;
     if (request->keep_going(request->keep_going_context))
         return true;
     fd_parallel_lock(run->monitor);
@@ -262,12 +270,12 @@ static file_result hash_file(files_run *run, size_t part, size_t index, unsigned
 
     while ((opened = open_for_reading(request->paths[index], run->chunk_len, &file, error)) ==
            IO_INTERRUPTED) {
-        if (!calling_thread_goes_on(run, part, 0, true))
+        if (!calling_thread_goes_on(run, part, true))
             return FILE_ABANDONED;
     }
     if (opened == IO_FAILED)
         return FILE_FAILED;
-    if (!calling_thread_goes_on(run, part, FILE_OPEN_WORK, false)) {
+    if (!calling_thread_goes_on(run, part, false)) {
         close_file(&file);
         return FILE_ABANDONED;
     }
@@ -285,7 +293,7 @@ static file_result hash_file(files_run *run, size_t part, size_t index, unsigned
             return FILE_FAILED;
         }
         if (read == IO_INTERRUPTED) {
-            if (!calling_thread_goes_on(run, part, 0, true)) {
+            if (!calling_thread_goes_on(run, part, true)) {
                 close_file(&file);
                 return FILE_ABANDONED;
             }
@@ -297,7 +305,7 @@ static file_result hash_file(files_run *run, size_t part, size_t index, unsigned
         if (got < run->chunk_len && known_end(&file, total))
             break;
         if (got == run->chunk_len &&
-            (!still_wanted(run, index) || !calling_thread_goes_on(run, part, got, false))) {
+            (!still_wanted(run, index) || !calling_thread_goes_on(run, part, false))) {
             close_file(&file);
             return FILE_ABANDONED;
         }
@@ -346,6 +354,7 @@ fd_files_status fd_hash_files(const fd_files_request *request, fd_files_outcome 
         .digests_len = fd_files_digests_len(request->algorithms, request->algorithm_count),
         .chunk_len = request->chunk_len != 0 ? request->chunk_len : FD_FILES_CHUNK_LEN,
         .failed = request->count,
+        .last_asked_ms = request->keep_going_ms != 0 ? monotonic_ms() : 0,
     };
     size_t parts = request->threads != 0 ? request->threads : 1;
     if (parts > request->count)

@@ -36,11 +36,18 @@ typedef char fd_path_char;
  * that fills it and the hashing that reads it. */
 #define FD_FILES_CHUNK_LEN ((size_t)1 << 18)
 
-/* Called by the calling thread alone, between chunks and after a read that
- * a signal interrupted, to ask whether to go on; returning false stops
- * every thread at its next chunk, and fd_hash_files returns
- * FD_FILES_STOPPED (the caller knows why: an exception it keeps). */
+/* Called by the calling thread alone to ask whether to go on: at most every
+ * keep_going_ms milliseconds between files and chunks, and at once after a
+ * signal interrupted an open or a read (EINTR: the read of a FIFO, say).
+ * Returning false stops every thread at its next chunk, and fd_hash_files
+ * returns FD_FILES_STOPPED (the caller knows why: an exception it keeps). */
 typedef bool fd_files_keep_going(void *context);
+
+/* How often a binding asks whether a signal came (keep_going): Ctrl-C
+ * stops a long call this soon, and asking, which may wait for the
+ * interpreter's lock while another thread holds it, costs at most a few
+ * percent of the time. */
+#define FD_FILES_KEEP_GOING_MS 100
 
 typedef struct fd_files_request {
     const fd_path_char *const *paths; /* count NUL-terminated paths */
@@ -55,6 +62,7 @@ typedef struct fd_files_request {
     size_t chunk_len;                /* 0: FD_FILES_CHUNK_LEN */
     fd_files_keep_going *keep_going; /* NULL: never asked */
     void *keep_going_context;
+    unsigned keep_going_ms; /* 0: between every two files and chunks */
 } fd_files_request;
 
 typedef enum fd_files_status {

@@ -173,6 +173,7 @@ int fd_hash_module_exec(PyObject *module, fd_module_state *state);
 int fd_hmac_module_exec(PyObject *module, fd_module_state *state);
 int fd_resume_module_exec(PyObject *module, fd_module_state *state);
 int fd_batch_module_exec(PyObject *module, fd_module_state *state);
+int fd_files_module_exec(PyObject *module, fd_module_state *state);
 int fd_arrow_module_exec(PyObject *module, fd_module_state *state);
 
 #endif /* FD_PYTHON_BINDING_H */
