@@ -3,7 +3,15 @@
 fastdigest releases the GIL while it hashes a chunk, and so does the read, so
 the files of one command line are hashed in parallel; each thread reads its
 files in large chunks into a buffer that it reuses, and a big file gets a second
-thread that reads while the first hashes, when a core is spare.
+thread that reads while the first hashes, when a core is spare. A batch of
+several small files goes to fastdigest.digest_files in one call, which opens,
+reads and hashes them all without the GIL.
+
+Every job is hashed with each of the run's algorithms (-a md5,sha256), from one
+read of each chunk.
+
+threading is imported only once a thread is needed: a run that hashes one file
+in the calling thread goes without it, and so does its start-up time.
 """
 
 from __future__ import annotations
@@ -13,7 +21,6 @@ import errno
 import io
 import os
 import stat
-import threading
 
 import fastdigest
 
@@ -21,8 +28,14 @@ import fastdigest
 TYPE_CHECKING = False
 
 if TYPE_CHECKING:
+    import threading
     from queue import SimpleQueue
-    from typing import Any, BinaryIO, Callable, Deque, List, Optional, Tuple, Union
+    from typing import Any, BinaryIO, Callable, Deque, List, Optional, Protocol, Sequence, Tuple, Union
+
+    class _Waitable(Protocol):
+        """What Hasher.submit returns: threading.Event's wait(), or _Finished's."""
+
+        def wait(self, timeout: Optional[float] = None) -> bool: ...
 
 
 # What the hashing loop reads from: FileIO, or a BytesIO in the tests.
@@ -50,21 +63,38 @@ class Missing(Exception):
 
 
 class HashJob:
-    """One file to hash, and then its hex digest or the exception that stopped it.
-    Its worker thread is the only writer of bytes_done, digest and error."""
+    """One file to hash, and then its hex digests (one per algorithm of the run) or
+    the exception that stopped it. Its worker thread is the only writer of
+    bytes_done, digests and error; size (the file's, when known) is set before the
+    job is submitted. A job made with an error (a directory that could not be
+    listed) is not hashed: its result raises the error."""
 
-    __slots__ = ('name', 'bytes_done', 'digest', 'error')
+    __slots__ = ('name', 'algorithms', 'size', 'bytes_done', 'digests', 'error')
 
-    def __init__(self, name: bytes) -> None:
+    def __init__(self, name: bytes, error: Optional[BaseException] = None) -> None:
         self.name = name
+        # The algorithms to hash with, when not the run's (--check: the lines'
+        # own); their digests come in this order.
+        self.algorithms: Optional[Tuple[str, ...]] = None
+        self.size: Optional[int] = None
         self.bytes_done = 0
-        self.digest = ''
-        self.error: Optional[BaseException] = None
+        self.digests: Tuple[str, ...] = ()
+        self.error = error
 
-    def result(self) -> str:
+    def result(self) -> Tuple[str, ...]:
         if self.error is not None:
             raise self.error
-        return self.digest
+        return self.digests
+
+
+class _Finished:
+    """A batch hashed in the calling thread: done as soon as it is handed over, so
+    that waiting for it needs no threading.Event."""
+
+    __slots__ = ()
+
+    def wait(self, timeout: Optional[float] = None) -> bool:
+        return True
 
 
 class _ItemQueue:
@@ -77,6 +107,8 @@ class _ItemQueue:
     __slots__ = ('_items', '_count')
 
     def __init__(self) -> None:
+        import threading
+
         self._items: Deque[object] = collections.deque()
         self._count = threading.Semaphore(0)
 
@@ -105,6 +137,8 @@ class WorkerPool:
         self.threads: List[threading.Thread] = []
 
     def submit(self, function: Callable[..., None], *arguments: object) -> None:
+        import threading
+
         self.calls.put((function, arguments))
         if len(self.threads) < self.workers:
             thread = threading.Thread(target=self._work, name='fastdigest-worker', daemon=True)
@@ -130,17 +164,20 @@ class WorkerPool:
 class Hasher:
     """Hashes batches of files in a pool of threads; each batch sets an event when done."""
 
-    def __init__(self, algorithm: str, stdin: BinaryIO, workers: int) -> None:
-        self.algorithm = algorithm
+    def __init__(self, algorithms: Sequence[str], stdin: BinaryIO, workers: int) -> None:
+        self.algorithms = tuple(algorithms)
         self.stdin = stdin
         self.cancelled = False
-        self._buffers = threading.local()
-        self._pool = WorkerPool(workers)
         self._cpus = workers
+        # Made with the first thread (start_threads): a run that hashes in the
+        # calling thread alone does without threading.
+        self._pool: Optional[WorkerPool] = None
+        self._buffers: Any = None  # threading.local(): each worker's buffer
+        self._own_buffer: Optional[Tuple[bytearray, memoryview]] = None  # the calling thread's
         # Big files being hashed (READ_AHEAD_MIN_CHUNKS or more): while they
         # leave a core to spare, a big file gets a reading thread too.
         self._big_files = 0
-        self._big_files_lock = threading.Lock()
+        self._big_files_lock: Optional[threading.Lock] = None
         # Standard input can be named more than once; the reads must happen
         # one after another in argument order (the first one reads to EOF), so
         # all of them go through a pool of one thread.
@@ -151,17 +188,32 @@ class Hasher:
         # busy machine, where the new thread waits for a core.
         self.inline = False
 
-    def submit(self, jobs: List[HashJob], ignore_missing: bool) -> threading.Event:
+    def _start_threads(self) -> None:
+        """The pool and what its threads share, made once, by the calling thread."""
+        if self._pool is None:
+            import threading
+
+            self._buffers = threading.local()
+            if self._big_files_lock is None:
+                self._big_files_lock = threading.Lock()
+            self._pool = WorkerPool(self._cpus)
+
+    def submit(self, jobs: List[HashJob], ignore_missing: bool) -> _Waitable:
         """Hash *jobs* one after another in one thread (the calling one if
         self.inline). A batch holds either files only or standard input only."""
-        finished = threading.Event()
         if self.inline:
-            self._hash_batch(jobs, ignore_missing, finished)
-        elif jobs[0].name == b'-':
+            self._hash_batch(jobs, ignore_missing, None)
+            return _Finished()
+        import threading
+
+        self._start_threads()
+        finished = threading.Event()
+        if jobs[0].name == b'-':
             if self._stdin_pool is None:
                 self._stdin_pool = WorkerPool(1)
             self._stdin_pool.submit(self._hash_batch, jobs, ignore_missing, finished)
         else:
+            assert self._pool is not None
             self._pool.submit(self._hash_batch, jobs, ignore_missing, finished)
         return finished
 
@@ -171,27 +223,60 @@ class Hasher:
             if pool is not None:
                 pool.shutdown(wait=not self.cancelled)
 
-    def _hash_batch(self, jobs: List[HashJob], ignore_missing: bool, finished: threading.Event) -> None:
+    def _hash_batch(self, jobs: List[HashJob], ignore_missing: bool, finished: Optional[threading.Event]) -> None:
         try:
+            if len(jobs) > 1 and jobs[0].name != b'-' and not self.cancelled and self._hash_together(jobs):
+                return
             for job in jobs:
+                if job.error is not None:
+                    continue  # made with its error: nothing to read
                 try:
                     if job.name == b'-':
-                        job.digest = self._hash_stdin(job)
+                        job.digests = self._hash_stdin(job)
                     else:
-                        job.digest = self._hash_file(job, ignore_missing)
+                        job.digests = self._hash_file(job, ignore_missing)
                 except BaseException as error:  # handed to the thread that prints
                     job.error = error
         finally:
-            finished.set()
+            if finished is not None:
+                finished.set()
+
+    def _hash_together(self, jobs: List[HashJob]) -> bool:
+        """Hashes a batch of files in one call of digest_files, which reads and
+        hashes them without the GIL; False when a file could not be read (its
+        error, and --ignore-missing, are then the file-by-file path's to
+        report: digest_files says only which file failed first)."""
+        algorithms = jobs[0].algorithms or self.algorithms
+        if any(job.error is not None or (job.algorithms or self.algorithms) != algorithms for job in jobs):
+            return False
+        names = [job.name for job in jobs]
+        results: List[Tuple[bytes, ...]]
+        try:
+            if len(algorithms) == 1:
+                results = [(digest,) for digest in fastdigest.digest_files(algorithms[0], names, threads=1)]
+            else:
+                results = fastdigest.digest_files(algorithms, names, threads=1)
+        except OSError:
+            return False
+        for job, digests in zip(jobs, results):
+            job.digests = tuple(digest.hex() for digest in digests)
+            job.bytes_done = job.size or 0
+        return True
 
     def _buffer(self) -> Tuple[bytearray, memoryview]:
         buffers = self._buffers
+        if buffers is None:
+            # No threads: the calling thread's own.
+            if self._own_buffer is None:
+                array = bytearray(CHUNK_SIZE)
+                self._own_buffer = (array, memoryview(array))
+            return self._own_buffer
         if not hasattr(buffers, 'view'):
             buffers.array = bytearray(CHUNK_SIZE)
             buffers.view = memoryview(buffers.array)
         return buffers.array, buffers.view
 
-    def _hash_file(self, job: HashJob, ignore_missing: bool) -> str:
+    def _hash_file(self, job: HashJob, ignore_missing: bool) -> Tuple[str, ...]:
         # FileIO reads without the GIL and rejects a directory with EISDIR,
         # the error coreutils reports for one.
         try:
@@ -203,7 +288,7 @@ class Hasher:
         with stream:
             return self._hash_stream(stream, job, read_ahead=_is_big_regular_file(stream))
 
-    def _hash_stdin(self, job: HashJob) -> str:
+    def _hash_stdin(self, job: HashJob) -> Tuple[str, ...]:
         stream = self.stdin
         try:
             descriptor = stream.fileno()
@@ -217,13 +302,24 @@ class Hasher:
         finally:
             raw.close()
 
-    def _hash_stream(self, stream: Reader, job: HashJob, read_ahead: bool = False) -> str:
+    def _hash_stream(self, stream: Reader, job: HashJob, read_ahead: bool = False) -> Tuple[str, ...]:
         """read_ahead: the stream is a regular file, whose reads always return, big
         enough to be worth a reading thread."""
         array, view = self._buffer()
-        digest = fastdigest.new(self.algorithm)
+        digests = [fastdigest.new(algorithm) for algorithm in job.algorithms or self.algorithms]
         readinto = stream.readinto
-        update = digest.update
+        update: Callable[[memoryview], None]
+        if len(digests) == 1:
+            update = digests[0].update
+        else:
+            updates = [digest.update for digest in digests]
+
+            def update_all(chunk: memoryview) -> None:
+                for one in updates:
+                    one(chunk)
+
+            update = update_all
+
         big_file = False
         try:
             while True:
@@ -245,6 +341,12 @@ class Hasher:
                     # hashes.
                     _advise_sequential(stream)
                     if read_ahead:
+                        if self._big_files_lock is None:
+                            # Only the calling thread, hashing alone, gets here
+                            # before any thread exists.
+                            import threading
+
+                            self._big_files_lock = threading.Lock()
                         with self._big_files_lock:
                             self._big_files += 1
                             big_file = True
@@ -254,9 +356,10 @@ class Hasher:
                             break
         finally:
             if big_file:
+                assert self._big_files_lock is not None
                 with self._big_files_lock:
                     self._big_files -= 1
-        return digest.hexdigest()
+        return tuple(digest.hexdigest() for digest in digests)
 
     def _hash_rest_reading_ahead(self, stream: Reader, job: HashJob, update: Callable[[memoryview], None]) -> None:
         """Hashes the rest of a big file while a second thread reads the next
@@ -266,6 +369,7 @@ class Hasher:
         # queue's C SimpleQueue hands a chunk over a few microseconds faster than
         # _ItemQueue; its import is paid only here, by a file big enough not to notice.
         import queue
+        import threading
 
         free: SimpleQueue[Optional[Tuple[bytearray, memoryview]]] = queue.SimpleQueue()
         # A buffer and the count read into it, or what the read raised.

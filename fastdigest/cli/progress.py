@@ -9,10 +9,9 @@ import time
 TYPE_CHECKING = False
 
 if TYPE_CHECKING:
-    import threading
     from typing import BinaryIO, Iterable, List, Optional
 
-    from fastdigest.cli.pool import HashJob
+    from fastdigest.cli.pool import HashJob, _Waitable
 
 
 # The progress bar appears only once work has run this long: a run that ends
@@ -72,7 +71,7 @@ class Progress:
             self.stderr.flush()
             self.visible = False
 
-    def wait(self, finished: threading.Event, active: List[HashJob]) -> None:
+    def wait(self, finished: _Waitable, active: List[HashJob]) -> None:
         """Wait for *finished*, drawing the bar meanwhile (the *active* jobs' bytes count in it)."""
         if not self.enabled:
             finished.wait()
