@@ -46,6 +46,9 @@ Reader = io.RawIOBase | io.BufferedIOBase
 # about a core's L2 cache, so the hash finds the chunk the read just copied.
 CHUNK_SIZE = 1 << 20
 
+# The smallest buffer the calling thread reads a small file into: a page.
+SMALL_BUFFER_SIZE = 4096
+
 # A big file gets a reading thread (while a core is spare) only from this many
 # chunks on. The thread and its hand-overs cost about 1.4 ms; what it saves is
 # the copy of each chunk out of the page cache, about 0.1-0.2 ms per MiB, so it
@@ -263,12 +266,17 @@ class Hasher:
             job.bytes_done = job.size or 0
         return True
 
-    def _buffer(self) -> Tuple[bytearray, memoryview]:
+    def _buffer(self, size: Optional[int]) -> Tuple[bytearray, memoryview]:
+        """The calling thread's buffer, or the worker's: CHUNK_SIZE bytes, made once
+        per thread. A file of known *size* hashed in the calling thread before any
+        worker exists (a lone file) gets one only as large as it needs: making a
+        buffer touches each of its pages, and a MiB of pages is a few percent of
+        a short command's CPU."""
         buffers = self._buffers
         if buffers is None:
-            # No threads: the calling thread's own.
-            if self._own_buffer is None:
-                array = bytearray(CHUNK_SIZE)
+            wanted = CHUNK_SIZE if size is None else min(CHUNK_SIZE, max(size + 1, SMALL_BUFFER_SIZE))
+            if self._own_buffer is None or len(self._own_buffer[0]) < wanted:
+                array = bytearray(wanted)
                 self._own_buffer = (array, memoryview(array))
             return self._own_buffer
         if not hasattr(buffers, 'view'):
@@ -305,7 +313,7 @@ class Hasher:
     def _hash_stream(self, stream: Reader, job: HashJob, read_ahead: bool = False) -> Tuple[str, ...]:
         """read_ahead: the stream is a regular file, whose reads always return, big
         enough to be worth a reading thread."""
-        array, view = self._buffer()
+        array, view = self._buffer(job.size)
         digests = [fastdigest.new(algorithm) for algorithm in job.algorithms or self.algorithms]
         readinto = stream.readinto
         update: Callable[[memoryview], None]
