@@ -6,7 +6,10 @@
  * into a buffer of its own and feeds every chunk to each algorithm before
  * the next read, so that the reads of one thread (the kernel copying from
  * the page cache) run beside the hashing of the others, and a file is read
- * once whatever the number of algorithms. The files are taken in order, so
+ * once whatever the number of algorithms. A big file taken while one of the
+ * request's threads has nothing left to do gets that thread as a reader:
+ * it fills one buffer while this one hashes the other, so that the copy
+ * out of the page cache overlaps with the hashing. The files are taken in order, so
  * a failure stops the threads from starting files after it, and every file
  * before it is still read: the caller learns the first file in order that
  * failed, whichever thread failed first.
@@ -80,6 +83,9 @@ typedef struct fd_files_outcome {
      * on Windows) of what failed: the open, the read, or on POSIX EISDIR
      * for a directory, which opens but cannot be read. 0 when none failed. */
     unsigned long error;
+    /* How many files a second thread read ahead of the hashing (see
+     * files.c): for tests and benchmarks. */
+    size_t read_ahead;
 } fd_files_outcome;
 
 /* The sum of the digest lengths of algorithms[0..count): the bytes each file
