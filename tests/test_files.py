@@ -9,6 +9,7 @@ the reader's chunking, its first-failure rule on threads and the special files w
 import errno
 import hashlib
 import io
+import json
 import os
 import pathlib
 import random
@@ -514,3 +515,29 @@ def test_digest_files_matches_file_digest_tuples(tmp_path):
         objects = fastdigest.file_digest(file, names)
     assert fastdigest.digest_files(names, [path]) == [tuple(obj.digest() for obj in objects)]
     assert stat.S_ISREG(os.stat(path).st_mode)
+
+
+# --- the benchmark ------------------------------------------------------------------------------------------------
+
+BENCH_FILES = pathlib.Path(__file__).resolve().parent.parent / 'benchmarks' / 'bench_files.py'
+
+
+@pytest.mark.skipif(not BENCH_FILES.exists(), reason='benchmarks/ is not beside the tests (an installed copy)')
+def test_bench_files_runs_at_tiny_sizes(tmp_path):
+    # Tiny sizes, one round: it checks every case's digests against hashlib's before it times them, so
+    # this keeps the script working; the integrator runs the measurement itself on an idle machine.
+    completed = subprocess.run(
+        [sys.executable, str(BENCH_FILES), '--files', '30', '--file-size', '100', '--big-mib', '1']
+        + ['--rounds', '1', '--dir', str(tmp_path), '--json'],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert completed.returncode == 0, completed.stderr
+    rows = json.loads(completed.stdout)['results']
+    cases = {(row['group'], row['case']) for row in rows}
+    assert ('small files', 'digest_files') in cases and ('several, big file', 'one read each') in cases
+    if shutil.which('sha256sum'):
+        assert ('small files', 'sha256sum') in cases
+    assert list(tmp_path.iterdir()) == []  # its files are removed
