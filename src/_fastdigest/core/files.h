@@ -27,8 +27,7 @@
 #include "core/algorithms.h"
 
 #ifdef _WIN32
-#include <wchar.h>
-typedef wchar_t fd_path_char;
+typedef wchar_t fd_path_char; /* <stddef.h>'s */
 #else
 typedef char fd_path_char;
 #endif
