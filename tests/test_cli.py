@@ -18,8 +18,11 @@ import threading
 import time
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import fastdigest
+from conftest import examples
 from fastdigest import cli
 from fastdigest.cli import output, pool, progress
 from fastdigest.cli.names import escape_name, quote_name
@@ -1198,3 +1201,33 @@ def test_help_lists_the_new_options():
     status, out, _ = run_ours([b'--help'])
     assert status == 0
     assert b'  -r, --recursive ' in out and b'-a md5,sha256' in out
+
+
+@settings(deadline=None, max_examples=examples(200))
+@given(
+    algorithms=st.lists(st.sampled_from(sorted(TAG_NAMES)), min_size=2, max_size=4, unique=True),
+    line_algorithm=st.sampled_from(sorted(TAG_NAMES)),
+    name=st.binary(min_size=1, max_size=40).filter(lambda name: b'\n' not in name and b'\0' not in name),
+    escaped=st.booleans(),
+    garbage=st.binary(max_size=80),
+)
+def test_check_parser_with_several_algorithms(algorithms, line_algorithm, name, escaped, garbage):
+    # A BSD-style line of one of the run's algorithms parses back to its name, algorithm and hex;
+    # one of another algorithm, or any other bytes, is improperly formatted (None), never an error.
+    from fastdigest.cli.check import Checker
+    from fastdigest.cli.options import Options
+
+    options = Options()
+    options.algorithms = algorithms
+    options.check = True
+    runner = output.Runner(options, io.BytesIO(), io.BytesIO(), io.BytesIO())
+    checker = Checker(runner)
+    hexdigest = hashlib.new(line_algorithm, name).hexdigest().encode()
+    shown = escape_name(name) if escaped else name
+    line = (b'\\' if escaped else b'') + TAG_NAMES[line_algorithm] + b' (' + shown + b') = ' + hexdigest
+    parsed = checker.parse_check_line(line)
+    if line_algorithm in algorithms:
+        assert parsed == (name, line_algorithm, hexdigest)
+    else:
+        assert parsed is None
+    assert checker.parse_check_line(garbage) is None or checker.parse_check_line(garbage)[1] in algorithms

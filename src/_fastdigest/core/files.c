@@ -259,8 +259,8 @@ static bool calling_thread_goes_on(files_run *run, size_t part, bool forced)
 
 typedef enum file_result { FILE_HASHED, FILE_FAILED, FILE_ABANDONED } file_result;
 
-/* What a file being hashed needs between chunks: its index, the part's
- * states of its algorithms, and its running total. */
+/* A file being hashed: its index, and the part's states of its
+ * algorithms. */
 typedef struct file_hashing {
     files_run *run;
     size_t part;
@@ -313,9 +313,8 @@ static file_result hash_plainly(const file_hashing *h, open_file *file, uint8_t 
 
 /* A regular file this many chunks long or more is read by a second thread,
  * when one of the request's threads is idle, into one of two buffers while
- * this thread hashes the other: the copy out of the page cache, a tenth or
- * so of the time of hashing what it copies, then overlaps with the hashing
- * instead of adding to it. A thread costs tens of microseconds to make,
+ * this thread hashes the other: the copy out of the page cache then
+ * overlaps with the hashing instead of adding to it. Making the thread is
  * lost in the hashing of this many chunks. */
 #define READ_AHEAD_MIN_CHUNKS 32
 
@@ -359,9 +358,9 @@ static bool read_ahead_reader(void *context, size_t part)
         size_t got = 0;
         unsigned long error = 0;
         io_result read;
-        while ((read = read_chunk(ra->file, ra->buffers[i], ra->chunk_len, &got, &error)) ==
-               IO_INTERRUPTED) {
-        }
+        do
+            read = read_chunk(ra->file, ra->buffers[i], ra->chunk_len, &got, &error);
+        while (read == IO_INTERRUPTED);
         if (read != IO_OK) {
             fd_parallel_lock(ra->monitor);
             ra->failed = read == IO_FAILED;
