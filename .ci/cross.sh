@@ -15,7 +15,7 @@
 #               dispatch/features.c checked for the detection that target must have
 #               (cpuid and xgetbv on x86-64, sysctlbyname on macOS arm64,
 #               IsProcessorFeaturePresent on Windows arm64, getauxval on
-#               Linux); then tests/c/test_core.c and test_batch.c linked
+#               Linux); then tests/c/test_core.c, test_batch.c and test_files.c linked
 #               against them (not for musl: zig would first build musl from
 #               source, and Linux/aarch64 links in tests/c/run.sh aarch64; not
 #               for aarch64-windows-gnu: zig would first build the MinGW
@@ -37,7 +37,8 @@
 #   wine        test_core.exe and test_batch.exe (x86_64-windows-gnu) under
 #               wine64: every kernel this CPU has (the driver skips only those
 #               whose features CPUID lacks, and wine's CPUID must report what
-#               /proc/cpuinfo does).
+#               /proc/cpuinfo does); and test_files.exe, the file reader's
+#               Windows branch (CreateFileW, ReadFile) on files it writes.
 #
 # The first run on a machine also has zig build the MinGW C runtimes (a few
 # minutes each, cached in zig's global cache, ~/.cache/zig).
@@ -176,12 +177,15 @@ cross_target() { # cross_target TARGET
         return 1
     link_driver "$target" "$objects" "$repo_root/tests/c/test_batch.c" "$build_dir/test_batch-$target$suffix" ||
         return 1
-    echo "linked test_core-$target$suffix and test_batch-$target$suffix"
+    link_driver "$target" "$objects" "$repo_root/tests/c/test_files.c" "$build_dir/test_files-$target$suffix" ||
+        return 1
+    echo "linked test_core-$target$suffix, test_batch-$target$suffix and test_files-$target$suffix"
 }
 
 # Declarations, with the signatures of Microsoft's C runtime and SDK, of what the
 # core uses from <string.h>, <stdio.h>, <stdlib.h>, <errno.h> and <inttypes.h>, and from
-# <windows.h> and <process.h> (core/parallel.c's threads); the rest of the C
+# <windows.h> and <process.h> (core/parallel.c's threads, core/files.c's files and
+# clock); the rest of the C
 # library headers it includes are compiler-provided (stddef, stdint, stdbool,
 # stdarg) and come with clang.
 write_crt_stubs() {
@@ -220,14 +224,34 @@ EOF
 #define PRIu64 "llu"
 EOF
     cat >"$dir/windows.h" <<'EOF'
+#include <stddef.h>
 typedef void *HANDLE;
 typedef unsigned long DWORD;
 typedef unsigned short WORD;
 typedef unsigned long ULONG;
+typedef unsigned long long ULONGLONG;
 typedef int BOOL;
+typedef union _LARGE_INTEGER { long long QuadPart; } LARGE_INTEGER, *PLARGE_INTEGER;
 #define WINAPI __stdcall
 #define INFINITE 0xFFFFFFFF
 #define ALL_PROCESSOR_GROUPS 0xffff
+#define GENERIC_READ 0x80000000UL
+#define FILE_SHARE_READ 0x00000001
+#define FILE_SHARE_WRITE 0x00000002
+#define OPEN_EXISTING 3
+#define FILE_FLAG_SEQUENTIAL_SCAN 0x08000000
+#define FILE_TYPE_DISK 0x0001
+#define ERROR_BROKEN_PIPE 109L
+#define INVALID_HANDLE_VALUE ((HANDLE)(long long)-1)
+HANDLE WINAPI CreateFileW(const wchar_t *file_name, DWORD desired_access, DWORD share_mode,
+                          void *security_attributes, DWORD creation_disposition,
+                          DWORD flags_and_attributes, HANDLE template_file);
+BOOL WINAPI ReadFile(HANDLE file, void *buffer, DWORD bytes_to_read, DWORD *bytes_read,
+                     void *overlapped);
+DWORD WINAPI GetLastError(void);
+DWORD WINAPI GetFileType(HANDLE file);
+BOOL WINAPI GetFileSizeEx(HANDLE file, PLARGE_INTEGER size);
+ULONGLONG WINAPI GetTickCount64(void);
 DWORD WINAPI WaitForSingleObject(HANDLE handle, DWORD milliseconds);
 BOOL WINAPI CloseHandle(HANDLE handle);
 DWORD WINAPI GetActiveProcessorCount(WORD group_number);
@@ -354,6 +378,14 @@ run_wine() {
     fi
     log="$build_dir/wine-test_batch.log"
     "$wine" "$build_dir/test_batch-x86_64-windows-gnu.exe" >"$log" 2>"$log.stderr" || status=$?
+    tail -3 "$log"
+    if [ "$status" != 0 ]; then
+        tail -20 "$log.stderr" >&2
+        return "$status"
+    fi
+    # The file reader's CreateFileW/ReadFile branch, on files the driver writes under build_dir.
+    log="$build_dir/wine-test_files.log"
+    "$wine" "$build_dir/test_files-x86_64-windows-gnu.exe" "Z:$build_dir" >"$log" 2>"$log.stderr" || status=$?
     tail -3 "$log"
     [ "$status" = 0 ] || tail -20 "$log.stderr" >&2
     return "$status"

@@ -6,6 +6,20 @@ Usage:
     python benchmarks/bench_cli.py --quick             # 32 MiB, 3 rounds: a smoke run
     python benchmarks/bench_cli.py --size-mib 512 --rounds 9 --algorithms sha256,md5
     python benchmarks/bench_cli.py --python /tmp/venv/bin/python   # the command of that venv
+    python benchmarks/bench_cli.py --startup [--runs 200] [--max-ratio 1.5]
+                                                       # start-up CPU on one small file
+
+--startup measures what a short command costs: the CPU time (user + system, from
+resource.getrusage of the finished child) of `python -I -m fastdigest FILE` and of the
+console script on one small file, against the bare interpreter (`python -I -c pass`) and
+`sha256sum FILE`, over --runs interleaved rounds (the order reversed every other round),
+as medians and medians of per-round ratios. CPU time, not wall time: a process that waits
+for a core on a busy machine is not charged for the wait (caches and frequency still
+are: prefer an idle machine). Beside them, `python -I -c "import re"`: pip's console
+script wrapper imports re before it calls fastdigest, a cost of the installer's template
+that the console script pays and `-m` does not. --max-ratio R exits with status 1 when
+`python -I -m fastdigest FILE` costs more than R times the bare interpreter: the check
+that keeps start-up from creeping up (CI runs it).
 
 What runs: the `fastdigest` command of an interpreter (--python, default: the one running
 this script). That is its console script, the file pip writes beside the interpreter (what
@@ -53,6 +67,11 @@ import subprocess
 import sys
 import tempfile
 import time
+
+try:
+    import resource
+except ImportError:  # Windows: no getrusage
+    resource = None
 
 TOOLS = {'sha256': 'sha256sum', 'sha1': 'sha1sum', 'md5': 'md5sum', 'sha512': 'sha512sum'}
 MIB = 1 << 20
@@ -200,6 +219,87 @@ def site_packages_files(python: str, env: dict) -> list[str]:
     return completed.stdout.split() if completed.returncode == 0 else []
 
 
+def child_cpu_seconds(command: list[str], stdout) -> float:
+    """User + system CPU seconds of one run of *command* (which must succeed)."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    completed = subprocess.run(command, stdout=stdout, stderr=subprocess.DEVNULL, check=False)
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    if completed.returncode != 0:
+        raise SystemExit(f'command failed: {command}')
+    return (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+
+
+def run_startup(args) -> int:
+    """--startup: the CPU one short command costs (see the module's docstring)."""
+    if resource is None:
+        raise SystemExit('--startup needs resource.getrusage (not on Windows)')
+    python = args.python
+    runs = 20 if args.quick else args.runs
+    env = dict(os.environ)
+    env.pop('PYTHONDONTWRITEBYTECODE', None)
+    with tempfile.TemporaryDirectory(dir=args.dir, prefix='bench_cli_startup_') as directory:
+        small = os.path.join(directory, 'small.txt')
+        with open(small, 'wb') as f:
+            f.write(b'hello\n' * 100)
+        module_command = [python, '-I', '-m', 'fastdigest', small]
+        expected = subprocess.run(['sha256sum', small], capture_output=True, check=True).stdout
+        commands = {
+            'python -I -c pass': [python, '-I', '-c', 'pass'],
+            'python -I -m fastdigest FILE': module_command,
+            'python -I -c "import re"': [python, '-I', '-c', 'import re'],
+            'sha256sum FILE': ['sha256sum', small],
+        }
+        script = console_script_beside(python)
+        if script is not None:
+            # As its shebang runs it, with the interpreter's isolation flag for the same sys.path.
+            commands['fastdigest FILE (console script)'] = [python, '-I', script, small]
+        for name, command in commands.items():
+            if 'fastdigest' in name:
+                got = subprocess.run(command, capture_output=True, env=env, check=False).stdout
+                if got != expected:
+                    raise SystemExit(f'{name} disagrees with sha256sum: {got!r} != {expected!r}')
+        interpreter_version = subprocess.run(
+            [python, '-c', 'import platform, ssl; print(platform.python_version(), ssl.OPENSSL_VERSION)'],
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout.strip()
+        # -I leaves the current directory off sys.path, as the probe does when told to.
+        location, kernels = probe(python, True, env)
+        print(f'CPU: {cpu_description()}')
+        print(f'Python {interpreter_version}; fastdigest from {location} ({same_cli_as_checkout(location)})')
+        print(f'fastdigest kernels: {kernels}')
+        print(f'{runs} interleaved rounds, CPU time (user + sys) of each child, medians; stdout to /dev/null\n')
+
+        samples = {name: [] for name in commands}
+        names = list(commands)
+        with open(os.devnull, 'wb') as null:
+            for name in names:  # one warm-up run each: bytecode caches, page cache
+                child_cpu_seconds(commands[name], null)
+            for index in range(runs):
+                for name in names if index % 2 == 0 else reversed(names):
+                    samples[name].append(child_cpu_seconds(commands[name], null))
+
+    baseline = samples['python -I -c pass']
+    ratios = {
+        name: statistics.median(s / b for s, b in zip(values, baseline, strict=True))
+        for name, values in samples.items()
+    }
+    print('| command | CPU (median) | / `python -I -c pass` |')
+    print('|---|---|---|')
+    for name in names:
+        print(f'| `{name}` | {statistics.median(samples[name]) * 1000:.1f} ms | {ratios[name]:.2f}x |')
+    if script is None:
+        print('\n(no console script beside the interpreter: install the package to measure it)')
+    ratio = ratios['python -I -m fastdigest FILE']
+    if args.max_ratio is not None:
+        verdict = 'within' if ratio <= args.max_ratio else 'OVER'
+        print(f'\n`python -I -m fastdigest FILE`: {ratio:.2f}x the bare interpreter, {verdict} {args.max_ratio}x')
+        if ratio > args.max_ratio:
+            return 1
+    return 0
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split('\n')[0])
     parser.add_argument('--size-mib', type=int, default=256)
@@ -219,7 +319,16 @@ def main() -> int:
         help='script: the console script beside --python; module: PYTHON -m fastdigest; '
         'auto (default): the script if it works, else -m',
     )
+    parser.add_argument('--startup', action='store_true', help='measure start-up CPU on one small file instead')
+    parser.add_argument('--runs', type=int, default=200, help='--startup: interleaved rounds (default 200)')
+    parser.add_argument(
+        '--max-ratio',
+        type=float,
+        help='--startup: exit 1 when `python -I -m fastdigest FILE` costs more CPU than this times `python -I -c pass`',
+    )
     args = parser.parse_args()
+    if args.startup:
+        return run_startup(args)
     if args.quick:
         args.size_mib, args.rounds = 32, 3
     algorithms = [name.strip() for name in args.algorithms.split(',') if name.strip()]

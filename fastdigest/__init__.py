@@ -19,6 +19,7 @@ from fastdigest._fastdigest import (
     cpu_features,
     digest,
     digest_array,
+    digest_files,
     digest_many,
     from_state,
     get_gil_minsize,
@@ -51,6 +52,7 @@ __all__ = [
     'cpu_features',
     'digest',
     'digest_array',
+    'digest_files',
     'digest_many',
     'file_digest',
     'from_state',
@@ -202,19 +204,30 @@ def file_digest(fileobj, digest, /, *, _bufsize=2**18):
 
     *digest* must either be a hash algorithm name as a *str*, a hash
     constructor, or a callable that returns a hash object.
+
+    fastdigest also takes a tuple of those: then each block read is fed to
+    every digest object, the file is read once, and the result is a tuple of
+    the digest objects, in the same order.
     """
     # The semantics of hashlib.file_digest (Python 3.11+). Reads go through
     # readinto() into one reused buffer; both the read of a real file and
     # every update of at least get_gil_minsize() bytes run without the GIL.
-    if isinstance(digest, str):
-        digestobj = new(digest)
+    several = isinstance(digest, tuple)
+    if several:
+        if not digest:
+            raise ValueError('file_digest() needs at least one algorithm, got ()')
+        digestobjs = tuple(new(item) if isinstance(item, str) else item() for item in digest)
+    elif isinstance(digest, str):
+        digestobjs = (new(digest),)
     else:
-        digestobj = digest()
+        digestobjs = (digest(),)
 
     if hasattr(fileobj, 'getbuffer'):
         # io.BytesIO: hash its buffer in place, without a copy.
-        digestobj.update(fileobj.getbuffer())
-        return digestobj
+        with fileobj.getbuffer() as contents:
+            for digestobj in digestobjs:
+                digestobj.update(contents)
+        return digestobjs if several else digestobjs[0]
 
     # Only binary files implement readinto().
     if not (hasattr(fileobj, 'readinto') and hasattr(fileobj, 'readable') and fileobj.readable()):
@@ -222,11 +235,14 @@ def file_digest(fileobj, digest, /, *, _bufsize=2**18):
 
     buf = bytearray(_bufsize)
     view = memoryview(buf)
+    updates = [digestobj.update for digestobj in digestobjs]
     while True:
         size = fileobj.readinto(buf)
         if size is None:
             raise BlockingIOError('I/O operation would block.')
         if size == 0:
             break
-        digestobj.update(view[:size])
-    return digestobj
+        chunk = view[:size]
+        for update in updates:
+            update(chunk)
+    return digestobjs if several else digestobjs[0]

@@ -16,10 +16,12 @@ Every public name of hashlib is here. The eight algorithms (md5, sha1, sha224, s
 sha512, sha512_224, sha512_256) are fastdigest's own; the rest of hashlib's namespace (sha3_*,
 shake_*, blake2b, blake2s, scrypt, and new() or pbkdf2_hmac() for their names) is the standard
 library's own objects, passed through untouched. Beyond hashlib: the one-shots digest() and
-hexdigest(), digest_many(), digest_array(), surrogate_key(), resumable states (HASH.state(), from_state()), the GIL
+hexdigest(), digest_many(), digest_files(), digest_array(), surrogate_key(), several algorithms in one read
+(file_digest() with a tuple), resumable states (HASH.state(), from_state()), the GIL
 threshold, and what the CPU runs (implementation, batch_implementation, cpu_features).
 """
 
+import os
 import sys
 from collections.abc import Callable, Iterable, Sequence
 
@@ -131,6 +133,7 @@ __all__ = [
     'cpu_features',
     'digest',
     'digest_array',
+    'digest_files',
     'digest_many',
     'file_digest',
     'from_state',
@@ -653,19 +656,25 @@ def file_digest(
     The file is read with readinto() into one reused buffer; io.BytesIO is hashed in place. Reads
     and updates of get_gil_minsize() bytes or more run without the GIL.
 
+    Several algorithms in one read: with a tuple of names or callables as digest, each block read
+    is fed to every hash object, and the result is a tuple of them in the same order
+    (`md5, sha256 = file_digest(f, ('md5', 'sha256'))`); hashlib has no such form.
+
     Args:
         fileobj: A file opened for reading in binary mode, or an object with getbuffer() such as
             io.BytesIO.
         digest: An algorithm name as new() takes it (any name hashlib knows), or a callable that
-            returns a new hash object (fastdigest.sha256, hashlib.sha3_256, ...).
+            returns a new hash object (fastdigest.sha256, hashlib.sha3_256, ...); or a tuple of
+            them.
 
     Returns:
         The hash object, fed the whole file: a HASH for the eight algorithms, else what digest
-            (or hashlib.new()) returns.
+            (or hashlib.new()) returns; for a tuple, a tuple of those.
 
     Raises:
         ValueError: fileobj is not a file opened for reading in binary mode (`'<...>' is not a
-            file-like object in binary reading mode.`); digest is an unknown name.
+            file-like object in binary reading mode.`); digest is an unknown name, or an empty
+            tuple (`file_digest() needs at least one algorithm, got ()`).
         BlockingIOError: fileobj is non-blocking and has no data ready (`I/O operation would
             block.`).
         OSError: what reading fileobj raises.
@@ -679,6 +688,14 @@ def file_digest(
 def file_digest(
     fileobj: _BytesIOLike | _FileDigestFileObj, digest: Callable[[], _HashObjectT], /, *, _bufsize: int = 262144
 ) -> _HashObjectT: ...
+@overload
+def file_digest(
+    fileobj: _BytesIOLike | _FileDigestFileObj,
+    digest: tuple[str | Callable[[], _HashObject], ...],
+    /,
+    *,
+    _bufsize: int = 262144,
+) -> tuple[_HashObject, ...]: ...
 
 # The one-shots: new(name, data).digest() and .hexdigest() in one call. name is
 # an algorithm name as for new(), or one of the constructors above.
@@ -755,6 +772,58 @@ def digest_many(
         RuntimeError: another thread changed the length of the messages list during the call
             (`digest_many() list changed size during the call`).
     """
+
+# What open() takes as a file name (but a file descriptor): typeshed's StrOrBytesPath.
+_Path: TypeAlias = str | bytes | os.PathLike[str] | os.PathLike[bytes]
+
+@overload
+def digest_files(name: _Algorithm, paths: Iterable[_Path], /, *, threads: SupportsIndex | None = None) -> list[bytes]:
+    """Return the digests of many files, in order: each file's digest as file_digest() of the open file.
+
+    The files are opened, read and hashed in C without the GIL, on several threads at once: each
+    thread takes the next file, reads it to its end in chunks of 256 KiB into a buffer of its own
+    and hashes each chunk, while the other threads do the same with other files. With a tuple of
+    algorithms, each file is read once and every chunk fed to each of them. The calling thread
+    takes the GIL back for a moment about every 100 ms, and at once when a signal interrupts a
+    read, to run the signal handlers: Ctrl-C raises KeyboardInterrupt from the call.
+
+    Args:
+        name: As for digest_many(): one of the eight algorithms, or a fastdigest constructor; or
+            a tuple of them (repeats allowed), for one tuple of digests per file, in that order.
+        paths: Any iterable of str, bytes or os.PathLike paths (not a single str or bytes), as
+            open() takes them; relative to the current directory. Symbolic links are followed. A
+            FIFO is read as open() reads it: the call waits for a writer and then for the end,
+            so a FIFO that never gets one blocks the call (Ctrl-C still stops it when the calling
+            thread is the one waiting); a character device is read to its end of file.
+        threads: The most threads to read and hash on, the calling thread included: None for
+            every CPU the process may run on, 1 for the calling thread alone; never more than
+            there are paths.
+
+    Returns:
+        A list with one item per path, in the paths' order: the digest as bytes, or for a tuple of
+            algorithms a tuple of bytes.
+
+    Raises:
+        OSError: a file cannot be opened or read, as open() and its read raise it
+            (FileNotFoundError, PermissionError, IsADirectoryError, NotADirectoryError, ...),
+            with its errno, message and os.fspath(path) as filename; when several cannot, the
+            first in the paths' order, whatever the threads. Nothing is returned then. On
+            Windows the error carries winerror, as the system reported it (a directory is
+            PermissionError there, as for open()).
+        ValueError: name is not one of the eight algorithms (`unsupported hash type NAME`), or an
+            empty tuple; a path holds a NUL (`embedded null byte`); threads is less than 1.
+        TypeError: name is neither a str, a fastdigest constructor nor a tuple of them; paths is
+            not iterable, or is a single str or bytes; an item is no path, named by its position
+            (`digest_files() item 3: expected str, bytes or os.PathLike object, not int`); threads
+            is a bool, a float or anything without `__index__`.
+        MemoryError: no memory for the threads' buffers.
+        KeyboardInterrupt: Ctrl-C during the call (or what another signal handler raises).
+    """
+
+@overload
+def digest_files(
+    name: tuple[_Algorithm, ...], paths: Iterable[_Path], /, *, threads: SupportsIndex | None = None
+) -> list[tuple[bytes, ...]]: ...
 
 # The Arrow PyCapsule interface: __arrow_c_array__ returns (ArrowSchema capsule,
 # ArrowArray capsule), __arrow_c_stream__ an ArrowArrayStream capsule.

@@ -15,7 +15,7 @@ import pytest
 from conftest import finished_job
 
 RUN_SH = Path(__file__).parent / 'c' / 'run.sh'
-SUMMARY = re.compile(r'^C (?:core|batch): (\d+) passed, (\d+) failed$', re.MULTILINE)
+SUMMARY = re.compile(r'^C (?:core|batch|files): (\d+) passed, (\d+) failed$', re.MULTILINE)
 
 pytestmark = pytest.mark.c_core
 

@@ -18,8 +18,11 @@ import threading
 import time
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import fastdigest
+from conftest import examples
 from fastdigest import cli
 from fastdigest.cli import output, pool, progress
 from fastdigest.cli.names import escape_name, quote_name
@@ -889,3 +892,342 @@ def test_a_lone_file_is_hashed_in_the_calling_thread(in_dir, monkeypatch, files)
     expected = b''.join(expected_line('sha256', name) for name in files)
     assert run_ours(files) == (0, expected, b'')
     assert (threads == [threading.get_ident()]) == (len(files) == 1)
+
+
+# --- several algorithms in one read (-a md5,sha256) --------------------------------------------
+
+
+def test_several_algorithms_print_bsd_lines_in_order(in_dir):
+    # One MD5 line and then one SHA256 line per file, as `md5sum --tag` and `sha256sum --tag` print them.
+    args = [b'-a', b'md5,sha256', b'--'] + list(AWKWARD_FILES)
+    expected = b''.join(
+        expected_line('md5', name, tag=True) + expected_line('sha256', name, tag=True) for name in AWKWARD_FILES
+    )
+    assert run_ours(args) == (0, expected, b'')
+    zero = b''.join(
+        expected_line('sha1', name, tag=True, zero=True) + expected_line('sha512_224', name, tag=True, zero=True)
+        for name in AWKWARD_FILES
+    )
+    assert run_ours([b'-z', b'-a', b'sha1,sha512_224', b'--'] + list(AWKWARD_FILES)) == (0, zero, b'')
+
+
+def test_several_algorithms_equal_each_coreutils_tool(in_dir):
+    files = [b'plain.txt', b'with space', b'new\nline', b'big']
+    md5 = run_coreutils('md5', [b'--tag', b'--'] + files)[1].splitlines(keepends=True)
+    sha512 = run_coreutils('sha512', [b'--tag', b'--'] + files)[1].splitlines(keepends=True)
+    expected = b''.join(a + b for a, b in zip(md5, sha512, strict=True))
+    assert run_ours([b'-a', b'md5,sha512', b'--'] + files) == (0, expected, b'')
+
+
+def test_several_algorithms_read_each_file_once(in_dir, monkeypatch):
+    reads = []
+    original = pool.Hasher._hash_stream
+
+    def counted(self, stream, job, read_ahead=False):
+        reads.append(job.name)
+        return original(self, stream, job, read_ahead)
+
+    monkeypatch.setattr(pool.Hasher, '_hash_stream', counted)
+    status, out, _ = run_ours([b'-a', b'md5,sha1,sha256', b'big'])
+    assert status == 0 and reads == [b'big'] and out.count(b'\n') == 3
+
+
+def test_several_algorithms_options(in_dir):
+    expected = expected_line('md5', b'plain.txt', tag=True) + expected_line('sha1', b'plain.txt', tag=True)
+    for args in ([b'-a', b'md5,sha1'], [b'-amd5,SHA-1'], [b'--algorithm=md5,sha1'], [b'-a', b'md5,sha1,md5']):
+        assert run_ours(args + [b'plain.txt']) == (0, expected, b''), args
+    # The last -a wins, as for one algorithm; --tag and -b change nothing in tagged lines.
+    assert run_ours([b'-a', b'sha512', b'-a', b'md5,sha1', b'--tag', b'plain.txt']) == (0, expected, b'')
+    assert run_ours([b'-b', b'-a', b'md5,sha1', b'plain.txt']) == (0, expected, b'')
+    status, out, err = run_ours([b'-t', b'-a', b'md5,sha1', b'plain.txt'])
+    assert (status, out) == (1, b'')
+    assert err == (
+        b'fastdigest: several algorithms print BSD-style lines, which do not support --text mode\n'
+        b"Try 'fastdigest --help' for more information.\n"
+    )
+    status, out, err = run_ours([b'-a', b'md5,crc32', b'plain.txt'])
+    assert (status, out) == (1, b'') and err.startswith(b"fastdigest: invalid argument 'crc32' for '--algorithm'\n")
+    status, _, err = run_ours([b'-a', b'md5,', b'plain.txt'])
+    assert status == 1 and err.startswith(b"fastdigest: invalid argument '' for '--algorithm'\n")
+
+
+def test_check_reads_back_several_algorithms(in_dir):
+    files = list(AWKWARD_FILES)
+    status, listing, _ = run_ours([b'-a', b'md5,sha256', b'--'] + files)
+    assert status == 0
+    (in_dir / 'both.sum').write_bytes(listing)
+    status, out, err = run_ours([b'-a', b'md5,sha256', b'-c', b'both.sum'])
+    assert (status, err) == (0, b'')
+    shown = [b'\\' + escape_name(name) if b'\n' in name else name for name in files]
+    assert out == b''.join(name + b': OK\n' + name + b': OK\n' for name in shown)
+    # With one of the two, the other's lines are improperly formatted.
+    status, out, err = run_ours([b'-a', b'sha256', b'-c', b'both.sum'])
+    assert status == 0 and out.count(b': OK\n') == len(files)
+    assert err == b'fastdigest: WARNING: %d lines are improperly formatted\n' % len(files)
+
+
+def test_check_several_algorithms_failures_and_formats(in_dir):
+    md5 = hexdigest_of('md5', b'plain.txt')
+    sha1 = hexdigest_of('sha1', b'plain.txt')
+    sha512 = hexdigest_of('sha512', b'with space')
+    lines = [
+        b'MD5 (plain.txt) = ' + md5 + b'\n',
+        b'SHA1 (plain.txt) = ' + sha1[:-1] + (b'0' if sha1[-1:] != b'0' else b'1') + b'\n',  # corrupted
+        b'SHA512 (with space) = ' + sha512 + b'\n',  # not one of the run's algorithms
+        md5 + b'  plain.txt\n',  # untagged: no algorithm to tell
+        b'MD5 (missing) = ' + md5 + b'\n',
+        b'SHA1 (missing) = ' + sha1 + b'\n',
+        b'MD5 (plain.txt) = ' + md5.upper() + b'\n',
+    ]
+    (in_dir / 'mixed.sum').write_bytes(b''.join(lines))
+    status, out, err = run_ours([b'-a', b'md5,sha1', b'-w', b'-c', b'mixed.sum'])
+    assert status == 1
+    assert out == (
+        b'plain.txt: OK\nplain.txt: FAILED\nmissing: FAILED open or read\nmissing: FAILED open or read\nplain.txt: OK\n'
+    )
+    assert err == (
+        b'fastdigest: mixed.sum: 3: improperly formatted checksum line\n'
+        b'fastdigest: mixed.sum: 4: improperly formatted checksum line\n'
+        b'fastdigest: missing: No such file or directory\n'
+        b'fastdigest: missing: No such file or directory\n'
+        b'fastdigest: WARNING: 2 lines are improperly formatted\n'
+        b'fastdigest: WARNING: 2 listed files could not be read\n'
+        b'fastdigest: WARNING: 1 computed checksum did NOT match\n'
+    )
+    # SHA512/224's tag begins with SHA512's: each is told apart.
+    both = b'SHA512/224 (plain.txt) = %s\nSHA512 (plain.txt) = %s\n' % (
+        hexdigest_of('sha512_224', b'plain.txt'),
+        hexdigest_of('sha512', b'plain.txt'),
+    )
+    (in_dir / 'sha512s.sum').write_bytes(both)
+    assert run_ours([b'-a', b'sha512,sha512_224', b'-c', b'sha512s.sum']) == (0, b'plain.txt: OK\n' * 2, b'')
+
+
+# --- -r, --recursive -----------------------------------------------------------------------------
+
+
+@pytest.fixture
+def tree(tmp_path, monkeypatch):
+    """A tree whose names sort differently by path and by walk order (b, b.txt, b0), with
+    links and a FIFO; the current directory is its parent."""
+    root = tmp_path / 'tree'
+    for relative, data in {
+        'a': b'a\n',
+        'b.txt': b'b.txt\n',
+        'b0': b'b0\n',
+        'b/inner': b'inner\n',
+        'b/deeper/x y': b'spaced\n',
+        'c/new\nline': b'newline\n',
+        'c/back\\slash': b'backslash\n',
+        'empty-dir/.keep': b'',
+    }.items():
+        path = root / relative
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_bytes(data)
+    (root / 'empty').mkdir()
+    (root / 'b' / 'link-to-file').symlink_to('../a')
+    (root / 'c' / 'link-to-dir').symlink_to('../b')
+    if hasattr(os, 'mkfifo'):
+        os.mkfifo(root / 'fifo')
+    monkeypatch.chdir(tmp_path)
+    return root
+
+
+def expected_tree_files(top):
+    """The regular files below top (links to them included), as `find TOP ... | LC_ALL=C sort`
+    lists them: the order -r promises, computed independently of it."""
+    found = []
+    for directory, subdirectories, files in os.walk(top):
+        for name in files + subdirectories:
+            path = os.path.join(directory, name)
+            if os.path.isfile(path):  # follows a link to a file; a link to a directory is no file
+                found.append(path)
+    return sorted(found)
+
+
+def sha256_lines(paths):
+    lines = []
+    for path in paths:
+        with open(path, 'rb') as file:
+            digest = hashlib.sha256(file.read()).hexdigest().encode()
+        escape = any(byte in path for byte in b'\\\n\r')
+        prefix = b'\\' if escape else b''
+        lines.append(prefix + digest + b'  ' + (escape_name(path) if escape else path) + b'\n')
+    return b''.join(lines)
+
+
+@pytest.mark.parametrize('top', [b'tree', b'tree/', b'./tree', b'tree//'])
+def test_recursive_order_and_names(tree, top):
+    paths = expected_tree_files(top)
+    assert b'tree/b.txt' in [path.replace(b'//', b'/').removeprefix(b'./') for path in paths]
+    assert run_ours([b'-r', top]) == (0, sha256_lines(paths), b'')
+
+
+def test_recursive_equals_coreutils_given_the_files(tree):
+    paths = expected_tree_files(b'tree')
+    expected = run_coreutils('sha256', [b'--'] + paths)
+    assert expected[0] == 0
+    assert run_ours([b'-r', b'tree']) == expected
+    assert run_ours([b'--recursive', b'-a', b'sha256', b'tree']) == expected
+
+
+def test_recursive_absolute_path(tree):
+    top = os.fsencode(tree)
+    assert run_ours([b'-r', top]) == (0, sha256_lines(expected_tree_files(top)), b'')
+
+
+def test_recursive_mixes_files_stdin_and_directories(tree):
+    paths = [b'tree/a', b'-'] + expected_tree_files(b'tree/b') + [b'tree/b0']
+    expected = b''
+    for path in paths:
+        if path == b'-':
+            expected += hashlib.sha256(STDIN_DATA).hexdigest().encode() + b'  -\n'
+        else:
+            expected += sha256_lines([path])
+    assert run_ours([b'-r', b'tree/a', b'-', b'tree/b', b'tree/b0'], stdin=STDIN_DATA) == (0, expected, b'')
+    # Without -r a directory is an error, as before.
+    status, _, err = run_ours([b'tree/b'])
+    assert status == 1 and err == b'fastdigest: tree/b: Is a directory\n'
+
+
+def test_recursive_links_and_special_files(tree):
+    status, out, err = run_ours([b'-r', b'tree'])
+    assert (status, err) == (0, b'')
+    assert b'  tree/b/link-to-file\n' in out  # a link to a file: hashed through it, under its name
+    assert b'link-to-dir' not in out  # a link to a directory: not followed
+    assert b'fifo' not in out  # not a regular file
+    # A link named on the command line is followed.
+    assert run_ours([b'-r', b'tree/c/link-to-dir']) == (
+        0,
+        sha256_lines(expected_tree_files(b'tree/c/link-to-dir')),
+        b'',
+    )
+    # A link that leads nowhere is reported where it sorts, as sha256sum given its path reports it.
+    (tree / 'b' / 'dangling').symlink_to('nowhere')
+    status, out, err = run_ours([b'-r', b'tree'])
+    assert status == 1
+    assert err == b'fastdigest: tree/b/dangling: No such file or directory\n'
+    assert out == sha256_lines(expected_tree_files(b'tree'))
+
+
+def test_recursive_unlistable_directory(tree):
+    locked = tree / 'b' / 'deeper'
+    locked.chmod(0)
+    try:
+        if not os.access(locked, os.R_OK):
+            status, out, err = run_ours([b'-r', b'tree'])
+        elif os.geteuid() == 0 and shutil.which('setpriv'):
+            # Root lists any directory through CAP_DAC_READ_SEARCH: a child without it cannot.
+            completed = subprocess.run(
+                ['setpriv', '--bounding-set=-dac_override,-dac_read_search', sys.executable, '-m', 'fastdigest']
+                + ['-r', 'tree'],
+                capture_output=True,
+                env=package_environment(),
+                check=False,
+            )
+            status, out, err = completed.returncode, completed.stdout, completed.stderr
+        else:
+            pytest.skip("this process lists a directory of mode 000, and there is no setpriv to drop root's right to")
+    finally:
+        locked.chmod(0o755)
+    assert status == 1
+    assert err == b'fastdigest: tree/b/deeper: Permission denied\n'
+    assert out == sha256_lines([path for path in expected_tree_files(b'tree') if b'deeper' not in path])
+
+
+def test_recursive_many_files_batch_through_digest_files(tmp_path, monkeypatch):
+    # Small files go to digest_files in batches; an error in a batch is reported file by file.
+    monkeypatch.chdir(tmp_path)
+    top = tmp_path / 'many'
+    top.mkdir()
+    for index in range(300):
+        (top / f'{index:03d}').write_bytes(b'%d\n' % index * index)
+    calls = []
+    original = fastdigest.digest_files
+
+    def counted(*args, **kwargs):
+        calls.append(len(args[1]))
+        return original(*args, **kwargs)
+
+    monkeypatch.setattr(fastdigest, 'digest_files', counted)
+    paths = expected_tree_files(b'many')
+    assert run_ours([b'-r', b'many']) == (0, sha256_lines(paths), b'')
+    assert sum(calls) == 300 and max(calls) > 1
+    # A batch with files that cannot be read: each reported in its place, the others hashed.
+    (top / '150').unlink()
+    (top / '150').mkdir()
+    named = [b'many/%03d' % index for index in range(300)]
+    calls.clear()
+    status, out, err = run_ours(named)
+    assert status == 1 and calls
+    assert err == b'fastdigest: many/150: Is a directory\n'
+    assert out == sha256_lines([name for name in named if name != b'many/150'])
+
+
+def test_recursive_is_meaningless_with_check(tree):
+    status, out, err = run_ours([b'-r', b'-c', b'x'])
+    assert (status, out) == (1, b'')
+    assert err == (
+        b'fastdigest: the --recursive option is meaningless when verifying checksums\n'
+        b"Try 'fastdigest --help' for more information.\n"
+    )
+
+
+def test_recursive_check_round_trip(tree):
+    status, listing, _ = run_ours([b'-r', b'-a', b'md5,sha512', b'tree'])
+    assert status == 0
+    (tree.parent / 'tree.sum').write_bytes(listing)
+    status, out, err = run_ours([b'-a', b'md5,sha512', b'-c', b'tree.sum'])
+    assert (status, err) == (0, b'') and out.count(b': OK\n') == 2 * len(expected_tree_files(b'tree'))
+
+
+def test_one_file_imports_no_threading_and_a_pipe_no_signal(in_dir, tmp_path):
+    # One file is hashed in the calling thread: no threading. Writing to a pipe sets SIGPIPE's
+    # handler through the built-in _signal, without signal and its enums.
+    with open(tmp_path / 'out', 'wb') as out:
+        interpreter_alone = imported_modules(['-c', 'pass'], out, tmp_path)
+        ours = imported_modules(['-m', 'fastdigest', 'plain.txt'], out, tmp_path)
+    assert 'fastdigest.cli' in ours
+    assert (ours - interpreter_alone) & (NOT_FOR_EVERY_RUN | {'threading', 'fastdigest.cli.tree'}) == set()
+    read, write = os.pipe()
+    with os.fdopen(read, 'rb') as reader, os.fdopen(write, 'wb') as writer:
+        piped = imported_modules(['-m', 'fastdigest', 'plain.txt'], writer, tmp_path)
+        writer.close()
+        assert reader.read() == expected_line('sha256', b'plain.txt')
+    assert (piped - interpreter_alone) & {'signal', 'enum', 'threading'} == set()
+
+
+def test_help_lists_the_new_options():
+    status, out, _ = run_ours([b'--help'])
+    assert status == 0
+    assert b'  -r, --recursive ' in out and b'-a md5,sha256' in out
+
+
+@settings(deadline=None, max_examples=examples(200))
+@given(
+    algorithms=st.lists(st.sampled_from(sorted(TAG_NAMES)), min_size=2, max_size=4, unique=True),
+    line_algorithm=st.sampled_from(sorted(TAG_NAMES)),
+    name=st.binary(min_size=1, max_size=40).filter(lambda name: b'\n' not in name and b'\0' not in name),
+    escaped=st.booleans(),
+    garbage=st.binary(max_size=80),
+)
+def test_check_parser_with_several_algorithms(algorithms, line_algorithm, name, escaped, garbage):
+    # A BSD-style line of one of the run's algorithms parses back to its name, algorithm and hex;
+    # one of another algorithm, or any other bytes, is improperly formatted (None), never an error.
+    from fastdigest.cli.check import Checker
+    from fastdigest.cli.options import Options
+
+    options = Options()
+    options.algorithms = algorithms
+    options.check = True
+    runner = output.Runner(options, io.BytesIO(), io.BytesIO(), io.BytesIO())
+    checker = Checker(runner)
+    hexdigest = hashlib.new(line_algorithm, name).hexdigest().encode()
+    shown = escape_name(name) if escaped else name
+    line = (b'\\' if escaped else b'') + TAG_NAMES[line_algorithm] + b' (' + shown + b') = ' + hexdigest
+    parsed = checker.parse_check_line(line)
+    if line_algorithm in algorithms:
+        assert parsed == (name, line_algorithm, hexdigest)
+    else:
+        assert parsed is None
+    assert checker.parse_check_line(garbage) is None or checker.parse_check_line(garbage)[1] in algorithms

@@ -1,7 +1,7 @@
 """The examples of the README, CONTRIBUTING.md and the documentation (docs/**/*.md) run, so they cannot rot.
 
 Every ```python block runs, in the order of its page, with the page's blocks sharing one namespace, in a
-scratch folder that holds the files the examples name (hello.txt, world.txt, users.parquet, users/). A
+scratch folder that holds the files the examples name (hello.txt, world.txt, notes/, users.parquet, users/). A
 block that is not meant to run says so where a reader sees it, in its title: ```python title="Not run:
 REASON"; it must still compile. In ```console blocks every `$ COMMAND` line is run by bash in the same
 folder, with `fastdigest` meaning this interpreter's `python -m fastdigest`, and its standard output must
@@ -80,6 +80,9 @@ def write_fixtures(folder):
     """The files the examples read."""
     (folder / 'hello.txt').write_bytes(b'hello\n')
     (folder / 'world.txt').write_bytes(b'world\n')
+    (folder / 'notes' / '2026').mkdir(parents=True)
+    (folder / 'notes' / 'todo.txt').write_bytes(b'buy milk\n')
+    (folder / 'notes' / '2026' / 'plan.txt').write_bytes(b'hash everything\n')
     try:
         import pyarrow as pa
         import pyarrow.parquet as pq

@@ -87,6 +87,7 @@ def test_stubs_match_runtime(run_mypy, tmp_path):
 # that the stub makes unnecessary (for instance if str were accepted as data).
 USAGE = """
     import io
+    import pathlib
     import hashlib
     import sys
     from typing_extensions import assert_type
@@ -109,6 +110,10 @@ USAGE = """
     assert_type(fastdigest.file_digest(io.BytesIO(b'x'), 'sha256'), fastdigest.HASH)
     assert_type(fastdigest.file_digest(io.BytesIO(b'x'), fastdigest.sha256), fastdigest.HASH)
     assert_type(fastdigest.file_digest(io.BytesIO(b'x'), hashlib.sha256).hexdigest(), str)
+    assert_type(fastdigest.file_digest(io.BytesIO(b'x'), ('md5', hashlib.sha256))[1].digest(), bytes)
+    assert_type(fastdigest.digest_files('sha256', ['a', b'b', pathlib.Path('c')]), list[bytes])
+    assert_type(fastdigest.digest_files(('md5', fastdigest.sha1), ['a'], threads=2), list[tuple[bytes, ...]])
+    fastdigest.digest_files('sha256', [3])  # type: ignore[list-item]
     assert_type(fastdigest.__version__, str)
 
     # The rest of hashlib's namespace, typed as typeshed types hashlib's.

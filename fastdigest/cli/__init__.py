@@ -24,10 +24,11 @@ from __future__ import annotations
 # Imports are kept to what every run needs: the interpreter's start-up is most
 # of the time of a short command, so concurrent.futures (which brings logging),
 # typing, queue, signal (which brings enum), locale and unicodedata stay out of
-# it; the few paths that need one import it where it is used. So it is with this
-# package's own modules, each of which costs start-up time too: check (--check)
-# and names (escaping or quoting a name) load only in the runs that use them.
-# A test lists the modules an ordinary run imports.
+# it, and threading out of a run that hashes one file in the calling thread; the
+# few paths that need one import it where it is used. So it is with this
+# package's own modules, each of which costs start-up time too: check (--check),
+# names (escaping or quoting a name) and tree (-r) load only in the runs that
+# use them. A test lists the modules an ordinary run imports.
 import os
 import stat
 import sys
@@ -120,10 +121,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     conventions of coreutils; returns the exit status."""
     # Die quietly on a closed pipe (`fastdigest * | head -1`), as C programs do,
     # instead of a BrokenPipeError traceback. Only a pipe or a socket can raise
-    # SIGPIPE, and the signal module costs a few milliseconds of start-up
-    # (it imports enum): a run writing to a terminal or a file goes without.
+    # SIGPIPE. The signal module costs a millisecond or more of start-up (it
+    # makes enums of the signals); _signal, the built-in module it wraps and
+    # the interpreter has loaded already, sets the handler the same way.
     if _may_raise_sigpipe():
-        import signal
+        try:
+            import _signal as signal  # type: ignore[import-not-found]
+        except ImportError:  # an interpreter without it (signal is the public name)
+            import signal
 
         if hasattr(signal, 'SIGPIPE'):
             signal.signal(signal.SIGPIPE, signal.SIG_DFL)

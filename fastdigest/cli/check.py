@@ -29,8 +29,17 @@ class Checker:
     def __init__(self, runner: Runner) -> None:
         self.runner = runner
         self.options = runner.options
-        self.tag_name = TAG_NAMES[self.options.algorithm]
-        self.hex_length = fastdigest.new(self.options.algorithm).digest_size * 2
+        self.algorithm = self.options.algorithm
+        self.tag_name = TAG_NAMES[self.algorithm]
+        self.hex_length = fastdigest.new(self.algorithm).digest_size * 2
+        # With several algorithms (-a md5,sha256) only BSD-style lines say which
+        # one a line is of: each of the run's tags, longest first, since SHA512
+        # begins SHA512/224.
+        self.several = len(self.options.algorithms) > 1
+        self.tags = sorted(
+            ((TAG_NAMES[name], name, fastdigest.new(name).digest_size * 2) for name in self.options.algorithms),
+            key=lambda tag: -len(tag[0]),
+        )
         # coreutils keeps whether checksum lines are "BSD reversed" (hex, one
         # space, name) in a static variable: the first line decides for the run.
         self.bsd_reversed: bool | None = None
@@ -66,16 +75,21 @@ class Checker:
         read_failed = False
 
         def lines() -> Iterator[tuple[HashJob | None, object]]:
+            """(None, line number) for an improperly formatted line; (job, checks) for
+            a file to hash, checks being [(algorithm, expected hex)]. Consecutive lines
+            for the same file (MD5 (f) = ..., then SHA256 (f) = ...) make one job, so
+            that the file is read once for all of them."""
             nonlocal read_failed
             line_number = 0
+            held: tuple[HashJob, list[tuple[str, bytes]]] | None = None
             while True:
                 try:
                     line = stream.readline()
                 except OSError:
                     read_failed = True
-                    return
+                    break
                 if not line:
-                    return
+                    break
                 line_number += 1
                 if line.startswith(b'#'):
                     continue
@@ -87,10 +101,24 @@ class Checker:
                     continue
                 parsed = self.parse_check_line(line)
                 if parsed is None or (is_stdin and parsed[0] == b'-'):
+                    if held is not None:
+                        yield held
+                        held = None
                     yield None, line_number
-                else:
-                    name, expected = parsed
-                    yield HashJob(name), expected
+                    continue
+                name, algorithm, expected = parsed
+                if held is not None and held[0].name == name and name != b'-':
+                    held[1].append((algorithm, expected))
+                    held[0].algorithms = tuple(check[0] for check in held[1])
+                    continue
+                if held is not None:
+                    yield held
+                job = HashJob(name)
+                if algorithm != self.algorithm or self.several:
+                    job.algorithms = (algorithm,)
+                held = (job, [(algorithm, expected)])
+            if held is not None:
+                yield held
 
         try:
             for job, payload in runner.ordered(lines(), ignore_missing=options.ignore_missing):
@@ -98,26 +126,27 @@ class Checker:
                     assert isinstance(payload, int)  # the line's number
                     counts['misformatted'] += 1
                     if options.warn:
-                        runner.error(
-                            display_name + b': %d: improperly formatted ' % payload + self.tag_name + b' checksum line'
-                        )
+                        kind = b'' if self.several else self.tag_name + b' '
+                        runner.error(display_name + b': %d: improperly formatted ' % payload + kind + b'checksum line')
                     continue
-                assert isinstance(payload, bytes)  # the expected hex digest
-                counts['proper'] += 1
+                assert isinstance(payload, list)  # the (algorithm, expected hex digest) of each line
+                counts['proper'] += len(payload)
                 try:
                     computed = job.result()
                 except Missing:
                     continue
                 except OSError as error:
-                    runner.file_error(job.name, error)
-                    counts['unreadable'] += 1
-                    if not options.status:
-                        runner.output(self.report_name(job.name) + b': FAILED open or read\n')
+                    for _ in payload:
+                        runner.file_error(job.name, error)
+                        counts['unreadable'] += 1
+                        if not options.status:
+                            runner.output(self.report_name(job.name) + b': FAILED open or read\n')
                     continue
-                matched = computed.encode('ascii') == payload.lower()
-                counts['matched' if matched else 'mismatched'] += 1
-                if not options.status and (not matched or not options.quiet):
-                    runner.output(self.report_name(job.name) + (b': OK\n' if matched else b': FAILED\n'))
+                for (_, expected), hexdigest in zip(payload, computed, strict=False):
+                    matched = hexdigest.encode('ascii') == expected.lower()
+                    counts['matched' if matched else 'mismatched'] += 1
+                    if not options.status and (not matched or not options.quiet):
+                        runner.output(self.report_name(job.name) + (b': OK\n' if matched else b': FAILED\n'))
         finally:
             if not is_stdin:
                 stream.close()
@@ -153,17 +182,29 @@ class Checker:
             return b'\\' + escape_name(name)
         return name
 
-    def parse_check_line(self, line: bytes) -> tuple[bytes, bytes] | None:
-        """(name, expected hex digest) from one line of a checksum file, or None
-        when the line is improperly formatted. Accepts coreutils' forms:
+    def parse_check_line(self, line: bytes) -> tuple[bytes, str, bytes] | None:
+        """(name, algorithm, expected hex digest) from one line of a checksum file,
+        or None when the line is improperly formatted. Accepts coreutils' forms:
         'HEX  NAME', 'HEX *NAME', the BSD tag form 'ALGO (NAME) = HEX', each
         with a leading backslash when the name is escaped, and 'HEX NAME'
-        (BSD reversed) when the first such line uses it."""
+        (BSD reversed) when the first such line uses it. With several
+        algorithms, only the tag form of one of them."""
         index = 0
         while index < len(line) and line[index] in b' \t':
             index += 1
         escaped = line[index : index + 1] == b'\\'
         index += escaped
+        if self.several:
+            for tag, algorithm, hex_length in self.tags:
+                after_tag = index + len(tag)
+                if line.startswith(tag, index) and line[after_tag : after_tag + 1] in (b' ', b'('):
+                    if line[after_tag : after_tag + 1] == b' ':
+                        after_tag += 1
+                    if line[after_tag : after_tag + 1] != b'(':
+                        return None
+                    parsed = self._parse_tagged(line[after_tag + 1 :], escaped, hex_length)
+                    return None if parsed is None else (parsed[0], algorithm, parsed[1])
+            return None
         tag = self.tag_name
         if line.startswith(tag, index):
             after_tag = index + len(tag)
@@ -171,7 +212,8 @@ class Checker:
                 after_tag += 1
             if line[after_tag : after_tag + 1] != b'(':
                 return None
-            return self._parse_tagged(line[after_tag + 1 :], escaped)
+            parsed = self._parse_tagged(line[after_tag + 1 :], escaped, self.hex_length)
+            return None if parsed is None else (parsed[0], self.algorithm, parsed[1])
 
         if len(line) - index < self.hex_length + 2:
             return None
@@ -195,9 +237,9 @@ class Checker:
             if unescaped is None:
                 return None
             name = unescaped
-        return _c_string(name), expected
+        return _c_string(name), self.algorithm, expected
 
-    def _parse_tagged(self, rest: bytes, escaped: bool) -> tuple[bytes, bytes] | None:
+    def _parse_tagged(self, rest: bytes, escaped: bool, hex_length: int) -> tuple[bytes, bytes] | None:
         close = rest.rfind(b')')
         if close < 0:
             return None
@@ -216,7 +258,7 @@ class Checker:
         while index < len(rest) and rest[index] in b' \t':
             index += 1
         expected = rest[index:]
-        if not _is_hex(expected, self.hex_length) or len(expected) != self.hex_length:
+        if not _is_hex(expected, hex_length) or len(expected) != hex_length:
             return None
         return _c_string(name), expected
 

@@ -38,9 +38,15 @@ and sha512sum. With no FILE, or when FILE is -, read standard input.
 
   -a, --algorithm=ALGO  md5, sha1, sha224, sha256 (default), sha384, sha512,
                         sha512_224, sha512_256; with --check, the algorithm
-                        of the checksum lines
+                        of the checksum lines. Several, separated by commas
+                        (-a md5,sha256), are computed from one read of each
+                        file and printed as BSD-style lines, one per
+                        algorithm, which --check reads back
   -b, --binary          read in binary mode (mark the output lines with '*')
   -c, --check           read checksums from the FILEs and check them
+  -r, --recursive       hash every file below each directory FILE, in the
+                        byte order of the paths; symbolic links met below it
+                        are not followed into directories
       --tag             create a BSD-style checksum
   -t, --text            read in text mode (default)
   -z, --zero            end each output line with NUL, not newline,
@@ -69,6 +75,7 @@ LONG_OPTIONS: tuple[tuple[str, bool], ...] = (
     ('check', False),
     ('ignore-missing', False),
     ('quiet', False),
+    ('recursive', False),
     ('status', False),
     ('strict', False),
     ('tag', False),
@@ -78,7 +85,15 @@ LONG_OPTIONS: tuple[tuple[str, bool], ...] = (
     ('help', False),
     ('version', False),
 )
-SHORT_OPTIONS = {'a': 'algorithm', 'b': 'binary', 'c': 'check', 't': 'text', 'w': 'warn', 'z': 'zero'}
+SHORT_OPTIONS = {
+    'a': 'algorithm',
+    'b': 'binary',
+    'c': 'check',
+    'r': 'recursive',
+    't': 'text',
+    'w': 'warn',
+    'z': 'zero',
+}
 
 
 class UsageError(Exception):
@@ -87,8 +102,11 @@ class UsageError(Exception):
 
 class Options:
     def __init__(self) -> None:
-        self.algorithm = DEFAULT_ALGORITHM
+        # Each file is hashed with every algorithm, in this order; more than
+        # one prints BSD-style lines (see tagged).
+        self.algorithms: list[str] = [DEFAULT_ALGORITHM]
         self.check = False
+        self.recursive = False
         self.tag = False
         # None: neither -b nor -t given. On POSIX both modes read the same
         # bytes; the mode only chooses the ' ' or '*' before the name.
@@ -102,6 +120,17 @@ class Options:
         self.help = False
         self.version = False
         self.files: list[bytes] = []
+
+    @property
+    def algorithm(self) -> str:
+        """The first (with one -a ALGO, the only) algorithm."""
+        return self.algorithms[0]
+
+    @property
+    def tagged(self) -> bool:
+        """Whether the output lines are BSD-style: --tag, or several algorithms,
+        whose untagged lines could not be told apart."""
+        return self.tag or len(self.algorithms) > 1
 
 
 def _match_long_option(word: str) -> tuple[str, bool]:
@@ -121,7 +150,10 @@ def _match_long_option(word: str) -> tuple[str, bool]:
 def _apply_option(options: Options, name: str, value: str | None) -> None:
     if name == 'algorithm':
         assert value is not None
-        options.algorithm = _canonical_algorithm(value)
+        # As with any option, the last -a wins; within one, a repeated name
+        # counts once.
+        algorithms = [_canonical_algorithm(part) for part in value.split(',')]
+        options.algorithms = list(dict.fromkeys(algorithms))
     elif name == 'binary':
         options.binary = True
     elif name == 'text':
@@ -205,8 +237,12 @@ def validate_options(options: Options) -> None:
         raise UsageError('--tag does not support --text mode')
     if options.zero and options.check:
         raise UsageError('the --zero option is not supported when verifying checksums')
+    if len(options.algorithms) > 1 and options.binary is False and not options.check:
+        raise UsageError('several algorithms print BSD-style lines, which do not support --text mode')
     if options.tag and options.check:
         raise UsageError('the --tag option is meaningless when verifying checksums')
+    if options.recursive and options.check:
+        raise UsageError('the --recursive option is meaningless when verifying checksums')
     if options.binary is not None and options.check:
         raise UsageError('the --binary and --text options are meaningless when verifying checksums')
     for flag, option in (

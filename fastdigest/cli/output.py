@@ -17,11 +17,11 @@ from fastdigest.cli.progress import Progress, is_terminal
 TYPE_CHECKING = False
 
 if TYPE_CHECKING:
-    import threading
     from collections.abc import Iterable, Iterator
     from typing import BinaryIO
 
     from fastdigest.cli.options import Options
+    from fastdigest.cli.pool import _Waitable
 
 
 # Consecutive small files are handed to a worker thread together, until the
@@ -39,9 +39,9 @@ class Runner:
         self.stdin = stdin
         self.stdout = stdout
         self.stderr = stderr
-        self.tag_name = TAG_NAMES[options.algorithm]
+        self.tag_names = [TAG_NAMES[algorithm] for algorithm in options.algorithms]
         workers = worker_count()
-        self.hasher = Hasher(options.algorithm, stdin, workers)
+        self.hasher = Hasher(options.algorithms, stdin, workers)
         self.window = 4 * workers
         self.progress = Progress(stderr, False, None, None)
         # Lines reach a terminal as they are computed (C's stdio line-buffers a
@@ -77,7 +77,7 @@ class Runner:
         BATCH_FILES: handing a thread one tiny file at a time costs more than
         hashing it. A big file makes a batch of its own, so big files are hashed
         in parallel. Up to self.window batches run ahead of the one printed."""
-        pending: collections.deque[tuple[list[tuple[HashJob | None, object]], threading.Event | None]]
+        pending: collections.deque[tuple[list[tuple[HashJob | None, object]], _Waitable | None]]
         pending = collections.deque()
         building: list[tuple[HashJob | None, object]] = []
         building_jobs: list[HashJob] = []
@@ -117,7 +117,8 @@ class Runner:
                 if job is None:
                     continue
                 building_jobs.append(job)
-                building_bytes += _regular_file_size(job.name) or 0
+                job.size = _regular_file_size(job.name)
+                building_bytes += job.size or 0
                 if building_bytes >= BATCH_BYTES or len(building_jobs) >= BATCH_FILES:
                     close_batch()
             if exhausted or in_flight == 0 or held >= 64 * self.window:
@@ -136,25 +137,37 @@ class Runner:
                 yield job, payload
 
     def print_checksums(self) -> bool:
-        """Print a checksum line for each file named (standard input without one);
-        True if every file was read."""
+        """Print a checksum line for each file named (standard input without one),
+        one per algorithm; True if every file was read."""
         options = self.options
         files = options.files or [b'-']
+        recursive = options.recursive
         if is_terminal(self.stderr):
-            # The bar's total; a stat per file is only worth it when a bar can show.
-            total = sum(_regular_file_size(name) or 0 for name in files)
-            self.progress = Progress(self.stderr, True, total, len(files))
+            # The bar's total; a stat per file is only worth it when a bar can show,
+            # and a tree has no total before it is walked.
+            total = None if recursive else sum(_regular_file_size(name) or 0 for name in files)
+            self.progress = Progress(self.stderr, True, total, None if recursive else len(files))
         # A bar is drawn by this thread while workers hash: only without one can
         # this thread hash the file itself.
-        self.hasher.inline = len(files) == 1 and not self.progress.enabled
+        self.hasher.inline = (
+            len(files) == 1 and not self.progress.enabled and not (recursive and _is_directory(files[0]))
+        )
         delimiter = b'\0' if options.zero else b'\n'
         marker = b'*' if options.binary else b' '
+        tagged = options.tagged
         ok = True
-        items = ((HashJob(name), None) for name in files)
+        if recursive:
+            from fastdigest.cli.tree import expand
+
+            items: Iterable[tuple[HashJob | None, object]] = (
+                (HashJob(name, error), None) for name, error in expand(files)
+            )
+        else:
+            items = ((HashJob(name), None) for name in files)
         for job, _ in self.ordered(items):
             assert job is not None  # every item here is a file
             try:
-                hexdigest = job.result()
+                hexdigests = job.result()
             except OSError as error:
                 self.file_error(job.name, error)
                 ok = False
@@ -167,13 +180,19 @@ class Runner:
             else:
                 name = job.name
             prefix = b'\\' if escape else b''
-            digest = hexdigest.encode('ascii')
-            if options.tag:
-                line = prefix + self.tag_name + b' (' + name + b') = ' + digest
-            else:
-                line = prefix + digest + b' ' + marker + name
-            self.output(line + delimiter)
+            lines = []
+            for tag_name, hexdigest in zip(self.tag_names, hexdigests, strict=False):
+                digest = hexdigest.encode('ascii')
+                if tagged:
+                    lines.append(prefix + tag_name + b' (' + name + b') = ' + digest + delimiter)
+                else:
+                    lines.append(prefix + digest + b' ' + marker + name + delimiter)
+            self.output(b''.join(lines))
         return ok
+
+
+def _is_directory(name: bytes) -> bool:
+    return name != b'-' and os.path.isdir(name)
 
 
 def _regular_file_size(name: bytes) -> int | None:

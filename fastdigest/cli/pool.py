@@ -3,7 +3,15 @@
 fastdigest releases the GIL while it hashes a chunk, and so does the read, so
 the files of one command line are hashed in parallel; each thread reads its
 files in large chunks into a buffer that it reuses, and a big file gets a second
-thread that reads while the first hashes, when a core is spare.
+thread that reads while the first hashes, when a core is spare. A batch of
+several small files goes to fastdigest.digest_files in one call, which opens,
+reads and hashes them all without the GIL.
+
+Every job is hashed with each of the run's algorithms (-a md5,sha256), from one
+read of each chunk.
+
+threading is imported only once a thread is needed: a run that hashes one file
+in the calling thread goes without it, and so does its start-up time.
 """
 
 from __future__ import annotations
@@ -13,7 +21,6 @@ import errno
 import io
 import os
 import stat
-import threading
 
 import fastdigest
 
@@ -21,9 +28,15 @@ import fastdigest
 TYPE_CHECKING = False
 
 if TYPE_CHECKING:
-    from collections.abc import Callable
+    import threading
+    from collections.abc import Callable, Sequence
     from queue import SimpleQueue
-    from typing import Any, BinaryIO
+    from typing import Any, BinaryIO, Protocol
+
+    class _Waitable(Protocol):
+        """What Hasher.submit returns: threading.Event's wait(), or _Finished's."""
+
+        def wait(self, timeout: float | None = None) -> bool: ...
 
 
 # What the hashing loop reads from: FileIO, or a BytesIO in the tests.
@@ -33,6 +46,9 @@ Reader = io.RawIOBase | io.BufferedIOBase
 # GIL handed back and forth twice) are lost in the hashing of the chunk, and
 # about a core's L2 cache, so the hash finds the chunk the read just copied.
 CHUNK_SIZE = 1 << 20
+
+# The smallest buffer the calling thread reads a small file into: a page.
+SMALL_BUFFER_SIZE = 4096
 
 # A big file gets a reading thread (while a core is spare) only from this many
 # chunks on. The thread and its hand-overs cost about 1.4 ms; what it saves is
@@ -51,21 +67,38 @@ class Missing(Exception):
 
 
 class HashJob:
-    """One file to hash, and then its hex digest or the exception that stopped it.
-    Its worker thread is the only writer of bytes_done, digest and error."""
+    """One file to hash, and then its hex digests (one per algorithm of the run) or
+    the exception that stopped it. Its worker thread is the only writer of
+    bytes_done, digests and error; size (the file's, when known) is set before the
+    job is submitted. A job made with an error (a directory that could not be
+    listed) is not hashed: its result raises the error."""
 
-    __slots__ = ('name', 'bytes_done', 'digest', 'error')
+    __slots__ = ('name', 'algorithms', 'size', 'bytes_done', 'digests', 'error')
 
-    def __init__(self, name: bytes) -> None:
+    def __init__(self, name: bytes, error: BaseException | None = None) -> None:
         self.name = name
+        # The algorithms to hash with, when not the run's (--check: the lines'
+        # own); their digests come in this order.
+        self.algorithms: tuple[str, ...] | None = None
+        self.size: int | None = None
         self.bytes_done = 0
-        self.digest = ''
-        self.error: BaseException | None = None
+        self.digests: tuple[str, ...] = ()
+        self.error = error
 
-    def result(self) -> str:
+    def result(self) -> tuple[str, ...]:
         if self.error is not None:
             raise self.error
-        return self.digest
+        return self.digests
+
+
+class _Finished:
+    """A batch hashed in the calling thread: done as soon as it is handed over, so
+    that waiting for it needs no threading.Event."""
+
+    __slots__ = ()
+
+    def wait(self, timeout: float | None = None) -> bool:
+        return True
 
 
 class _ItemQueue:
@@ -78,6 +111,8 @@ class _ItemQueue:
     __slots__ = ('_items', '_count')
 
     def __init__(self) -> None:
+        import threading
+
         self._items: collections.deque[object] = collections.deque()
         self._count = threading.Semaphore(0)
 
@@ -106,6 +141,8 @@ class WorkerPool:
         self.threads: list[threading.Thread] = []
 
     def submit(self, function: Callable[..., None], *arguments: object) -> None:
+        import threading
+
         self.calls.put((function, arguments))
         if len(self.threads) < self.workers:
             thread = threading.Thread(target=self._work, name='fastdigest-worker', daemon=True)
@@ -131,17 +168,20 @@ class WorkerPool:
 class Hasher:
     """Hashes batches of files in a pool of threads; each batch sets an event when done."""
 
-    def __init__(self, algorithm: str, stdin: BinaryIO, workers: int) -> None:
-        self.algorithm = algorithm
+    def __init__(self, algorithms: Sequence[str], stdin: BinaryIO, workers: int) -> None:
+        self.algorithms = tuple(algorithms)
         self.stdin = stdin
         self.cancelled = False
-        self._buffers = threading.local()
-        self._pool = WorkerPool(workers)
         self._cpus = workers
+        # Made with the first thread (start_threads): a run that hashes in the
+        # calling thread alone does without threading.
+        self._pool: WorkerPool | None = None
+        self._buffers: Any = None  # threading.local(): each worker's buffer
+        self._own_buffer: tuple[bytearray, memoryview] | None = None  # the calling thread's
         # Big files being hashed (READ_AHEAD_MIN_CHUNKS or more): while they
         # leave a core to spare, a big file gets a reading thread too.
         self._big_files = 0
-        self._big_files_lock = threading.Lock()
+        self._big_files_lock: threading.Lock | None = None
         # Standard input can be named more than once; the reads must happen
         # one after another in argument order (the first one reads to EOF), so
         # all of them go through a pool of one thread.
@@ -152,17 +192,32 @@ class Hasher:
         # busy machine, where the new thread waits for a core.
         self.inline = False
 
-    def submit(self, jobs: list[HashJob], ignore_missing: bool) -> threading.Event:
+    def _start_threads(self) -> None:
+        """The pool and what its threads share, made once, by the calling thread."""
+        if self._pool is None:
+            import threading
+
+            self._buffers = threading.local()
+            if self._big_files_lock is None:
+                self._big_files_lock = threading.Lock()
+            self._pool = WorkerPool(self._cpus)
+
+    def submit(self, jobs: list[HashJob], ignore_missing: bool) -> _Waitable:
         """Hash *jobs* one after another in one thread (the calling one if
         self.inline). A batch holds either files only or standard input only."""
-        finished = threading.Event()
         if self.inline:
-            self._hash_batch(jobs, ignore_missing, finished)
-        elif jobs[0].name == b'-':
+            self._hash_batch(jobs, ignore_missing, None)
+            return _Finished()
+        import threading
+
+        self._start_threads()
+        finished = threading.Event()
+        if jobs[0].name == b'-':
             if self._stdin_pool is None:
                 self._stdin_pool = WorkerPool(1)
             self._stdin_pool.submit(self._hash_batch, jobs, ignore_missing, finished)
         else:
+            assert self._pool is not None
             self._pool.submit(self._hash_batch, jobs, ignore_missing, finished)
         return finished
 
@@ -172,27 +227,65 @@ class Hasher:
             if pool is not None:
                 pool.shutdown(wait=not self.cancelled)
 
-    def _hash_batch(self, jobs: list[HashJob], ignore_missing: bool, finished: threading.Event) -> None:
+    def _hash_batch(self, jobs: list[HashJob], ignore_missing: bool, finished: threading.Event | None) -> None:
         try:
+            if len(jobs) > 1 and jobs[0].name != b'-' and not self.cancelled and self._hash_together(jobs):
+                return
             for job in jobs:
+                if job.error is not None:
+                    continue  # made with its error: nothing to read
                 try:
                     if job.name == b'-':
-                        job.digest = self._hash_stdin(job)
+                        job.digests = self._hash_stdin(job)
                     else:
-                        job.digest = self._hash_file(job, ignore_missing)
+                        job.digests = self._hash_file(job, ignore_missing)
                 except BaseException as error:  # handed to the thread that prints
                     job.error = error
         finally:
-            finished.set()
+            if finished is not None:
+                finished.set()
 
-    def _buffer(self) -> tuple[bytearray, memoryview]:
+    def _hash_together(self, jobs: list[HashJob]) -> bool:
+        """Hashes a batch of files in one call of digest_files, which reads and
+        hashes them without the GIL; False when a file could not be read (its
+        error, and --ignore-missing, are then the file-by-file path's to
+        report: digest_files says only which file failed first)."""
+        algorithms = jobs[0].algorithms or self.algorithms
+        if any(job.error is not None or (job.algorithms or self.algorithms) != algorithms for job in jobs):
+            return False
+        names = [job.name for job in jobs]
+        results: list[tuple[bytes, ...]]
+        try:
+            if len(algorithms) == 1:
+                results = [(digest,) for digest in fastdigest.digest_files(algorithms[0], names, threads=1)]
+            else:
+                results = fastdigest.digest_files(algorithms, names, threads=1)
+        except OSError:
+            return False
+        for job, digests in zip(jobs, results, strict=False):
+            job.digests = tuple(digest.hex() for digest in digests)
+            job.bytes_done = job.size or 0
+        return True
+
+    def _buffer(self, size: int | None) -> tuple[bytearray, memoryview]:
+        """The calling thread's buffer, or the worker's: CHUNK_SIZE bytes, made once
+        per thread. A file of known *size* hashed in the calling thread before any
+        worker exists (a lone file) gets one only as large as it needs: making a
+        buffer touches each of its pages, and a MiB of pages is a few percent of
+        a short command's CPU."""
         buffers = self._buffers
+        if buffers is None:
+            wanted = CHUNK_SIZE if size is None else min(CHUNK_SIZE, max(size + 1, SMALL_BUFFER_SIZE))
+            if self._own_buffer is None or len(self._own_buffer[0]) < wanted:
+                array = bytearray(wanted)
+                self._own_buffer = (array, memoryview(array))
+            return self._own_buffer
         if not hasattr(buffers, 'view'):
             buffers.array = bytearray(CHUNK_SIZE)
             buffers.view = memoryview(buffers.array)
         return buffers.array, buffers.view
 
-    def _hash_file(self, job: HashJob, ignore_missing: bool) -> str:
+    def _hash_file(self, job: HashJob, ignore_missing: bool) -> tuple[str, ...]:
         # FileIO reads without the GIL and rejects a directory with EISDIR,
         # the error coreutils reports for one.
         try:
@@ -204,7 +297,7 @@ class Hasher:
         with stream:
             return self._hash_stream(stream, job, read_ahead=_is_big_regular_file(stream))
 
-    def _hash_stdin(self, job: HashJob) -> str:
+    def _hash_stdin(self, job: HashJob) -> tuple[str, ...]:
         stream = self.stdin
         try:
             descriptor = stream.fileno()
@@ -218,13 +311,24 @@ class Hasher:
         finally:
             raw.close()
 
-    def _hash_stream(self, stream: Reader, job: HashJob, read_ahead: bool = False) -> str:
+    def _hash_stream(self, stream: Reader, job: HashJob, read_ahead: bool = False) -> tuple[str, ...]:
         """read_ahead: the stream is a regular file, whose reads always return, big
         enough to be worth a reading thread."""
-        array, view = self._buffer()
-        digest = fastdigest.new(self.algorithm)
+        array, view = self._buffer(job.size)
+        digests = [fastdigest.new(algorithm) for algorithm in job.algorithms or self.algorithms]
         readinto = stream.readinto
-        update = digest.update
+        update: Callable[[memoryview], None]
+        if len(digests) == 1:
+            update = digests[0].update
+        else:
+            updates = [digest.update for digest in digests]
+
+            def update_all(chunk: memoryview) -> None:
+                for one in updates:
+                    one(chunk)
+
+            update = update_all
+
         big_file = False
         try:
             while True:
@@ -246,6 +350,12 @@ class Hasher:
                     # hashes.
                     _advise_sequential(stream)
                     if read_ahead:
+                        if self._big_files_lock is None:
+                            # Only the calling thread, hashing alone, gets here
+                            # before any thread exists.
+                            import threading
+
+                            self._big_files_lock = threading.Lock()
                         with self._big_files_lock:
                             self._big_files += 1
                             big_file = True
@@ -255,9 +365,10 @@ class Hasher:
                             break
         finally:
             if big_file:
+                assert self._big_files_lock is not None
                 with self._big_files_lock:
                     self._big_files -= 1
-        return digest.hexdigest()
+        return tuple(digest.hexdigest() for digest in digests)
 
     def _hash_rest_reading_ahead(self, stream: Reader, job: HashJob, update: Callable[[memoryview], None]) -> None:
         """Hashes the rest of a big file while a second thread reads the next
@@ -267,6 +378,7 @@ class Hasher:
         # queue's C SimpleQueue hands a chunk over a few microseconds faster than
         # _ItemQueue; its import is paid only here, by a file big enough not to notice.
         import queue
+        import threading
 
         free: SimpleQueue[tuple[bytearray, memoryview] | None] = queue.SimpleQueue()
         # A buffer and the count read into it, or what the read raised.

@@ -9,11 +9,10 @@ import time
 TYPE_CHECKING = False
 
 if TYPE_CHECKING:
-    import threading
     from collections.abc import Iterable
     from typing import BinaryIO
 
-    from fastdigest.cli.pool import HashJob
+    from fastdigest.cli.pool import HashJob, _Waitable
 
 
 # The progress bar appears only once work has run this long: a run that ends
@@ -73,7 +72,7 @@ class Progress:
             self.stderr.flush()
             self.visible = False
 
-    def wait(self, finished: threading.Event, active: list[HashJob]) -> None:
+    def wait(self, finished: _Waitable, active: list[HashJob]) -> None:
         """Wait for *finished*, drawing the bar meanwhile (the *active* jobs' bytes count in it)."""
         if not self.enabled:
             finished.wait()

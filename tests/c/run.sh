@@ -8,7 +8,9 @@
 #             this CPU runs; then tests/c/test_batch.c, the batch driver and
 #             the multi-buffer kernels against the single-stream ones (native
 #             and sanitize only: the multi-buffer kernels are x86-only, and
-#             the other targets build them out)
+#             the other targets build them out); then tests/c/test_files.c,
+#             the file reader on files it writes under BUILD_DIR (native and
+#             sanitize: its system calls are the host's, whatever the CPU)
 #   sanitize  the same with -fsanitize=address,undefined
 #   aarch64   Debian's aarch64-linux-gnu-gcc, run under qemu-aarch64 twice:
 #             -cpu max (SHA-1, SHA-2 and SHA-512 instructions) and
@@ -108,9 +110,10 @@ run_timed() {
 }
 
 # build DRIVER OUTPUT COMPILER EXTRA_FLAGS...: tests/c/DRIVER.c (test_core,
-# or test_batch: the batch driver's and the multi-buffer kernels' own) with
-# the shared test harness (harness.c), the kernels built on models of
-# instructions the CPU may lack (model_kernels.c) and the core sources.
+# test_batch: the batch driver's and the multi-buffer kernels' own, or
+# test_files: the file reader's) with the shared test harness (harness.c),
+# the kernels built on models of instructions the CPU may lack
+# (model_kernels.c) and the core sources.
 build() {
     local driver=$1 output=$2 compiler=$3
     shift 3
@@ -125,6 +128,8 @@ run_native() {
     run_timed native "$build_dir/test_core" "$vectors"
     build test_batch "$build_dir/test_batch" "${CC:-gcc}"
     run_timed "native batch" "$build_dir/test_batch"
+    build test_files "$build_dir/test_files" "${CC:-gcc}"
+    run_timed "native files" "$build_dir/test_files" "$build_dir"
 }
 
 run_sanitize() {
@@ -136,6 +141,10 @@ run_sanitize() {
         -fno-sanitize-recover=all -fno-omit-frame-pointer
     ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1} \
         run_timed "sanitize batch" "$build_dir/test_batch-asan"
+    build test_files "$build_dir/test_files-asan" "${CC:-gcc}" -g -fsanitize=address,undefined \
+        -fno-sanitize-recover=all -fno-omit-frame-pointer
+    ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1} \
+        run_timed "sanitize files" "$build_dir/test_files-asan" "$build_dir"
 }
 
 run_aarch64() {

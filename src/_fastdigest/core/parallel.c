@@ -129,6 +129,31 @@ bool fd_parallel_run(size_t parts, fd_parallel_task *task, void *context)
     return succeeded;
 }
 
+struct fd_parallel_thread {
+    worker w;
+};
+
+fd_parallel_thread *fd_parallel_start(fd_parallel_task *task, void *context, size_t part)
+{
+    fd_parallel_thread *thread = malloc(sizeof *thread);
+    if (thread == NULL)
+        return NULL;
+    thread->w = (worker){.task = task, .context = context, .part = part};
+    if (!start_worker(&thread->w)) {
+        free(thread);
+        return NULL;
+    }
+    return thread;
+}
+
+bool fd_parallel_join(fd_parallel_thread *thread)
+{
+    join_worker(&thread->w);
+    const bool succeeded = thread->w.succeeded;
+    free(thread);
+    return succeeded;
+}
+
 #ifdef _WIN32
 struct fd_parallel_monitor {
     SRWLOCK lock;

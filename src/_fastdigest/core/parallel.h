@@ -27,6 +27,17 @@ typedef bool fd_parallel_task(void *context, size_t part);
  * parts 0, at once). */
 bool fd_parallel_run(size_t parts, fd_parallel_task *task, void *context);
 
+/* One part on a thread of its own, for parts that wait for each other (a
+ * file read on one thread while another hashes it, core/files.c), which
+ * fd_parallel_run's fallback, running a part after another on the calling
+ * thread, would deadlock: fd_parallel_start makes the thread and runs
+ * task(context, part) on it, or returns NULL, with nothing run, when the
+ * thread cannot be made. fd_parallel_join waits for the part, frees the
+ * handle and returns what the part returned. */
+typedef struct fd_parallel_thread fd_parallel_thread;
+fd_parallel_thread *fd_parallel_start(fd_parallel_task *task, void *context, size_t part);
+bool fd_parallel_join(fd_parallel_thread *thread);
+
 /* A lock with two conditions, for the threads of one task to wait for each
  * other's progress (digest_many's pipeline, core/batch.c): a mutex and two
  * condition variables, pthreads' or Windows' (SRWLOCK and

@@ -190,6 +190,7 @@ int fd_hash_module_exec(PyObject *module, fd_module_state *state);
 int fd_hmac_module_exec(PyObject *module, fd_module_state *state);
 int fd_resume_module_exec(PyObject *module, fd_module_state *state);
 int fd_batch_module_exec(PyObject *module, fd_module_state *state);
+int fd_files_module_exec(PyObject *module, fd_module_state *state);
 int fd_arrow_module_exec(PyObject *module, fd_module_state *state);
 int fd_surrogate_module_exec(PyObject *module, fd_module_state *state);
 

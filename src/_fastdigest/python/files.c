@@ -1,0 +1,306 @@
+/* digest_files(name, paths, /, *, threads=None): the digests of many files,
+ * read and hashed by the file reader (core/files.c) on threads, without the
+ * GIL.
+ *
+ * With the GIL: the algorithms are looked up, every path is turned into
+ * what the system's open takes (os.fspath, then the file system's bytes on
+ * POSIX, UTF-16 on Windows), exactly as open() turns it, and the buffers
+ * are allocated. Without it: the whole reading and hashing, with the
+ * calling thread coming back for the GIL only to ask whether a signal came
+ * (Ctrl-C). With it again: the first file in order that could not be read
+ * raises open()'s OSError for it, or the digests become the result list. */
+#include "python/binding.h"
+
+#include "core/files.h"
+
+/* What a path was given as, after os.fspath (str or bytes: what open()
+ * names in its OSError), and what the system's open takes. */
+typedef struct converted_path {
+    PyObject *name;
+#ifdef _WIN32
+    wchar_t *system; /* PyMem_Free */
+#else
+    PyObject *encoded; /* bytes: the file system's bytes */
+#endif
+} converted_path;
+
+static void release_paths(converted_path *converted, Py_ssize_t count)
+{
+    for (Py_ssize_t i = 0; i < count; i++) {
+        Py_XDECREF(converted[i].name);
+#ifdef _WIN32
+        PyMem_Free(converted[i].system);
+#else
+        Py_XDECREF(converted[i].encoded);
+#endif
+    }
+    PyMem_Free(converted);
+}
+
+/* Converts item `index` as open() converts its file argument. A type that
+ * is no path raises os.fspath's TypeError, naming the item; an embedded
+ * NUL raises open()'s ValueError, and what __fspath__ raises goes through. */
+static int convert_path(PyObject *item, Py_ssize_t index, converted_path *out)
+{
+    if (!PyUnicode_Check(item) && !PyBytes_Check(item) &&
+        !PyObject_HasAttrString((PyObject *)Py_TYPE(item), "__fspath__")) {
+        PyErr_Format(
+            PyExc_TypeError,
+            "digest_files() item %zd: expected str, bytes or os.PathLike object, not %.200s", index,
+            Py_TYPE(item)->tp_name);
+        return -1;
+    }
+    out->name = PyOS_FSPath(item);
+    if (out->name == NULL)
+        return -1;
+#ifdef _WIN32
+    PyObject *decoded = NULL;
+    if (!PyUnicode_FSDecoder(out->name, &decoded))
+        return -1;
+    out->system = PyUnicode_AsWideCharString(decoded, NULL);
+    Py_DECREF(decoded);
+    return out->system != NULL ? 0 : -1;
+#else
+    return PyUnicode_FSConverter(out->name, &out->encoded) ? 0 : -1;
+#endif
+}
+
+/* open()'s OSError for a file the reader could not read: the exception
+ * class of the error code (FileNotFoundError, PermissionError, ...), its
+ * errno and message, and the path as os.fspath gave it. */
+static void raise_file_error(unsigned long error, PyObject *name)
+{
+#ifdef _WIN32
+    PyErr_SetExcFromWindowsErrWithFilenameObject(PyExc_OSError, (int)error, name);
+#else
+    errno = (int)error;
+    PyErr_SetFromErrnoWithFilenameObject(PyExc_OSError, name);
+#endif
+}
+
+/* The algorithm a name or one of this module's constructors stands for. */
+static int algorithm_of(PyObject *module, PyObject *obj)
+{
+    if (PyUnicode_Check(obj))
+        return fd_lookup_algorithm(module, obj);
+    const fd_module_state *state = fd_get_module_state(module);
+    for (int id = 0; id < FD_ALGORITHM_COUNT; id++) {
+        if (obj == state->constructors[id])
+            return id;
+    }
+    PyErr_Format(PyExc_TypeError,
+                 "digest_files() argument 1 must be str, a fastdigest constructor or a tuple of "
+                 "them, not %s",
+                 obj == Py_None ? "None" : Py_TYPE(obj)->tp_name);
+    return -1;
+}
+
+/* The algorithms of argument 1 into a new array (PyMem_Free): one, or the
+ * items of a tuple, at least one, in order. Returns the count, or -1 with
+ * an exception set. */
+static Py_ssize_t parse_algorithms(PyObject *module, PyObject *name, enum fd_algorithm_id **ids)
+{
+    const Py_ssize_t count = PyTuple_Check(name) ? PyTuple_GET_SIZE(name) : 1;
+    if (count == 0) {
+        PyErr_SetString(PyExc_ValueError, "digest_files() needs at least one algorithm, got ()");
+        return -1;
+    }
+    *ids = PyMem_Malloc((size_t)count * sizeof **ids);
+    if (*ids == NULL) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    for (Py_ssize_t k = 0; k < count; k++) {
+        const int id = algorithm_of(module, PyTuple_Check(name) ? PyTuple_GET_ITEM(name, k) : name);
+        if (id < 0) {
+            PyMem_Free(*ids);
+            *ids = NULL;
+            return -1;
+        }
+        (*ids)[k] = (enum fd_algorithm_id)id;
+    }
+    return count;
+}
+
+/* fd_hash_files' question, between files and chunks: whether a signal
+ * handler raised (KeyboardInterrupt, say). That takes the GIL back for a
+ * moment; the exception stays set for the caller. */
+typedef struct signal_check {
+    PyThreadState *saved;
+} signal_check;
+
+static bool no_signal_raised(void *context)
+{
+    signal_check *check = context;
+    PyEval_RestoreThread(check->saved);
+    const int raised = PyErr_CheckSignals();
+    check->saved = PyEval_SaveThread();
+    return raised == 0;
+}
+
+/* The result list: a bytes object of each file's digest, or with several
+ * algorithms a tuple of them, in the order of the algorithms. */
+static PyObject *digest_list(const fd_files_request *request, size_t digests_len, bool several)
+{
+    PyObject *result = PyList_New((Py_ssize_t)request->count);
+    if (result == NULL)
+        return NULL;
+    for (size_t i = 0; i < request->count; i++) {
+        const uint8_t *digests = request->digests + i * digests_len;
+        PyObject *item;
+        if (!several) {
+            item = PyBytes_FromStringAndSize((const char *)digests, (Py_ssize_t)digests_len);
+        }
+        else {
+            item = PyTuple_New((Py_ssize_t)request->algorithm_count);
+            for (size_t k = 0; item != NULL && k < request->algorithm_count; k++) {
+                const size_t len = fd_algorithms[request->algorithms[k]].digest_len;
+                PyObject *digest = PyBytes_FromStringAndSize((const char *)digests,
+                                                             (Py_ssize_t)len);
+                if (digest == NULL)
+                    Py_CLEAR(item);
+                else
+                    PyTuple_SET_ITEM(item, (Py_ssize_t)k, digest);
+                digests += len;
+            }
+        }
+        if (item == NULL) {
+            Py_DECREF(result);
+            return NULL;
+        }
+        PyList_SET_ITEM(result, (Py_ssize_t)i, item);
+    }
+    return result;
+}
+
+PyDoc_STRVAR(digest_files_doc,
+             "digest_files($module, name, paths, /, *, threads=None)\n--\n\n"
+             "Return the digests of many files as a list, in order: for each path the\n"
+             "digest of the file's contents, as file_digest(open(path, 'rb'), name)\n"
+             "would give it. name is an algorithm name, as new() takes it, or one of\n"
+             "fastdigest's constructors, or a tuple of them: then each item of the\n"
+             "list is a tuple of the file's digests in that order, every file read\n"
+             "once. paths is an iterable of str, bytes or os.PathLike objects.\n\n"
+             "The files are opened, read and hashed without the GIL, several at once\n"
+             "on threads that each read a file into a buffer of their own while the\n"
+             "others hash. threads is the most threads to use, the calling one\n"
+             "included: None (the default) for every CPU this process may run on, 1\n"
+             "for the calling thread alone; never more than there are paths.\n\n"
+             "A file that cannot be read raises the OSError open() or its read would\n"
+             "raise (FileNotFoundError, PermissionError, IsADirectoryError, ...) with\n"
+             "its errno and the path as filename; when several cannot, the first in\n"
+             "order. Nothing is returned then, and no file after it is started. A\n"
+             "FIFO is read like any file: the call waits for its writer and its end.");
+
+static PyObject *fastdigest_digest_files(PyObject *module, PyObject *const *args, Py_ssize_t nargs,
+                                         PyObject *kwnames)
+{
+    if (nargs != 2) {
+        PyErr_Format(PyExc_TypeError, "digest_files expected 2 arguments, got %zd", nargs);
+        return NULL;
+    }
+    /* name and paths are positional-only, threads alone bound by name, as
+     * digest_many binds it. */
+    static const char *const names[] = {"threads"};
+    static const fd_signature signature = {.function = "digest_files", FD_PARAMETERS(names)};
+    PyObject *bound[1];
+    if (fd_bind_arguments(&fd_get_module_state(module)->compat, &signature, args + nargs, 0,
+                          kwnames, bound) < 0)
+        return NULL;
+    PyObject *threads_argument = bound[0];
+    size_t threads;
+    if (fd_parse_threads(threads_argument != NULL ? threads_argument : Py_None, "digest_files",
+                         &threads) < 0)
+        return NULL;
+
+    enum fd_algorithm_id *ids = NULL;
+    const Py_ssize_t algorithm_count = parse_algorithms(module, args[0], &ids);
+    if (algorithm_count < 0)
+        return NULL;
+    const bool several = PyTuple_Check(args[0]);
+
+    PyObject *result = NULL, *paths = NULL;
+    converted_path *converted = NULL;
+    const fd_path_char **system_paths = NULL;
+    uint8_t *digests = NULL;
+    Py_ssize_t count = 0;
+
+    if (PyUnicode_Check(args[1]) || PyBytes_Check(args[1]) || PyByteArray_Check(args[1])) {
+        PyErr_Format(PyExc_TypeError,
+                     "digest_files() argument 2 must be an iterable of paths, not a single %s",
+                     Py_TYPE(args[1])->tp_name);
+        goto done;
+    }
+    paths = PySequence_Tuple(args[1]);
+    if (paths == NULL)
+        goto done;
+    count = PyTuple_GET_SIZE(paths);
+    const size_t digests_len = fd_files_digests_len(ids, (size_t)algorithm_count);
+    if ((size_t)count > SIZE_MAX / (digests_len + sizeof(converted_path) + sizeof(void *))) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    const size_t slots = count != 0 ? (size_t)count : 1;
+    converted = PyMem_Calloc(slots, sizeof *converted);
+    system_paths = PyMem_Malloc(slots * sizeof *system_paths);
+    digests = PyMem_Malloc(slots * digests_len);
+    if (converted == NULL || system_paths == NULL || digests == NULL) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    for (Py_ssize_t i = 0; i < count; i++) {
+        if (convert_path(PyTuple_GET_ITEM(paths, i), i, &converted[i]) < 0)
+            goto done;
+#ifdef _WIN32
+        system_paths[i] = converted[i].system;
+#else
+        system_paths[i] = PyBytes_AS_STRING(converted[i].encoded);
+#endif
+    }
+
+    signal_check check;
+    const fd_files_request request = {
+        .paths = system_paths,
+        .count = (size_t)count,
+        .algorithms = ids,
+        .algorithm_count = (size_t)algorithm_count,
+        .digests = digests,
+        .threads = threads,
+        .keep_going = no_signal_raised,
+        .keep_going_context = &check,
+        .keep_going_ms = FD_FILES_KEEP_GOING_MS,
+    };
+    fd_files_outcome outcome;
+    check.saved = PyEval_SaveThread();
+    const fd_files_status status = fd_hash_files(&request, &outcome);
+    PyEval_RestoreThread(check.saved);
+
+    if (status == FD_FILES_NO_MEMORY)
+        PyErr_NoMemory();
+    else if (status == FD_FILES_DONE && outcome.failed < (size_t)count)
+        raise_file_error(outcome.error, converted[outcome.failed].name);
+    else if (status == FD_FILES_DONE)
+        result = digest_list(&request, digests_len, several);
+    /* FD_FILES_STOPPED: the signal handler's exception is set. */
+
+done:
+    if (converted != NULL)
+        release_paths(converted, count);
+    PyMem_Free(system_paths);
+    PyMem_Free(digests);
+    Py_XDECREF(paths);
+    PyMem_Free(ids);
+    return result;
+}
+
+static PyMethodDef files_methods[] = {
+    {"digest_files", (PyCFunction)(void (*)(void))fastdigest_digest_files,
+     METH_FASTCALL | METH_KEYWORDS, digest_files_doc},
+    {NULL, NULL, 0, NULL},
+};
+
+int fd_files_module_exec(PyObject *module, fd_module_state *state)
+{
+    (void)state;
+    return PyModule_AddFunctions(module, files_methods);
+}

@@ -1,0 +1,635 @@
+/* Test driver of the file reader (core/files.c): runs without Python,
+ * natively, under sanitizers (tests/c/run.sh) and on Windows under wine
+ * (.ci/cross.sh). It writes its files into a scratch folder of its own
+ * under the folder it is given (default: the current one) and removes them
+ * when it passes.
+ *
+ *   - digests of files of every size around the chunk and block boundaries
+ *     and of random sizes, for chunk lengths that are and are not block
+ *     multiples and the default, with one algorithm, all eight, and a list
+ *     with repeats, on 1, 2 and 5 threads: each against fd_hash over the
+ *     file's bytes;
+ *   - failures: a missing file, a directory, several failures, on any
+ *     number of threads: the first in order is the one reported, with its
+ *     error code, and every file before it has its digests;
+ *   - keep_going: asked as often as the request says, and a false answer
+ *     stops the call;
+ *   - big files read ahead by a second thread when one is idle, and a
+ *     call stopped while reading ahead;
+ *   - on POSIX: a character device (/dev/null), a FIFO written by a child
+ *     process, and on Linux a /proc file, whose size fstat gives as 0.
+ *
+ * Usage: test_files [--seed=N] [SCRATCH_PARENT]
+ * Prints a line per group, then "C files: N passed, N failed"; exits 1 on
+ * any failure. */
+#ifndef _WIN32
+#define _POSIX_C_SOURCE 200809L /* mkfifo, mkdtemp */
+#endif
+
+#include <errno.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/algorithms.h"
+#include "core/files.h"
+#include "dispatch/dispatch.h"
+#include "harness.h"
+
+#ifdef _WIN32
+#ifndef WIN32_LEAN_AND_MEAN
+#define WIN32_LEAN_AND_MEAN
+#endif
+#include <windows.h>
+#else
+#include <sys/stat.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#endif
+
+#define MAX_FILES 300
+#define MAX_NAME 512
+
+static char scratch[MAX_NAME];
+
+/* ---- files --------------------------------------------------------------- */
+
+static void join(char *out, const char *folder, const char *name)
+{
+    const int len = snprintf(out, MAX_NAME, "%s/%s", folder, name);
+    if (len < 0 || len >= MAX_NAME)
+        fail_setup("the path %s/%s is too long", folder, name);
+}
+
+/* A path as fd_hash_files takes it: the bytes on POSIX, widened on Windows
+ * (the test's names are ASCII). Freed with free(). */
+static fd_path_char *system_path(const char *path)
+{
+    const size_t len = strlen(path);
+    fd_path_char *out = checked_malloc((len + 1) * sizeof *out);
+    for (size_t i = 0; i <= len; i++)
+        out[i] = (fd_path_char)(unsigned char)path[i];
+    return out;
+}
+
+static bool write_file(const char *path, const uint8_t *data, size_t len)
+{
+    FILE *file = fopen(path, "wb");
+    if (file == NULL)
+        return false;
+    const bool ok = fwrite(data, 1, len, file) == len;
+    return fclose(file) == 0 && ok;
+}
+
+static bool make_folder(const char *path)
+{
+#ifdef _WIN32
+    return CreateDirectoryA(path, NULL) != 0;
+#else
+    return mkdir(path, 0700) == 0;
+#endif
+}
+
+static void remove_folder(const char *path)
+{
+#ifdef _WIN32
+    RemoveDirectoryA(path);
+#else
+    rmdir(path);
+#endif
+}
+
+/* The codes fd_hash_files reports for a missing file and for a directory. */
+#ifdef _WIN32
+#define MISSING_ERROR ((unsigned long)ERROR_FILE_NOT_FOUND)
+#define DIRECTORY_ERROR ((unsigned long)ERROR_ACCESS_DENIED)
+#else
+#define MISSING_ERROR ((unsigned long)ENOENT)
+#define DIRECTORY_ERROR ((unsigned long)EISDIR)
+#endif
+
+/* ---- one request ------------------------------------------------------------ */
+
+typedef struct files_call {
+    const char *names[MAX_FILES]; /* paths as the test writes them */
+    size_t count;
+    enum fd_algorithm_id algorithms[16];
+    size_t algorithm_count;
+    size_t threads;
+    size_t chunk_len;
+    fd_files_keep_going *keep_going;
+    void *keep_going_context;
+    unsigned keep_going_ms;
+    /* Results: */
+    uint8_t *digests;
+    fd_files_outcome outcome;
+    fd_files_status status;
+} files_call;
+
+static void run_call(files_call *call)
+{
+    fd_path_char *paths[MAX_FILES];
+    for (size_t i = 0; i < call->count; i++)
+        paths[i] = system_path(call->names[i]);
+    const size_t digests_len = fd_files_digests_len(call->algorithms, call->algorithm_count);
+    call->digests = checked_malloc(call->count * digests_len);
+    memset(call->digests, 0xA5, call->count * digests_len);
+    const fd_files_request request = {
+        .paths = (const fd_path_char *const *)paths,
+        .count = call->count,
+        .algorithms = call->algorithms,
+        .algorithm_count = call->algorithm_count,
+        .digests = call->digests,
+        .threads = call->threads,
+        .chunk_len = call->chunk_len,
+        .keep_going = call->keep_going,
+        .keep_going_context = call->keep_going_context,
+        .keep_going_ms = call->keep_going_ms,
+    };
+    call->status = fd_hash_files(&request, &call->outcome);
+    for (size_t i = 0; i < call->count; i++)
+        free(paths[i]);
+}
+
+/* Whether file `index` of the call has the digests of data[0..len). */
+static bool digests_match(const files_call *call, size_t index, const uint8_t *data, size_t len)
+{
+    const size_t digests_len = fd_files_digests_len(call->algorithms, call->algorithm_count);
+    const uint8_t *got = call->digests + index * digests_len;
+    for (size_t k = 0; k < call->algorithm_count; k++) {
+        uint8_t expected[FD_MAX_DIGEST_LEN];
+        const fd_algorithm *algorithm = &fd_algorithms[call->algorithms[k]];
+        fd_hash(call->algorithms[k], data, len, expected);
+        if (memcmp(got, expected, algorithm->digest_len) != 0)
+            return false;
+        got += algorithm->digest_len;
+    }
+    return true;
+}
+
+static void set_algorithms(files_call *call, const enum fd_algorithm_id *ids, size_t count)
+{
+    memcpy(call->algorithms, ids, count * sizeof *ids);
+    call->algorithm_count = count;
+}
+
+/* ---- tests ------------------------------------------------------------------- */
+
+static const enum fd_algorithm_id ONE[] = {FD_SHA256};
+static const enum fd_algorithm_id ALL[] = {FD_MD5,    FD_SHA1,   FD_SHA224,     FD_SHA256,
+                                           FD_SHA384, FD_SHA512, FD_SHA512_224, FD_SHA512_256};
+static const enum fd_algorithm_id REPEATS[] = {FD_MD5, FD_SHA512, FD_MD5, FD_SHA1};
+
+typedef struct algorithm_list {
+    const enum fd_algorithm_id *ids;
+    size_t count;
+    const char *label;
+} algorithm_list;
+
+static const algorithm_list LISTS[] = {
+    {ONE, 1, "sha256"},
+    {ALL, 8, "all eight"},
+    {REPEATS, 4, "md5,sha512,md5,sha1"},
+};
+
+static const size_t THREADS[] = {1, 2, 5};
+
+/* Files of the sizes that matter for a chunk length: around 0, the blocks,
+ * each chunk boundary up to three chunks, and random sizes up to ten
+ * chunks. */
+static size_t sizes_for(size_t chunk_len, test_rng *rng, size_t *sizes, size_t max)
+{
+    const size_t fixed[] = {0,
+                            1,
+                            55,
+                            63,
+                            64,
+                            65,
+                            127,
+                            128,
+                            129,
+                            chunk_len - 1,
+                            chunk_len,
+                            chunk_len + 1,
+                            2 * chunk_len - 1,
+                            2 * chunk_len,
+                            2 * chunk_len + 1,
+                            3 * chunk_len + 5};
+    size_t count = 0;
+    for (size_t i = 0; i < sizeof fixed / sizeof fixed[0] && count < max; i++)
+        sizes[count++] = fixed[i];
+    while (count < max)
+        sizes[count++] = rng_below(rng, 10 * chunk_len + 1);
+    return count;
+}
+
+static void test_digests(void)
+{
+    /* A block multiple, one that is not, a page, and the default. */
+    const size_t chunk_lens[] = {64, 100, 4096, 0};
+    test_rng rng = rng_for(1, 0);
+
+    for (size_t c = 0; c < sizeof chunk_lens / sizeof chunk_lens[0]; c++) {
+        group_tally tally = {0, 0};
+        const size_t chunk_len = chunk_lens[c] != 0 ? chunk_lens[c] : FD_FILES_CHUNK_LEN;
+        size_t sizes[40];
+        /* The default chunk's files are large: fewer of them. */
+        const size_t count = sizes_for(chunk_len, &rng, sizes, chunk_lens[c] != 0 ? 40 : 20);
+        size_t largest = 0;
+        for (size_t i = 0; i < count; i++)
+            largest = sizes[i] > largest ? sizes[i] : largest;
+        uint8_t *data = checked_malloc(largest);
+        rng_fill(&rng, data, largest);
+
+        static char names[40][MAX_NAME];
+        files_call call = {.count = count, .chunk_len = chunk_lens[c]};
+        bool written = true;
+        for (size_t i = 0; i < count; i++) {
+            char name[32];
+            snprintf(name, sizeof name, "size-%zu.bin", i);
+            join(names[i], scratch, name);
+            /* Each file the first sizes[i] bytes of data: distinct sizes give
+             * distinct contents. */
+            written = write_file(names[i], data, sizes[i]) && written;
+            call.names[i] = names[i];
+        }
+        check(&tally, written, "could not write the files in %s", scratch);
+
+        for (size_t l = 0; l < sizeof LISTS / sizeof LISTS[0]; l++) {
+            for (size_t t = 0; t < sizeof THREADS / sizeof THREADS[0]; t++) {
+                set_algorithms(&call, LISTS[l].ids, LISTS[l].count);
+                call.threads = THREADS[t];
+                run_call(&call);
+                check(&tally, call.status == FD_FILES_DONE && call.outcome.failed == count,
+                      "chunk %zu, %s, %zu threads: status %d, failed at %zu (error %lu)", chunk_len,
+                      LISTS[l].label, call.threads, (int)call.status, call.outcome.failed,
+                      call.outcome.error);
+                for (size_t i = 0; i < count; i++)
+                    check(&tally, digests_match(&call, i, data, sizes[i]),
+                          "chunk %zu, %s, %zu threads: wrong digests of %zu bytes", chunk_len,
+                          LISTS[l].label, call.threads, sizes[i]);
+                free(call.digests);
+            }
+        }
+        for (size_t i = 0; i < count; i++)
+            remove(names[i]);
+        free(data);
+
+        char detail[64];
+        snprintf(detail, sizeof detail, "chunk %zu bytes, %zu files", chunk_len, count);
+        report_group("files", "-", "digests", detail, &tally);
+    }
+}
+
+/* The files fill[0..count), each of a few hundred bytes, with the names in
+ * names; files listed in missing are not written, and those listed in
+ * folders are made folders. */
+static uint8_t contents[MAX_FILES][300];
+static size_t content_lens[MAX_FILES];
+
+static void make_numbered_files(char (*names)[MAX_NAME], size_t count, const size_t *missing,
+                                size_t missing_count, const size_t *folders, size_t folder_count,
+                                group_tally *tally)
+{
+    test_rng rng = rng_for(2, (unsigned)count);
+    for (size_t i = 0; i < count; i++) {
+        char name[32];
+        snprintf(name, sizeof name, "numbered-%zu", i);
+        join(names[i], scratch, name);
+        bool skip = false;
+        for (size_t m = 0; m < missing_count; m++)
+            skip |= missing[m] == i;
+        for (size_t f = 0; f < folder_count; f++) {
+            if (folders[f] == i) {
+                check(tally, make_folder(names[i]), "could not make the folder %s", names[i]);
+                skip = true;
+            }
+        }
+        if (skip)
+            continue;
+        content_lens[i] = rng_below(&rng, sizeof contents[i] + 1);
+        rng_fill(&rng, contents[i], content_lens[i]);
+        check(tally, write_file(names[i], contents[i], content_lens[i]), "could not write %s",
+              names[i]);
+    }
+}
+
+static void remove_numbered_files(char (*names)[MAX_NAME], size_t count, const size_t *folders,
+                                  size_t folder_count)
+{
+    for (size_t i = 0; i < count; i++) {
+        bool folder = false;
+        for (size_t f = 0; f < folder_count; f++)
+            folder |= folders[f] == i;
+        if (folder)
+            remove_folder(names[i]);
+        else
+            remove(names[i]);
+    }
+}
+
+static void test_failures(void)
+{
+    static char names[MAX_FILES][MAX_NAME];
+    group_tally tally = {0, 0};
+    /* Of 200 files, every one from 150 on is missing but 180, a folder: the
+     * threads fail on several at once, in any order, and 150 is the first. */
+    const size_t count = 200, folders[] = {180};
+    size_t missing[50];
+    for (size_t i = 0; i < 50; i++)
+        missing[i] = 150 + i;
+    make_numbered_files(names, count, missing, 50, folders, 1, &tally);
+
+    for (size_t t = 0; t < sizeof THREADS / sizeof THREADS[0]; t++) {
+        files_call call = {.count = count, .threads = THREADS[t], .chunk_len = 64};
+        for (size_t i = 0; i < count; i++)
+            call.names[i] = names[i];
+        set_algorithms(&call, REPEATS, 4);
+        for (int round = 0; round < (call.threads > 1 ? 100 : 1); round++) {
+            run_call(&call);
+            check(&tally, call.status == FD_FILES_DONE, "%zu threads: status %d", call.threads,
+                  (int)call.status);
+            check(&tally, call.outcome.failed == 150 && call.outcome.error == MISSING_ERROR,
+                  "%zu threads: failed at %zu with %lu, not 150 with %lu", call.threads,
+                  call.outcome.failed, call.outcome.error, MISSING_ERROR);
+            for (size_t i = 0; i < 150; i++)
+                check(&tally, digests_match(&call, i, contents[i], content_lens[i]),
+                      "%zu threads: wrong digests of file %zu, before the failure", call.threads,
+                      i);
+            free(call.digests);
+        }
+
+        /* The folder first. */
+        call.names[1] = names[180];
+        run_call(&call);
+        check(&tally,
+              call.status == FD_FILES_DONE && call.outcome.failed == 1 &&
+                  call.outcome.error == DIRECTORY_ERROR,
+              "%zu threads, a folder: failed at %zu with %lu, not 1 with %lu", call.threads,
+              call.outcome.failed, call.outcome.error, DIRECTORY_ERROR);
+        check(&tally, digests_match(&call, 0, contents[0], content_lens[0]),
+              "%zu threads: wrong digests of the file before the folder", call.threads);
+        free(call.digests);
+
+        /* Only one file, missing. */
+        call.names[0] = names[150];
+        call.count = 1;
+        run_call(&call);
+        check(&tally, call.outcome.failed == 0 && call.outcome.error == MISSING_ERROR,
+              "%zu threads, one missing file: failed at %zu with %lu", call.threads,
+              call.outcome.failed, call.outcome.error);
+        free(call.digests);
+
+        /* None at all. */
+        call.count = 0;
+        run_call(&call);
+        check(&tally, call.status == FD_FILES_DONE && call.outcome.failed == 0,
+              "no files: status %d, failed at %zu", (int)call.status, call.outcome.failed);
+        free(call.digests);
+    }
+    remove_numbered_files(names, count, folders, 1);
+    report_group("files", "-", "failures", "the first in order, on 1, 2, 5 threads", &tally);
+}
+
+typedef struct asked {
+    unsigned long calls;
+    unsigned long answer_false_from; /* the call (from 1) from which the answer is false */
+} asked;
+
+static bool count_and_answer(void *context)
+{
+    asked *a = context;
+    a->calls++;
+    return a->answer_false_from == 0 || a->calls < a->answer_false_from;
+}
+
+static void test_keep_going(void)
+{
+    static char names[MAX_FILES][MAX_NAME];
+    group_tally tally = {0, 0};
+    const size_t count = MAX_FILES;
+    make_numbered_files(names, count, NULL, 0, NULL, 0, &tally);
+
+    for (size_t t = 0; t < sizeof THREADS / sizeof THREADS[0]; t++) {
+        files_call call = {.count = count, .threads = THREADS[t]};
+        for (size_t i = 0; i < count; i++)
+            call.names[i] = names[i];
+        set_algorithms(&call, ONE, 1);
+
+        /* keep_going_ms 0: asked at every file the calling thread opens. */
+        asked always = {0, 0};
+        call.keep_going = count_and_answer;
+        call.keep_going_context = &always;
+        run_call(&call);
+        check(&tally, call.status == FD_FILES_DONE && call.outcome.failed == count,
+              "%zu threads, keep going: status %d", call.threads, (int)call.status);
+        /* With other threads, the calling one may find every file taken by
+         * the time it has started them. */
+        check(&tally, call.threads > 1 || always.calls >= count,
+              "%zu threads: keep_going asked %lu times", call.threads, always.calls);
+        for (size_t i = 0; i < count; i++)
+            check(&tally, digests_match(&call, i, contents[i], content_lens[i]),
+                  "%zu threads, keep going: wrong digests of file %zu", call.threads, i);
+        free(call.digests);
+
+        /* A long interval: a short call is never asked. */
+        asked never = {0, 0};
+        call.keep_going_context = &never;
+        call.keep_going_ms = 1000000;
+        run_call(&call);
+        check(&tally, call.status == FD_FILES_DONE && never.calls == 0,
+              "%zu threads, 1000 s apart: status %d after %lu questions", call.threads,
+              (int)call.status, never.calls);
+        free(call.digests);
+
+        asked stop = {0, 1};
+        call.keep_going_context = &stop;
+        call.keep_going_ms = 0;
+        call.threads = 1;
+        run_call(&call);
+        check(&tally, call.status == FD_FILES_STOPPED && stop.calls == 1,
+              "stopped: status %d after %lu questions", (int)call.status, stop.calls);
+        free(call.digests);
+    }
+    remove_numbered_files(names, count, NULL, 0);
+    report_group("files", "-", "keep_going", "asked, and a false answer stops", &tally);
+}
+
+/* Big files with threads to spare: a second thread reads each ahead of the
+ * hashing, whose digests are the same; and a call stopped in the middle of
+ * one stops its reader too. */
+static void test_read_ahead(void)
+{
+    static char names[4][MAX_NAME];
+    group_tally tally = {0, 0};
+    test_rng rng = rng_for(3, 0);
+    /* With chunks of 64 and 100 bytes, 32 chunks are 2 and 3.2 KB: files of
+     * 4 to 40 KB are read ahead, each ending anywhere in a chunk. */
+    const size_t sizes[4] = {4000 + rng_below(&rng, 64), 4096 * 3, 40000 + rng_below(&rng, 100),
+                             31 * 64};
+    uint8_t *data = checked_malloc(sizes[2]);
+    rng_fill(&rng, data, sizes[2]);
+    for (size_t i = 0; i < 4; i++) {
+        char name[32];
+        snprintf(name, sizeof name, "read-ahead-%zu.bin", i);
+        join(names[i], scratch, name);
+        check(&tally, write_file(names[i], data, sizes[i]), "could not write %s", names[i]);
+    }
+    const size_t chunk_lens[] = {64, 100};
+    for (size_t c = 0; c < 2; c++) {
+        for (size_t l = 0; l < sizeof LISTS / sizeof LISTS[0]; l++) {
+            /* One file on two threads; three on four (one thread to spare,
+             * then more as the others finish); four on one (none). */
+            const size_t counts[] = {1, 3, 4}, threads[] = {2, 4, 1};
+            for (size_t t = 0; t < 3; t++) {
+                files_call call = {
+                    .count = counts[t], .threads = threads[t], .chunk_len = chunk_lens[c]};
+                for (size_t i = 0; i < call.count; i++)
+                    call.names[i] = names[i];
+                set_algorithms(&call, LISTS[l].ids, LISTS[l].count);
+                run_call(&call);
+                check(&tally, call.status == FD_FILES_DONE && call.outcome.failed == call.count,
+                      "%zu files on %zu threads: status %d, failed at %zu", call.count,
+                      call.threads, (int)call.status, call.outcome.failed);
+                check(&tally, (call.outcome.read_ahead > 0) == (threads[t] > 1),
+                      "%zu files on %zu threads, chunk %zu: %zu read ahead", call.count,
+                      call.threads, chunk_lens[c], call.outcome.read_ahead);
+                for (size_t i = 0; i < call.count; i++)
+                    check(&tally, digests_match(&call, i, data, sizes[i]),
+                          "%zu files on %zu threads, chunk %zu, %s: wrong digests of %zu bytes",
+                          call.count, call.threads, chunk_lens[c], LISTS[l].label, sizes[i]);
+                free(call.digests);
+            }
+        }
+    }
+
+    /* Stopped after a few chunks of the one file, read ahead: the call
+     * stops, and returns (its reader with it). */
+    asked stop = {0, 3};
+    files_call call = {.count = 1, .threads = 2, .chunk_len = 64};
+    call.names[0] = names[2];
+    set_algorithms(&call, ONE, 1);
+    call.keep_going = count_and_answer;
+    call.keep_going_context = &stop;
+    run_call(&call);
+    check(&tally, call.status == FD_FILES_STOPPED && stop.calls == 3,
+          "stopped while reading ahead: status %d after %lu questions", (int)call.status,
+          stop.calls);
+    free(call.digests);
+
+    for (size_t i = 0; i < 4; i++)
+        remove(names[i]);
+    free(data);
+    report_group("files", "-", "read ahead", "by a second thread, 1 to 4 files", &tally);
+}
+
+#ifndef _WIN32
+/* Files that are not regular: what open() and read() give. */
+static void test_special_files(void)
+{
+    group_tally tally = {0, 0};
+    files_call call = {.count = 1, .threads = 1};
+    set_algorithms(&call, ALL, 8);
+
+    call.names[0] = "/dev/null";
+    run_call(&call);
+    check(&tally, call.status == FD_FILES_DONE && call.outcome.failed == 1,
+          "/dev/null: failed at %zu with %lu", call.outcome.failed, call.outcome.error);
+    check(&tally, digests_match(&call, 0, NULL, 0), "/dev/null: not the empty digests");
+    free(call.digests);
+
+    /* A FIFO: open waits for the writer, the reads for its end. */
+    char fifo[MAX_NAME];
+    join(fifo, scratch, "fifo");
+    static const uint8_t message[] = "written into a FIFO by a child process, in two writes";
+    if (mkfifo(fifo, 0600) != 0) {
+        check(&tally, false, "mkfifo %s: %s", fifo, strerror(errno));
+    }
+    else {
+        fflush(NULL);
+        pid_t child = fork();
+        if (child == 0) {
+            FILE *writer = fopen(fifo, "wb");
+            if (writer == NULL)
+                _exit(3);
+            fwrite(message, 1, 10, writer);
+            fflush(writer);
+            fwrite(message + 10, 1, sizeof message - 10, writer);
+            _exit(fclose(writer) == 0 ? 0 : 4);
+        }
+        call.names[0] = fifo;
+        run_call(&call);
+        int status = 0;
+        waitpid(child, &status, 0);
+        check(&tally, WIFEXITED(status) && WEXITSTATUS(status) == 0, "the FIFO's writer failed");
+        check(&tally, call.status == FD_FILES_DONE && call.outcome.failed == 1,
+              "FIFO: failed at %zu with %lu", call.outcome.failed, call.outcome.error);
+        check(&tally, digests_match(&call, 0, message, sizeof message), "FIFO: wrong digests");
+        free(call.digests);
+        remove(fifo);
+    }
+
+#ifdef __linux__
+    /* fstat gives /proc's files the size 0 whatever they hold: read to the
+     * read that returns 0, not to the size. Its content is this program's
+     * command line, which stays the same. */
+    uint8_t expected[4096];
+    FILE *cmdline = fopen("/proc/self/cmdline", "rb");
+    size_t expected_len = cmdline != NULL ? fread(expected, 1, sizeof expected, cmdline) : 0;
+    if (cmdline != NULL)
+        fclose(cmdline);
+    check(&tally, expected_len > 0, "could not read /proc/self/cmdline");
+    call.names[0] = "/proc/self/cmdline";
+    call.chunk_len = 1; /* every read short of nothing, so the end is the 0 */
+    run_call(&call);
+    check(&tally, call.outcome.failed == 1 && digests_match(&call, 0, expected, expected_len),
+          "/proc/self/cmdline: failed at %zu, or wrong digests", call.outcome.failed);
+    free(call.digests);
+    call.chunk_len = 0;
+    run_call(&call);
+    check(&tally, call.outcome.failed == 1 && digests_match(&call, 0, expected, expected_len),
+          "/proc/self/cmdline, default chunk: failed at %zu, or wrong digests",
+          call.outcome.failed);
+    free(call.digests);
+#endif
+    report_group("files", "-", "special", "/dev/null, a FIFO, /proc", &tally);
+}
+#endif
+
+int main(int argc, char **argv)
+{
+    const char *parent = ".";
+    harness_start("test_files", 0x66645f66696c6573u); /* "fd_files" */
+    for (int i = 1; i < argc; i++) {
+        if (take_seed_option(argv[i]))
+            continue;
+        parent = argv[i];
+    }
+    print_seed();
+    fd_select_kernels(false);
+
+    /* A folder of its own beside any a failed run left. */
+    bool made = false;
+    for (unsigned attempt = 0; attempt < 1000 && !made; attempt++) {
+        char name[64];
+        snprintf(name, sizeof name, "test_files-%u", attempt);
+        join(scratch, parent, name);
+        made = make_folder(scratch);
+    }
+    if (!made) {
+        fail_setup("could not make a scratch folder in %s", parent);
+        return finish_run("C files");
+    }
+    test_digests();
+    test_failures();
+    test_keep_going();
+    test_read_ahead();
+#ifndef _WIN32
+    test_special_files();
+#endif
+    remove_folder(scratch);
+    return finish_run("C files");
+}
