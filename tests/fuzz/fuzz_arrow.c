@@ -52,6 +52,7 @@
 #include <string.h>
 
 #include "core/algorithms.h"
+#include "core/arrow_encode.h"
 #include "core/arrow_export.h"
 #include "core/arrow_hash.h"
 #include "core/arrow_import.h"
@@ -145,9 +146,12 @@ static void release_no_schema(struct ArrowSchema *schema)
     schema->release = NULL;
 }
 
+/* The three layouts of the binary and string types. */
+enum fuzz_layout { LAYOUT_OFFSETS32, LAYOUT_OFFSETS64, LAYOUT_VIEWS };
+
 /* Everything one input builds; freed by free_case. */
 typedef struct fuzz_case {
-    enum fd_arrow_layout layout;
+    enum fuzz_layout layout;
     bool hex, in_struct, raw;
     enum fd_algorithm_id id;
     size_t rows; /* the struct's rows, or the bare array's */
@@ -198,7 +202,7 @@ static bool null_row(const fuzz_case *c, size_t i)
  * small enough to allocate. */
 static void build_offsets(fuzz_case *c, pool *p, size_t slots, bool data_null)
 {
-    const size_t width = c->layout == FD_ARROW_OFFSETS32 ? 4 : 8;
+    const size_t width = c->layout == LAYOUT_OFFSETS32 ? 4 : 8;
     c->positions = checked_malloc((slots + 1) * width);
     /* Raw offsets are either arbitrary words or a walk that may step back
      * (one decrease among otherwise consistent offsets). */
@@ -398,13 +402,13 @@ static void check_digests(const fuzz_case *c, const struct ArrowArray *out)
         else {
             const uint8_t *bytes = NULL;
             size_t len = 0;
-            if (c->layout == FD_ARROW_VIEWS) {
+            if (c->layout == LAYOUT_VIEWS) {
                 const uint8_t *view = c->positions + 16 * (first + i);
                 len = (size_t)read32(view);
                 bytes = len <= 12 ? view + 4 : c->variadic[read32(view + 8)] + read32(view + 12);
             }
             else {
-                const size_t w = c->layout == FD_ARROW_OFFSETS32 ? 4 : 8;
+                const size_t w = c->layout == LAYOUT_OFFSETS32 ? 4 : 8;
                 const uint8_t *entry = c->positions + (first + i) * w;
                 int64_t start = w == 4 ? read32(entry) : read64(entry);
                 int64_t end = w == 4 ? read32(entry + w) : read64(entry + w);
@@ -453,7 +457,7 @@ static void compare_exports(const fuzz_case *c, const struct ArrowArray *one,
         fail("split: digests", c->rows);
 }
 
-static void hash_and_check(fuzz_case *c, const fd_arrow_column *column)
+static void hash_and_check(fuzz_case *c, const fd_row_source *column)
 {
     /* On the calling thread alone: checked row by row. */
     fd_digest_column *digests = fd_digest_column_hash(c->id, c->hex, column, 1);
@@ -501,32 +505,33 @@ static void hash_and_check(fuzz_case *c, const fd_arrow_column *column)
 }
 
 /* The schema side: the six formats, bare and in a struct, are read as
- * their layouts; a format from the pool is refused unless it is one. */
+ * their types; a format from the pool is read or refused, never crashes. */
 static void check_schemas(fuzz_case *c, pool *p)
 {
     static const char *const formats[3][2] = {{"z", "u"}, {"Z", "U"}, {"vz", "vu"}};
+    static const enum fd_arrow_type_id ids[3] = {FD_ARROW_BINARY, FD_ARROW_LARGE_BINARY,
+                                                 FD_ARROW_BINARY_VIEW};
     struct ArrowSchema column = {
         .format = formats[c->layout][take(p) & 1], .name = "s", .release = release_no_schema};
     struct ArrowSchema *children[1] = {&column};
     struct ArrowSchema table = {
         .format = "+s", .n_children = 1, .children = children, .release = column.release};
-    fd_arrow_input_type type;
     fd_arrow_error error;
-    if (!fd_arrow_check_schema(c->in_struct ? &table : &column, &type, &error) ||
-        type.layout != c->layout || type.in_struct != c->in_struct || strcmp(type.name, "s") != 0)
+    fd_arrow_type *type = fd_arrow_import_type(c->in_struct ? &table : &column, NULL, 0, &error);
+    const fd_arrow_type *leaf = type != NULL && c->in_struct ? &type->children[0] : type;
+    if (type == NULL || leaf->id != ids[c->layout] ||
+        (type->id == FD_ARROW_STRUCT) != c->in_struct || strcmp(leaf->name, "s") != 0)
         fail("schema of a hashed type", c->layout);
+    fd_arrow_type_free(type);
 
     char random_format[4] = {0};
     for (size_t i = 0; i < 3; i++)
         random_format[i] = (char)(take(p) % 128);
     column.format = random_format;
-    const char *const hashed[] = {"z", "u", "Z", "U", "vz", "vu", "+s"};
-    bool known = random_format[0] == '\0';
-    for (size_t i = 0; i < sizeof hashed / sizeof hashed[0]; i++)
-        known = known || strcmp(random_format, hashed[i]) == 0;
-    if (!known &&
-        (fd_arrow_check_schema(&column, &type, &error) || error.status != FD_ARROW_BAD_TYPE))
+    type = fd_arrow_import_type(&column, NULL, 0, &error);
+    if (type == NULL && error.status != FD_ARROW_BAD_TYPE && error.status != FD_ARROW_BAD_DATA)
         fail("schema of another type", (size_t)(unsigned char)random_format[0]);
+    fd_arrow_type_free(type);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -537,7 +542,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     memset(&c, 0, sizeof c);
     pool p = {data + 8, size - 8, 0};
 
-    c.layout = (data[0] & 3) >= 2 ? FD_ARROW_VIEWS : (enum fd_arrow_layout)(data[0] & 3);
+    c.layout = (data[0] & 3) >= 2 ? LAYOUT_VIEWS : (enum fuzz_layout)(data[0] & 3);
     c.hex = data[0] & 4;
     c.in_struct = data[0] & 8;
     c.raw = data[0] & 16;
@@ -581,14 +586,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
     /* Built before the corruptions, from the sizes as they were. */
     const bool data_null = flags & 8;
-    if (c.layout == FD_ARROW_VIEWS)
+    if (c.layout == LAYOUT_VIEWS)
         build_views(&c, &p, slots, data_null, flags & 32);
     else
         build_offsets(&c, &p, slots, data_null);
 
     c.child_buffers[0] = c.child_bitmap;
     c.child_buffers[1] = (flags & 4) ? NULL : c.positions;
-    if (c.layout == FD_ARROW_VIEWS) {
+    if (c.layout == LAYOUT_VIEWS) {
         for (size_t k = 0; k < c.variadic_count; k++)
             c.child_buffers[2 + k] = c.variadic[k];
         c.child_buffers[2 + c.variadic_count] = c.sizes;
@@ -604,16 +609,26 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         /* A count the checks can tell is wrong: for views, one that leaves
          * no room for the sizes buffer (a count that is merely off by some
          * data buffers cannot be told from a real one). */
-        c.child.n_buffers = c.layout == FD_ARROW_VIEWS ? 2 : (flags & 64) ? 2 : 4;
+        c.child.n_buffers = c.layout == LAYOUT_VIEWS ? 2 : (flags & 64) ? 2 : 4;
         c.expect_valid = false;
     }
     if (corrupt_extent(&c, data[6]))
         c.expect_valid = false;
 
-    fd_arrow_input_type type = {.layout = c.layout, .in_struct = c.in_struct, .name = NULL};
-    fd_arrow_column column;
+    static const char *const formats[3] = {"z", "U", "vu"};
+    struct ArrowSchema column_schema = {
+        .format = formats[c.layout], .name = "s", .release = release_no_schema};
+    struct ArrowSchema *schema_children[1] = {&column_schema};
+    struct ArrowSchema table_schema = {
+        .format = "+s", .n_children = 1, .children = schema_children, .release = release_no_schema};
     fd_arrow_error error;
-    bool valid = fd_arrow_check_array(c.in_struct ? &c.parent : &c.child, &type, &column, &error);
+    fd_arrow_type *type = fd_arrow_import_type(c.in_struct ? &table_schema : &column_schema, NULL,
+                                               0, &error);
+    if (type == NULL)
+        fail("schema refused", c.layout);
+    fd_arrow_array *checked = fd_arrow_import_array(c.in_struct ? &c.parent : &c.child, type,
+                                                    &error);
+    const bool valid = checked != NULL;
     if (valid != c.expect_valid) {
         fprintf(stderr, "checks said %s: %s\n", valid ? "valid" : "invalid",
                 valid ? "" : error.message);
@@ -621,8 +636,19 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     }
     if (!valid && error.status != FD_ARROW_BAD_DATA)
         fail("error status", (size_t)error.status);
-    if (valid && c.backed)
-        hash_and_check(&c, &column);
+    if (valid && c.backed) {
+        fd_arrow_column_rows rows = {.column = checked, .length = (size_t)checked->length};
+        if (c.in_struct) {
+            rows.column = &checked->children[0];
+            rows.first = checked->offset;
+            rows.parent = checked;
+        }
+        fd_row_source source;
+        fd_arrow_column_source(&rows, &source);
+        hash_and_check(&c, &source);
+    }
+    fd_arrow_array_free(checked);
+    fd_arrow_type_free(type);
     free_case(&c);
     return 0;
 }

@@ -15,6 +15,7 @@
 
 #include <errno.h>
 
+#include "core/arrow_encode.h"
 #include "core/arrow_hash.h"
 #include "core/arrow_import.h"
 #include "python/arrow_results.h"
@@ -115,6 +116,10 @@ static void release_stream(struct ArrowArrayStream *stream)
 
 static void raise_arrow_error(const fd_arrow_error *error)
 {
+    if (error->status == FD_ARROW_NO_MEMORY) {
+        PyErr_NoMemory();
+        return;
+    }
     PyErr_Format(error->status == FD_ARROW_BAD_TYPE ? PyExc_TypeError : PyExc_ValueError,
                  "digest_array(): %s", error->message);
 }
@@ -133,12 +138,19 @@ static void raise_stream_error(struct ArrowArrayStream *stream, int code)
         PyErr_Format(type, "digest_array(): the Arrow stream failed with error code %d", code);
 }
 
+/* The column digest_array hashes in a checked array: the array, or the one
+ * field of a struct of one field (a one-column table or record batch,
+ * whose null rows are null too). */
+static bool is_one_column_table(const fd_arrow_type *type)
+{
+    return type->id == FD_ARROW_STRUCT && type->n_children == 1;
+}
+
 /* Checks and hashes one array, without the GIL when that is worth it, on
  * at most threads threads. */
 static fd_digest_column *hash_array(enum fd_algorithm_id id, bool hex, size_t threads,
-                                    const struct ArrowArray *array, const fd_arrow_input_type *type)
+                                    const struct ArrowArray *array, const fd_arrow_type *type)
 {
-    fd_arrow_column column;
     fd_arrow_error error;
     fd_digest_column *digests = NULL;
     /* The threshold in force (set_gil_minsize()), in rows: each row costs at
@@ -147,27 +159,43 @@ static fd_digest_column *hash_array(enum fd_algorithm_id id, bool hex, size_t th
                              (int64_t)(fd_gil_minsize() / fd_algorithms[id].block_len);
 
     PyThreadState *saved = release_gil ? PyEval_SaveThread() : NULL;
-    bool valid = fd_arrow_check_array(array, type, &column, &error);
-    if (valid)
-        digests = fd_digest_column_hash(id, hex, &column, threads);
+    fd_arrow_array *checked = fd_arrow_import_array(array, type, &error);
+    if (checked != NULL) {
+        fd_arrow_column_rows rows = {.column = checked, .length = (size_t)checked->length};
+        if (is_one_column_table(type)) {
+            rows.column = &checked->children[0];
+            rows.first = checked->offset;
+            rows.parent = checked;
+        }
+        fd_row_source source;
+        fd_arrow_column_source(&rows, &source);
+        digests = fd_digest_column_hash(id, hex, &source, threads);
+        fd_arrow_array_free(checked);
+    }
     if (saved != NULL)
         PyEval_RestoreThread(saved);
 
-    if (!valid)
+    if (checked == NULL)
         raise_arrow_error(&error);
     else if (digests == NULL)
         PyErr_NoMemory();
     return digests;
 }
 
-static int check_schema(const struct ArrowSchema *schema, fd_arrow_input_type *type)
+/* The schema's type tree, or NULL with an exception set. */
+static fd_arrow_type *check_schema(const struct ArrowSchema *schema)
 {
     fd_arrow_error error;
-    if (!fd_arrow_check_schema(schema, type, &error)) {
+    fd_arrow_type *type = fd_arrow_import_type(schema, NULL, 0, &error);
+    if (type == NULL)
         raise_arrow_error(&error);
-        return -1;
-    }
-    return 0;
+    return type;
+}
+
+/* The name of the column digest_array hashes: the result keeps it. */
+static const char *column_name(const fd_arrow_type *type)
+{
+    return is_one_column_table(type) ? type->children[0].name : type->name;
 }
 
 static PyObject *digest_one_array(PyTypeObject *result_type, enum fd_algorithm_id id, bool hex,
@@ -205,17 +233,18 @@ static PyObject *digest_one_array(PyTypeObject *result_type, enum fd_algorithm_i
     Py_DECREF(pair);
 
     fd_digests_object *result = NULL;
-    fd_arrow_input_type type;
-    if (check_schema(&schema, &type) == 0) {
-        fd_digest_column *digests = hash_array(id, hex, threads, &array, &type);
+    fd_arrow_type *type = check_schema(&schema);
+    if (type != NULL) {
+        fd_digest_column *digests = hash_array(id, hex, threads, &array, type);
         if (digests != NULL) {
             size_t capacity = 0;
-            result = fd_digests_new(result_type, id, hex, type.name);
+            result = fd_digests_new(result_type, id, hex, column_name(type));
             if (result == NULL)
                 fd_digest_column_unref(digests);
             else if (fd_digests_add_chunk(result, digests, &capacity) < 0)
                 Py_CLEAR(result);
         }
+        fd_arrow_type_free(type);
     }
     release_array(&array);
     release_schema(&schema);
@@ -243,10 +272,10 @@ static PyObject *digest_stream(PyTypeObject *result_type, enum fd_algorithm_id i
         release_stream(&stream);
         return NULL;
     }
-    fd_arrow_input_type type;
-    if (check_schema(&schema, &type) < 0)
+    fd_arrow_type *type = check_schema(&schema);
+    if (type == NULL)
         goto done;
-    result = fd_digests_new(result_type, id, hex, type.name);
+    result = fd_digests_new(result_type, id, hex, column_name(type));
     if (result == NULL)
         goto done;
     for (;;) {
@@ -259,7 +288,7 @@ static PyObject *digest_stream(PyTypeObject *result_type, enum fd_algorithm_id i
         }
         if (array.release == NULL)
             break; /* the end of the stream */
-        fd_digest_column *digests = hash_array(id, hex, threads, &array, &type);
+        fd_digest_column *digests = hash_array(id, hex, threads, &array, type);
         release_array(&array);
         if (digests == NULL || fd_digests_add_chunk(result, digests, &capacity) < 0)
             goto fail;
@@ -276,6 +305,7 @@ static PyObject *digest_stream(PyTypeObject *result_type, enum fd_algorithm_id i
 fail:
     Py_CLEAR(result);
 done:
+    fd_arrow_type_free(type);
     release_schema(&schema);
     release_stream(&stream);
     return (PyObject *)result;
