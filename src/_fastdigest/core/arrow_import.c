@@ -769,7 +769,7 @@ static bool check_list_views(const fd_arrow_array *a, int64_t lo, int64_t hi,
     const fd_arrow_array *child = &a->children[0];
     int64_t low = INT64_MAX, high = 0;
     for (int64_t row = lo; row < hi; row++) {
-        if (!skipped(a, row, mask))
+        if (skipped(a, row, mask))
             continue;
         const size_t slot = (size_t)(a->offset + row);
         int64_t offset = fd_arrow_load_signed(a->values, slot, a->type->width);
@@ -886,7 +886,7 @@ static bool check_dictionary(const fd_arrow_array *a, int64_t lo, int64_t hi,
     const fd_arrow_array *dictionary = a->dictionary;
     int64_t low = INT64_MAX, high = -1;
     for (int64_t row = lo; row < hi; row++) {
-        if (!skipped(a, row, mask))
+        if (skipped(a, row, mask))
             continue;
         const size_t slot = (size_t)(a->offset + row);
         bool in_range;
