@@ -1,58 +1,74 @@
-/* digest_array(name, array, /, *, hex=False, threads=None): the digest of
- * every row of an Arrow column, through the Arrow PyCapsule interface
- * (core/arrow.h does the C).
+/* digest_array(name, array, /, *, hex=False, threads=None) and
+ * digest_rows(name, table, /, columns=None, *, hex=False, threads=None):
+ * the digest of every value of an Arrow column, or of every row of a
+ * table, through the Arrow PyCapsule interface (core/arrow_import.h reads
+ * the C, core/arrow_encode.h gives each value's bytes, core/arrow_hash.h
+ * hashes them).
  *
- * The column comes from __arrow_c_array__ (a schema and an array capsule)
+ * The input comes from __arrow_c_array__ (a schema and an array capsule)
  * or __arrow_c_stream__ (a stream capsule). Each capsule's struct is moved
  * out (copied, and its release set to NULL in the capsule, so that the
  * capsule's destructor does nothing), which makes a capsule good for one
  * import, as the interface requires. Every array is checked and hashed
  * without the GIL (a large one on several threads), then released; a
- * stream is read to its end before digest_array returns (eagerly: the
- * result holds one digest column per input array, the input arrays are
- * released as they are hashed). The result types are arrow_results.c's. */
+ * stream is read to its end before the call returns (eagerly: the result
+ * holds one digest column per input array, the input arrays are released
+ * as they are hashed). The result types are arrow_results.c's. */
 #include "python/binding.h"
 
 #include <errno.h>
+#include <string.h>
 
 #include "core/arrow_encode.h"
 #include "core/arrow_hash.h"
 #include "core/arrow_import.h"
 #include "python/arrow_results.h"
 
+/* One call of digest_array or digest_rows: what the import, the hashing and
+ * the messages depend on. */
+typedef struct arrow_call {
+    const char *function; /* "digest_array" or "digest_rows", for messages */
+    fd_module_state *state;
+    enum fd_algorithm_id id;
+    bool hex;
+    size_t threads;
+    bool rows;         /* digest_rows: a table's rows, each column a field */
+    PyObject *columns; /* digest_rows' columns (NULL or None: all of them) */
+} arrow_call;
+
 /* The producers' structs and their capsules. */
 
-static void *capsule_pointer(PyObject *capsule, const char *name)
+static void *capsule_pointer(const arrow_call *call, PyObject *capsule, const char *name)
 {
     if (!PyCapsule_CheckExact(capsule)) {
-        PyErr_Format(PyExc_TypeError, "digest_array(): expected a PyCapsule named '%s', not %.100s",
-                     name, Py_TYPE(capsule)->tp_name);
+        PyErr_Format(PyExc_TypeError, "%s(): expected a PyCapsule named '%s', not %.100s",
+                     call->function, name, Py_TYPE(capsule)->tp_name);
         return NULL;
     }
     if (!PyCapsule_IsValid(capsule, name)) {
         const char *actual = PyCapsule_GetName(capsule);
         PyErr_Format(PyExc_ValueError,
-                     "digest_array(): expected a PyCapsule named '%s', got one named '%.100s'",
-                     name, actual != NULL ? actual : "(none)");
+                     "%s(): expected a PyCapsule named '%s', got one named '%.100s'",
+                     call->function, name, actual != NULL ? actual : "(none)");
         return NULL;
     }
     return PyCapsule_GetPointer(capsule, name);
 }
 
-static void raise_consumed(const char *name)
+static void raise_consumed(const arrow_call *call, const char *name)
 {
     PyErr_Format(PyExc_ValueError,
-                 "digest_array(): the '%s' capsule was already consumed (its struct is released)",
-                 name);
+                 "%s(): the '%s' capsule was already consumed (its struct is released)",
+                 call->function, name);
 }
 
-static int take_stream(PyObject *capsule, struct ArrowArrayStream *out)
+static int take_stream(const arrow_call *call, PyObject *capsule, struct ArrowArrayStream *out)
 {
-    struct ArrowArrayStream *stream = capsule_pointer(capsule, "arrow_array_stream");
+    struct ArrowArrayStream *stream = capsule_pointer(call, capsule, "arrow_array_stream");
     if (stream == NULL)
         return -1;
     if (stream->release == NULL) {
-        raise_consumed("arrow_array_stream");
+        raise_consumed(call, "arrow_array_stream");
         return -1;
     }
     *out = *stream;
@@ -114,33 +130,34 @@ static void release_stream(struct ArrowArrayStream *stream)
     restore_error(exception);
 }
 
-static void raise_arrow_error(const fd_arrow_error *error)
+static void raise_arrow_error(const arrow_call *call, const fd_arrow_error *error)
 {
     if (error->status == FD_ARROW_NO_MEMORY) {
         PyErr_NoMemory();
         return;
     }
     PyErr_Format(error->status == FD_ARROW_BAD_TYPE ? PyExc_TypeError : PyExc_ValueError,
-                 "digest_array(): %s", error->message);
+                 "%s(): %s", call->function, error->message);
 }
 
 /* A stream callback's error code, as pyarrow maps them: ENOMEM MemoryError,
  * EINVAL ValueError, anything else OSError. */
-static void raise_stream_error(struct ArrowArrayStream *stream, int code)
+static void raise_stream_error(const arrow_call *call, struct ArrowArrayStream *stream, int code)
 {
     const char *message = stream->get_last_error != NULL ? stream->get_last_error(stream) : NULL;
     PyObject *type = code == ENOMEM   ? PyExc_MemoryError
                      : code == EINVAL ? PyExc_ValueError
                                       : PyExc_OSError;
     if (message != NULL)
-        PyErr_Format(type, "digest_array(): the Arrow stream failed: %.500s", message);
+        PyErr_Format(type, "%s(): the Arrow stream failed: %.500s", call->function, message);
     else
-        PyErr_Format(type, "digest_array(): the Arrow stream failed with error code %d", code);
+        PyErr_Format(type, "%s(): the Arrow stream failed with error code %d", call->function,
+                     code);
 }
 
-/* The column digest_array hashes in a checked array: the array, or the one
- * field of a struct of one field (a one-column table or record batch,
- * whose null rows are null too). */
+/* digest_array hashes a column: the array, or the one field of a struct of
+ * one field (a one-column table or record batch, whose null rows are null
+ * too). */
 static bool is_one_column_table(const fd_arrow_type *type)
 {
     return type->id == FD_ARROW_STRUCT && type->n_children == 1;
@@ -148,78 +165,191 @@ static bool is_one_column_table(const fd_arrow_type *type)
 
 /* Checks and hashes one array, without the GIL when that is worth it, on
  * at most threads threads. */
-static fd_digest_column *hash_array(enum fd_algorithm_id id, bool hex, size_t threads,
-                                    const struct ArrowArray *array, const fd_arrow_type *type)
+static fd_digest_column *hash_array(const arrow_call *call, const struct ArrowArray *array,
+                                    const fd_arrow_type *type)
 {
     fd_arrow_error error;
     fd_digest_column *digests = NULL;
     /* The threshold in force (set_gil_minsize()), in rows: each row costs at
      * least a block, whatever its length. */
     const bool release_gil = array->length >=
-                             (int64_t)(fd_gil_minsize() / fd_algorithms[id].block_len);
+                             (int64_t)(fd_gil_minsize() / fd_algorithms[call->id].block_len);
 
     PyThreadState *saved = release_gil ? PyEval_SaveThread() : NULL;
     fd_arrow_array *checked = fd_arrow_import_array(array, type, &error);
     if (checked != NULL) {
-        fd_arrow_column_rows rows = {.column = checked, .length = (size_t)checked->length};
-        if (is_one_column_table(type)) {
-            rows.column = &checked->children[0];
-            rows.first = checked->offset;
-            rows.parent = checked;
-        }
         fd_row_source source;
-        fd_arrow_column_source(&rows, &source);
-        digests = fd_digest_column_hash(id, hex, &source, threads);
+        fd_arrow_column_rows rows = {.column = checked, .length = (size_t)checked->length};
+        if (call->rows) {
+            fd_arrow_table_source(checked, &source);
+        }
+        else {
+            if (is_one_column_table(type)) {
+                rows.column = &checked->children[0];
+                rows.first = checked->offset;
+                rows.parent = checked;
+            }
+            fd_arrow_column_source(&rows, &source);
+        }
+        digests = fd_digest_column_hash(call->id, call->hex, &source, call->threads);
         fd_arrow_array_free(checked);
     }
     if (saved != NULL)
         PyEval_RestoreThread(saved);
 
     if (checked == NULL)
-        raise_arrow_error(&error);
+        raise_arrow_error(call, &error);
     else if (digests == NULL)
         PyErr_NoMemory();
     return digests;
 }
 
-/* The schema's type tree, or NULL with an exception set. */
-static fd_arrow_type *check_schema(const struct ArrowSchema *schema)
+/* The position among schema's fields of the one named name, -1 with
+ * KeyError (no field has the name) or ValueError (several have it) set. */
+static Py_ssize_t find_column(const arrow_call *call, const struct ArrowSchema *schema,
+                              PyObject *name)
+{
+    if (!PyUnicode_Check(name)) {
+        PyErr_Format(PyExc_TypeError, "%s(): columns must be column names (str), not %.100s",
+                     call->function, Py_TYPE(name)->tp_name);
+        return -1;
+    }
+    Py_ssize_t size;
+    const char *utf8 = PyUnicode_AsUTF8AndSize(name, &size);
+    if (utf8 == NULL)
+        return -1;
+    Py_ssize_t found = -1, matches = 0;
+    for (int64_t k = 0; k < schema->n_children; k++) {
+        const char *field = schema->children[k]->name;
+        if (field != NULL && strlen(field) == (size_t)size && memcmp(field, utf8, size) == 0) {
+            found = found < 0 ? (Py_ssize_t)k : found;
+            matches++;
+        }
+    }
+    if (matches == 0)
+        PyErr_SetObject(PyExc_KeyError, name);
+    else if (matches > 1)
+        PyErr_Format(PyExc_ValueError, "%s(): %zd columns are named %R", call->function, matches,
+                     name);
+    return matches == 1 ? found : -1;
+}
+
+/* digest_rows' fields: the input must be a struct (a table, a record batch
+ * or a stream of them), and columns name some of its fields, in order. */
+static fd_arrow_type *import_table_type(const arrow_call *call, const struct ArrowSchema *schema)
 {
     fd_arrow_error error;
-    fd_arrow_type *type = fd_arrow_import_type(schema, NULL, 0, &error);
+    if (schema->release != NULL && schema->format != NULL &&
+        (strcmp(schema->format, "+s") != 0 || schema->dictionary != NULL)) {
+        PyErr_Format(PyExc_TypeError,
+                     "%s() hashes the rows of a table, a record batch or a stream of them "
+                     "(Arrow format '+s'), not of Arrow format '%.32s': hash a column with "
+                     "digest_array()",
+                     call->function, schema->format);
+        return NULL;
+    }
+    if (call->columns == NULL || call->columns == Py_None) {
+        fd_arrow_type *type = fd_arrow_import_type(schema, NULL, 0, &error);
+        if (type == NULL)
+            raise_arrow_error(call, &error);
+        return type;
+    }
+    if (PyUnicode_Check(call->columns) || PyBytes_Check(call->columns)) {
+        PyErr_Format(PyExc_TypeError,
+                     "%s(): columns must be a sequence of column names, not %.100s (a column "
+                     "name in a list: [name])",
+                     call->function, Py_TYPE(call->columns)->tp_name);
+        return NULL;
+    }
+    PyObject *names = PySequence_Fast(call->columns, "");
+    if (names == NULL) {
+        if (PyErr_ExceptionMatches(PyExc_TypeError)) {
+            PyErr_Clear();
+            PyErr_Format(PyExc_TypeError,
+                         "%s(): columns must be a sequence of column names or None, not %.100s",
+                         call->function, Py_TYPE(call->columns)->tp_name);
+        }
+        return NULL;
+    }
+    fd_arrow_type *type = NULL;
+    const Py_ssize_t count = PySequence_Fast_GET_SIZE(names);
+    size_t *fields = PyMem_Malloc((size_t)count * sizeof *fields + 1);
+    if (fields == NULL) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    if (schema->release == NULL || schema->format == NULL || schema->n_children < 0 ||
+        (schema->n_children > 0 && schema->children == NULL)) {
+        /* What the import says of it. */
+        type = fd_arrow_import_type(schema, fields, 0, &error);
+        if (type == NULL)
+            raise_arrow_error(call, &error);
+        goto done;
+    }
+    for (int64_t k = 0; k < schema->n_children; k++) {
+        if (schema->children[k] == NULL) {
+            PyErr_Format(PyExc_ValueError, "%s(): the Arrow struct schema lacks field %lld",
+                         call->function, (long long)k);
+            goto done;
+        }
+    }
+    for (Py_ssize_t k = 0; k < count; k++) {
+        Py_ssize_t found = find_column(call, schema, PySequence_Fast_GET_ITEM(names, k));
+        if (found < 0)
+            goto done;
+        fields[k] = (size_t)found;
+    }
+    type = fd_arrow_import_type(schema, fields, (size_t)count, &error);
     if (type == NULL)
-        raise_arrow_error(&error);
+        raise_arrow_error(call, &error);
+done:
+    PyMem_Free(fields);
+    Py_DECREF(names);
     return type;
 }
 
-/* The name of the column digest_array hashes: the result keeps it. */
-static const char *column_name(const fd_arrow_type *type)
+/* The schema's type tree, or NULL with an exception set. */
+static fd_arrow_type *import_type(const arrow_call *call, const struct ArrowSchema *schema)
 {
+    if (call->rows)
+        return import_table_type(call, schema);
+    fd_arrow_error error;
+    fd_arrow_type *type = fd_arrow_import_type(schema, NULL, 0, &error);
+    if (type == NULL)
+        raise_arrow_error(call, &error);
+    return type;
+}
+
+/* The name the result keeps: digest_array's column's, none for rows. */
+static const char *result_name(const arrow_call *call, const fd_arrow_type *type)
+{
+    if (call->rows)
+        return NULL;
     return is_one_column_table(type) ? type->children[0].name : type->name;
 }
 
-static PyObject *digest_one_array(PyTypeObject *result_type, enum fd_algorithm_id id, bool hex,
-                                  size_t threads, PyObject *method)
+static PyObject *digest_one_array(const arrow_call *call, PyObject *method)
 {
     PyObject *pair = PyObject_CallNoArgs(method);
     if (pair == NULL)
         return NULL;
     if (!PyTuple_Check(pair) || PyTuple_GET_SIZE(pair) != 2) {
         PyErr_Format(PyExc_TypeError,
-                     "digest_array(): __arrow_c_array__() must return a tuple of two capsules, "
-                     "not %.100s",
-                     Py_TYPE(pair)->tp_name);
+                     "%s(): __arrow_c_array__() must return a tuple of two capsules, not %.100s",
+                     call->function, Py_TYPE(pair)->tp_name);
         Py_DECREF(pair);
         return NULL;
     }
     /* Both capsules are checked before either is moved out: a call that
      * fails here leaves them as they were. */
-    struct ArrowSchema *schema_in = capsule_pointer(PyTuple_GET_ITEM(pair, 0), "arrow_schema");
+    struct ArrowSchema *schema_in = capsule_pointer(call, PyTuple_GET_ITEM(pair, 0),
+                                                    "arrow_schema");
     struct ArrowArray *array_in = schema_in != NULL
-                                      ? capsule_pointer(PyTuple_GET_ITEM(pair, 1), "arrow_array")
+                                      ? capsule_pointer(call, PyTuple_GET_ITEM(pair, 1),
+                                                        "arrow_array")
                                       : NULL;
     if (array_in != NULL && (schema_in->release == NULL || array_in->release == NULL)) {
-        raise_consumed(schema_in->release == NULL ? "arrow_schema" : "arrow_array");
+        raise_consumed(call, schema_in->release == NULL ? "arrow_schema" : "arrow_array");
         array_in = NULL;
     }
     if (array_in == NULL) {
@@ -233,12 +363,13 @@ static PyObject *digest_one_array(PyTypeObject *result_type, enum fd_algorithm_i
     Py_DECREF(pair);
 
     fd_digests_object *result = NULL;
-    fd_arrow_type *type = check_schema(&schema);
+    fd_arrow_type *type = import_type(call, &schema);
     if (type != NULL) {
-        fd_digest_column *digests = hash_array(id, hex, threads, &array, type);
+        fd_digest_column *digests = hash_array(call, &array, type);
         if (digests != NULL) {
             size_t capacity = 0;
-            result = fd_digests_new(result_type, id, hex, column_name(type));
+            result = fd_digests_new(call->state->digest_array_type, call->id, call->hex,
+                                    result_name(call, type));
             if (result == NULL)
                 fd_digest_column_unref(digests);
             else if (fd_digests_add_chunk(result, digests, &capacity) < 0)
@@ -251,14 +382,13 @@ static PyObject *digest_one_array(PyTypeObject *result_type, enum fd_algorithm_i
     return (PyObject *)result;
 }
 
-static PyObject *digest_stream(PyTypeObject *result_type, enum fd_algorithm_id id, bool hex,
-                               size_t threads, PyObject *method)
+static PyObject *digest_stream(const arrow_call *call, PyObject *method)
 {
     PyObject *capsule = PyObject_CallNoArgs(method);
     if (capsule == NULL)
         return NULL;
     struct ArrowArrayStream stream;
-    int taken = take_stream(capsule, &stream);
+    int taken = take_stream(call, capsule, &stream);
     Py_DECREF(capsule);
     if (taken < 0)
         return NULL;
@@ -268,14 +398,15 @@ static PyObject *digest_stream(PyTypeObject *result_type, enum fd_algorithm_id i
     struct ArrowSchema schema;
     int code = stream.get_schema(&stream, &schema);
     if (code != 0) {
-        raise_stream_error(&stream, code);
+        raise_stream_error(call, &stream, code);
         release_stream(&stream);
         return NULL;
     }
-    fd_arrow_type *type = check_schema(&schema);
+    fd_arrow_type *type = import_type(call, &schema);
     if (type == NULL)
         goto done;
-    result = fd_digests_new(result_type, id, hex, column_name(type));
+    result = fd_digests_new(call->state->digest_stream_type, call->id, call->hex,
+                            result_name(call, type));
     if (result == NULL)
         goto done;
     for (;;) {
@@ -283,12 +414,12 @@ static PyObject *digest_stream(PyTypeObject *result_type, enum fd_algorithm_id i
         array.release = NULL;
         code = stream.get_next(&stream, &array);
         if (code != 0) {
-            raise_stream_error(&stream, code);
+            raise_stream_error(call, &stream, code);
             goto fail;
         }
         if (array.release == NULL)
             break; /* the end of the stream */
-        fd_digest_column *digests = hash_array(id, hex, threads, &array, type);
+        fd_digest_column *digests = hash_array(call, &array, type);
         release_array(&array);
         if (digests == NULL || fd_digests_add_chunk(result, digests, &capacity) < 0)
             goto fail;
@@ -321,16 +452,58 @@ static PyObject *optional_attribute(PyObject *obj, const char *name)
     return value;
 }
 
+/* Hashes source, through __arrow_c_array__ or else __arrow_c_stream__. */
+static PyObject *digest_source(const arrow_call *call, PyObject *source)
+{
+    PyObject *method = optional_attribute(source, "__arrow_c_array__");
+    PyObject *result;
+    if (method != NULL) {
+        result = digest_one_array(call, method);
+    }
+    else {
+        if (PyErr_Occurred())
+            return NULL;
+        method = optional_attribute(source, "__arrow_c_stream__");
+        if (method == NULL) {
+            if (!PyErr_Occurred())
+                PyErr_Format(PyExc_TypeError,
+                             "%s() argument 2 must have the Arrow PyCapsule interface "
+                             "(__arrow_c_array__ or __arrow_c_stream__), not %.100s",
+                             call->function, Py_TYPE(source)->tp_name);
+            return NULL;
+        }
+        result = digest_stream(call, method);
+    }
+    Py_DECREF(method);
+    return result;
+}
+
+/* The hex and threads keyword arguments, as both functions take them. */
+static int parse_options(arrow_call *call, PyObject *hex, PyObject *threads)
+{
+    call->hex = false;
+    if (hex != NULL) {
+        int truth = PyObject_IsTrue(hex);
+        if (truth < 0)
+            return -1;
+        call->hex = truth != 0;
+    }
+    return fd_parse_threads(threads != NULL ? threads : Py_None, call->function, &call->threads);
+}
+
 PyDoc_STRVAR(digest_array_doc,
              "digest_array($module, name, array, /, *, hex=False, threads=None)\n--\n\n"
              "Return the digest of every row of an Arrow column, as an Arrow column.\n\n"
              "name is an algorithm name, as new() takes it, or one of fastdigest's\n"
              "constructors. array is any object with the Arrow PyCapsule interface\n"
              "(__arrow_c_array__ or __arrow_c_stream__: pyarrow arrays and chunked\n"
-             "arrays, polars Series, DuckDB relations, pandas objects), of type binary,\n"
-             "large_binary, binary_view, utf8, large_utf8 or utf8_view (a string is\n"
-             "hashed as its UTF-8 bytes); a table or stream of exactly one column\n"
-             "means that column. Its buffers are read in place.\n\n"
+             "arrays, polars Series, DuckDB relations, pandas objects), of any Arrow type\n"
+             "but unions: each value is hashed as the bytes docs/encoding.md defines (a\n"
+             "string as its UTF-8 bytes, a binary as its bytes, an integer as eight\n"
+             "little-endian bytes, ...; a dictionary as its decoded values); a table or\n"
+             "stream of exactly one column means that column, one of several columns a\n"
+             "column of struct rows (the digests of digest_rows()). Its buffers are\n"
+             "read in place.\n\n"
              "The result has the input's length and nulls: fixed_size_binary(digest_size),\n"
              "or with hex=True utf8 lowercase hex (large_utf8 beyond 2 GiB of hex). It is\n"
              "a DigestArray (__arrow_c_array__) for array input and a DigestStream\n"
@@ -358,51 +531,70 @@ static PyObject *digest_array(PyObject *module, PyObject *const *args, Py_ssize_
     PyObject *bound[2];
     if (fd_bind_arguments(&signature, args + nargs, 0, kwnames, bound) < 0)
         return NULL;
-    bool hex = false;
-    if (bound[0] != NULL) {
-        int truth = PyObject_IsTrue(bound[0]);
-        if (truth < 0)
-            return NULL;
-        hex = truth != 0;
-    }
-    size_t threads;
-    if (fd_parse_threads(bound[1] != NULL ? bound[1] : Py_None, "digest_array", &threads) < 0)
+    arrow_call call = {.function = "digest_array", .state = fd_get_module_state(module)};
+    if (parse_options(&call, bound[0], bound[1]) < 0)
         return NULL;
-
-    fd_module_state *state = fd_get_module_state(module);
     int id = fd_algorithm_from_object(module, args[0], "digest_array", "1");
     if (id < 0)
         return NULL;
+    call.id = (enum fd_algorithm_id)id;
+    return digest_source(&call, args[1]);
+}
 
-    PyObject *source = args[1];
-    PyObject *method = optional_attribute(source, "__arrow_c_array__");
-    PyObject *result;
-    if (method != NULL) {
-        result = digest_one_array(state->digest_array_type, (enum fd_algorithm_id)id, hex, threads,
-                                  method);
+PyDoc_STRVAR(digest_rows_doc,
+             "digest_rows($module, name, table, /, columns=None, *, hex=False, threads=None)\n"
+             "--\n\n"
+             "Return the digest of every row of an Arrow table, as an Arrow column.\n\n"
+             "name is an algorithm name, as new() takes it, or one of fastdigest's\n"
+             "constructors. table is any object with the Arrow PyCapsule interface whose\n"
+             "type is a struct: a pyarrow Table, RecordBatch or RecordBatchReader, a\n"
+             "polars or pandas DataFrame, a DuckDB relation. columns names the columns\n"
+             "to hash, in that order (None: every column, in the table's order). Each\n"
+             "row is hashed as its columns' values, each framed with its nullness and\n"
+             "length as docs/encoding.md defines, so that no two different rows give\n"
+             "the same bytes; a row of nulls has a digest like any other.\n\n"
+             "The result has a digest for every row and no nulls: fixed_size_binary(\n"
+             "digest_size), or with hex=True utf8 lowercase hex; a DigestArray for array\n"
+             "input, a DigestStream (one array per record batch) for stream input.\n"
+             "threads is as digest_array() takes it.\n\n"
+             "Raises KeyError for a name no column has, TypeError for input that is no\n"
+             "table or a column of a type that cannot be hashed (unions), ValueError for\n"
+             "malformed Arrow data.");
+
+static PyObject *digest_rows(PyObject *module, PyObject *const *args, Py_ssize_t nargs,
+                             PyObject *kwnames)
+{
+    /* name and table are positional-only, counted here; columns may come by
+     * position or by keyword, hex and threads by keyword. */
+    if (nargs < 2 || nargs > 3) {
+        PyErr_Format(PyExc_TypeError, "digest_rows expected 2 or 3 positional arguments, got %zd",
+                     nargs);
+        return NULL;
     }
-    else {
-        if (PyErr_Occurred())
-            return NULL;
-        method = optional_attribute(source, "__arrow_c_stream__");
-        if (method == NULL) {
-            if (!PyErr_Occurred())
-                PyErr_Format(PyExc_TypeError,
-                             "digest_array() argument 2 must have the Arrow PyCapsule interface "
-                             "(__arrow_c_array__ or __arrow_c_stream__), not %.100s",
-                             Py_TYPE(source)->tp_name);
-            return NULL;
-        }
-        result = digest_stream(state->digest_stream_type, (enum fd_algorithm_id)id, hex, threads,
-                               method);
-    }
-    Py_DECREF(method);
-    return result;
+    static const char *const names[] = {"columns", "hex", "threads"};
+    static const fd_signature signature = {
+        .function = "digest_rows", .names = names, .nparams = 3, .npositional = 1};
+    PyObject *bound[3];
+    if (fd_bind_arguments(&signature, args + 2, nargs - 2, kwnames, bound) < 0)
+        return NULL;
+    arrow_call call = {.function = "digest_rows",
+                       .state = fd_get_module_state(module),
+                       .rows = true,
+                       .columns = bound[0]};
+    if (parse_options(&call, bound[1], bound[2]) < 0)
+        return NULL;
+    int id = fd_algorithm_from_object(module, args[0], "digest_rows", "1");
+    if (id < 0)
+        return NULL;
+    call.id = (enum fd_algorithm_id)id;
+    return digest_source(&call, args[1]);
 }
 
 static PyMethodDef arrow_methods[] = {
     {"digest_array", (PyCFunction)(void (*)(void))digest_array, METH_FASTCALL | METH_KEYWORDS,
      digest_array_doc},
+    {"digest_rows", (PyCFunction)(void (*)(void))digest_rows, METH_FASTCALL | METH_KEYWORDS,
+     digest_rows_doc},
     {NULL, NULL, 0, NULL},
 };
 
