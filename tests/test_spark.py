@@ -3,7 +3,9 @@ checked against Spark's own sha2(col, 256).
 
 This is the Spark recipe of docs/columns.md, run as written: Spark hands each partition to the Python worker as
 Arrow record batches, digest_array hashes the batch's column in place, and the digests go back to Spark
-as an Arrow column (hex utf8, or binary cast from fixed_size_binary), never a Python object per row.
+as an Arrow column (hex utf8, or binary cast from fixed_size_binary), never a Python object per row. The
+recipe of docs/rows.md runs too: digest_rows over each batch's (id, email), every row checked against
+hashlib of the bytes docs/encoding.md gives it.
 PySpark needs Java 17 or later (`java` on PATH or JAVA_HOME).
 """
 
@@ -110,3 +112,29 @@ def test_map_in_arrow_against_spark_sha2(emails):
 def test_map_in_arrow_binary_digests(emails):
     hashed = emails.mapInArrow(md5_binary_batches, 'id long, email string, email_md5 binary')
     assert count_disagreements(hashed, 'email_md5', F.unhex(F.md5('email'))) == (ROWS, 0, len(range(0, ROWS, 13)))
+
+
+def row_hash_batches(batches):
+    """The recipe of docs/rows.md: each Arrow batch's rows over (id, email) to hex SHA-256, as a new column."""
+    for batch in batches:
+        digests = fastdigest.digest_rows('sha256', batch, ['id', 'email'], hex=True, threads=1)
+        yield batch.append_column('row_sha256', pa.array(digests))
+
+
+def test_map_in_arrow_rows_against_the_encoding(emails):
+    import hashlib
+    import struct
+
+    schema = StructType(emails.schema.fields + [StructField('row_sha256', StringType())])
+    rows = emails.mapInArrow(row_hash_batches, schema).collect()
+    assert len(rows) == ROWS
+    for row in rows:
+        # docs/encoding.md: an int64 field is 01 and its eight bytes, a string 01, its length and its UTF-8,
+        # a null 00.
+        message = b'\x01' + struct.pack('<q', row.id)
+        if row.email is None:
+            message += b'\x00'
+        else:
+            text = row.email.encode()
+            message += b'\x01' + struct.pack('<Q', len(text)) + text
+        assert row.row_sha256 == hashlib.sha256(message).hexdigest()
