@@ -3,15 +3,17 @@
 # and runs them, one after the other:
 #   fuzz_core   the C core (tests/fuzz/fuzz_core.c): every kernel, stream,
 #               batch, HMAC and PBKDF2 against the portable kernel
-#   fuzz_arrow  the Arrow importer (tests/fuzz/fuzz_arrow.c): raw ArrowArray
-#               structs through the checks, the hashing and the export
+#   fuzz_arrow  the Arrow import (tests/fuzz/fuzz_arrow.c): raw ArrowArray
+#               structs of every type through the checks, the encoding, the
+#               hashing and the export
 #
 #   tests/fuzz/run.sh [SECONDS [TARGET...]]   (default 60 s each, both targets)
 #
 # First every input of a target's committed seed corpus (tests/fuzz/corpus/
 # for fuzz_core: the padding and block boundaries, multi-block messages, odd
-# split patterns; tests/fuzz/corpus_arrow/ for fuzz_arrow: each layout, bare
-# and in a struct, consistent and broken) is run once, then the fuzzer
+# split patterns; tests/fuzz/corpus_arrow/ for fuzz_arrow: each binary
+# layout, bare and in a struct, consistent and broken, and trees of every
+# type, as columns and as tables) is run once, then the fuzzer
 # mutates from it for SECONDS seconds. New inputs go to a scratch corpus
 # under BUILD_DIR, never into the committed one; a mismatch or sanitizer
 # report stops the run, saves the input as BUILD_DIR/crash-* and fails the
@@ -103,8 +105,11 @@ for target in "${targets[@]}"; do
     [ "$target" = fuzz_core ] && extra_sources=("$harness")
     # fuzz_arrow's columns have up to 4335 rows: with chunks and thread parts
     # this small (4096 and 16384 in the extension) they cross many seams of
-    # the hashing loop and are split among threads (see fuzz_arrow.c).
-    [ "$target" = fuzz_arrow ] && extra_flags=(-DFD_ARROW_CHUNK_ROWS=37 -DFD_ARROW_MIN_ROWS_PER_THREAD=50)
+    # the hashing loop and are split among threads, and with a sink this
+    # small (256 KiB) encoded rows fill it, move and are streamed (see
+    # fuzz_arrow.c).
+    [ "$target" = fuzz_arrow ] &&
+        extra_flags=(-DFD_ARROW_CHUNK_ROWS=37 -DFD_ARROW_MIN_ROWS_PER_THREAD=50 -DFD_ARROW_SINK_BYTES=61)
     echo "== building $build_dir/$target with $("$clang" --version | head -n 1)"
     "$clang" -std=c11 -g -O1 -Wall -Wextra -Werror -fno-omit-frame-pointer \
         -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all "${extra_flags[@]}" \
