@@ -19,6 +19,26 @@ static bool host_is_little_endian(void)
     return first == 1;
 }
 
+/* Little-endian stores: a plain copy on a little-endian machine (which the
+ * compiler folds to one move), kernels/endian.h's shifts elsewhere. GCC 12
+ * does not merge those shifts into one store in the encoders' code, and
+ * the stores are most of the work for an integer column. */
+static inline void put_le64(uint8_t *out, uint64_t value)
+{
+    if (host_is_little_endian())
+        memcpy(out, &value, 8);
+    else
+        fd_store_le64(out, value);
+}
+
+static inline void put_le32(uint8_t *out, uint32_t value)
+{
+    if (host_is_little_endian())
+        memcpy(out, &value, 4);
+    else
+        fd_store_le32(out, value);
+}
+
 /* ---- scalars ---------------------------------------------------------------------- */
 
 /* The bits of a float16 as the float64 of the same value (every float16
@@ -109,8 +129,8 @@ static void store_product_le128(uint8_t *out, int64_t value, uint32_t factor)
         low = ~low + 1;
         high = ~high + (low == 0);
     }
-    fd_store_le64(out, low);
-    fd_store_le64(out + 8, high);
+    put_le64(out, low);
+    put_le64(out + 8, high);
 }
 
 static uint32_t nanoseconds_per(enum fd_arrow_unit unit)
@@ -137,17 +157,17 @@ static size_t scalar_bytes(const fd_arrow_array *a, int64_t index, uint8_t *out)
         out[0] = fd_arrow_bit_is_set(a->values, slot) ? 1 : 0;
         return 1;
     case FD_ARROW_INT:
-        fd_store_le64(out, (uint64_t)fd_arrow_int_value(a, index));
+        put_le64(out, (uint64_t)fd_arrow_int_value(a, index));
         return 8;
     case FD_ARROW_FLOAT:
-        fd_store_le64(out, canonical_float_bits(a, index));
+        put_le64(out, canonical_float_bits(a, index));
         return 8;
     case FD_ARROW_DECIMAL:
         return decimal_bytes(a, index, out);
     case FD_ARROW_DATE: {
         const int64_t value = fd_arrow_int_value(a, index);
         /* int32 days times 86,400,000 stays within int64. */
-        fd_store_le64(out, (uint64_t)(a->type->unit == FD_ARROW_DAYS ? value * 86400000 : value));
+        put_le64(out, (uint64_t)(a->type->unit == FD_ARROW_DAYS ? value * 86400000 : value));
         return 8;
     }
     case FD_ARROW_TIME:
@@ -170,9 +190,9 @@ static size_t scalar_bytes(const fd_arrow_array *a, int64_t index, uint8_t *out)
             days = fd_arrow_load_int32(value + 4);
             nanoseconds = fd_arrow_load_int64(value + 8);
         }
-        fd_store_le32(out, (uint32_t)months);
-        fd_store_le32(out + 4, (uint32_t)days);
-        fd_store_le64(out + 8, (uint64_t)nanoseconds);
+        put_le32(out, (uint32_t)months);
+        put_le32(out + 4, (uint32_t)days);
+        put_le64(out + 8, (uint64_t)nanoseconds);
         return 16;
     }
     default:
@@ -186,11 +206,31 @@ static bool is_bytes_type(enum fd_arrow_type_id id)
            id == FD_ARROW_FIXED_BINARY;
 }
 
+/* A short value's bytes, prefix_len bytes of prefix (a field's tag) and
+ * what writer puts after them (at most 40 bytes in all), built in place in
+ * the sink when it has room for them, as it mostly does, else in a scratch
+ * buffer that is then written. */
+typedef size_t scalar_writer(const fd_arrow_array *a, int64_t index, uint8_t *out);
+
+static void write_scalar(fd_sink *sink, const uint8_t *prefix, size_t prefix_len,
+                         scalar_writer *writer, const fd_arrow_array *a, int64_t index)
+{
+    uint8_t scratch[1 + 8 + 32];
+    uint8_t *out = fd_sink_room(sink, sizeof scratch);
+    uint8_t *at = out != NULL ? out : scratch;
+    memcpy(at, prefix, prefix_len);
+    const size_t len = prefix_len + writer(a, index, at + prefix_len);
+    if (out != NULL)
+        fd_sink_advance(sink, len);
+    else
+        fd_sink_write(sink, scratch, len);
+}
+
 /* ---- values and fields --------------------------------------------------------------- */
 
 void fd_arrow_encode_value(const fd_arrow_array *leaf, int64_t index, fd_sink *sink)
 {
-    uint8_t scratch[32];
+    uint8_t count[8];
     switch (leaf->type->id) {
     case FD_ARROW_FIXED_BINARY:
     case FD_ARROW_BINARY:
@@ -210,8 +250,8 @@ void fd_arrow_encode_value(const fd_arrow_array *leaf, int64_t index, fd_sink *s
     case FD_ARROW_MAP: {
         int64_t start, end;
         fd_arrow_list_range(leaf, index, &start, &end);
-        fd_store_le64(scratch, (uint64_t)(end - start));
-        fd_sink_write(sink, scratch, 8);
+        put_le64(count, (uint64_t)(end - start));
+        fd_sink_write(sink, count, 8);
         for (int64_t k = start; k < end; k++)
             fd_arrow_encode_field(&leaf->children[0], k, sink);
         return;
@@ -221,42 +261,70 @@ void fd_arrow_encode_value(const fd_arrow_array *leaf, int64_t index, fd_sink *s
             fd_arrow_encode_field(&leaf->children[k], leaf->offset + index, sink);
         return;
     default:
-        fd_sink_write(sink, scratch, scalar_bytes(leaf, index, scratch));
+        write_scalar(sink, NULL, 0, scalar_bytes, leaf, index);
         return;
     }
 }
 
+/* A decimal's field: its length (1 to 32) before its bytes. */
+static size_t framed_decimal_bytes(const fd_arrow_array *a, int64_t index, uint8_t *out)
+{
+    const size_t len = decimal_bytes(a, index, out + 8);
+    put_le64(out, len);
+    return 8 + len;
+}
+
 void fd_arrow_encode_field(const fd_arrow_array *array, int64_t index, fd_sink *sink)
 {
-    const fd_arrow_array *leaf = fd_arrow_resolve(array, &index);
-    uint8_t scratch[1 + 8 + 32];
+    static const uint8_t present = 1;
+    const fd_arrow_array *leaf = array;
+    switch (array->type->id) {
+    case FD_ARROW_DICTIONARY:
+    case FD_ARROW_RUN_END:
+    case FD_ARROW_NULL:
+        leaf = fd_arrow_resolve(array, &index);
+        break;
+    default:
+        if (!fd_arrow_slot_is_valid(array, index))
+            leaf = NULL;
+        break;
+    }
     if (leaf == NULL) {
         fd_sink_byte(sink, 0);
         return;
     }
-    scratch[0] = 1;
-    const enum fd_arrow_type_id id = leaf->type->id;
-    if (is_bytes_type(id)) {
+    switch (leaf->type->id) {
+    case FD_ARROW_FIXED_BINARY:
+    case FD_ARROW_BINARY:
+    case FD_ARROW_LARGE_BINARY:
+    case FD_ARROW_BINARY_VIEW: {
         const uint8_t *data;
         size_t len;
+        uint8_t head[9] = {1};
         fd_arrow_bytes_value(leaf, index, &data, &len);
-        fd_store_le64(scratch + 1, len);
-        fd_sink_write(sink, scratch, 9);
+        put_le64(head + 1, len);
+        fd_sink_write(sink, head, 9);
         fd_sink_write(sink, data, len);
         return;
     }
-    if (id == FD_ARROW_DECIMAL) {
-        const size_t len = decimal_bytes(leaf, index, scratch + 9);
-        fd_store_le64(scratch + 1, len);
-        fd_sink_write(sink, scratch, 9 + len);
+    case FD_ARROW_DECIMAL:
+        write_scalar(sink, &present, 1, framed_decimal_bytes, leaf, index);
+        return;
+    case FD_ARROW_BOOL:
+    case FD_ARROW_INT:
+    case FD_ARROW_FLOAT:
+    case FD_ARROW_DATE:
+    case FD_ARROW_TIME:
+    case FD_ARROW_TIMESTAMP:
+    case FD_ARROW_DURATION:
+    case FD_ARROW_INTERVAL:
+        write_scalar(sink, &present, 1, scalar_bytes, leaf, index);
+        return;
+    default:
+        fd_sink_byte(sink, 1);
+        fd_arrow_encode_value(leaf, index, sink);
         return;
     }
-    if (id <= FD_ARROW_INTERVAL) {
-        fd_sink_write(sink, scratch, 1 + scalar_bytes(leaf, index, scratch + 1));
-        return;
-    }
-    fd_sink_byte(sink, 1);
-    fd_arrow_encode_value(leaf, index, sink);
 }
 
 /* ---- digest_array's rows ------------------------------------------------------------ */
@@ -311,7 +379,12 @@ static bool column_bytes(const void *context, size_t row, fd_sink *sink, const u
 {
     const fd_arrow_column_rows *rows = context;
     int64_t index = rows->first + (int64_t)row;
-    const fd_arrow_array *leaf = fd_arrow_resolve(rows->column, &index);
+    const fd_arrow_array *leaf = rows->column;
+    const enum fd_arrow_type_id id = leaf->type->id;
+    /* A row that is not null has a value (column_nulls): only dictionaries
+     * and run ends lead elsewhere. */
+    if (id == FD_ARROW_DICTIONARY || id == FD_ARROW_RUN_END)
+        leaf = fd_arrow_resolve(leaf, &index);
     if (is_bytes_type(leaf->type->id)) {
         fd_arrow_bytes_value(leaf, index, data, len);
         return true;

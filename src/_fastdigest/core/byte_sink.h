@@ -48,6 +48,19 @@ static inline void fd_sink_write(fd_sink *sink, const void *bytes, size_t len)
     fd_sink_write_slow(sink, bytes, len);
 }
 
+/* Where n more bytes can be written in place (then fd_sink_advance(sink,
+ * n)), or NULL when the buffer has less room: the caller writes them with
+ * fd_sink_write instead. For the short values an encoder writes most. */
+static inline uint8_t *fd_sink_room(fd_sink *sink, size_t n)
+{
+    return n <= sink->capacity - sink->used ? sink->buffer + sink->used : NULL;
+}
+
+static inline void fd_sink_advance(fd_sink *sink, size_t n)
+{
+    sink->used += n;
+}
+
 static inline void fd_sink_byte(fd_sink *sink, uint8_t byte)
 {
     if (sink->used == sink->capacity)
