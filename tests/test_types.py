@@ -75,8 +75,11 @@ def integers(bits, signed):
 
 
 def decimals(precision, scale):
-    bound = decimal.Decimal(10) ** (precision - scale) - decimal.Decimal(10) ** -scale
-    return st.decimals(min_value=-bound, max_value=bound, places=scale, allow_nan=False, allow_infinity=False)
+    """Decimals of the type's precision, exact (hypothesis' own decimals round wide bounds in the default
+    28-digit context)."""
+    exact = decimal.Context(prec=100)
+    unscaled = st.integers(-(10**precision - 1), 10**precision - 1)
+    return unscaled.map(lambda u: decimal.Decimal(u).scaleb(-scale, context=exact))
 
 
 TEXT = st.text(alphabet=st.characters(codec='utf-8'), max_size=20)
