@@ -60,13 +60,14 @@ static bool parse_int_format(const char *format, uint32_t *width, bool *is_signe
     static const char letters[] = "cCsSiIlL";
     if (format[0] == '\0' || format[1] != '\0')
         return false;
-    const char *found = strchr(letters, format[0]);
-    if (found == NULL)
-        return false;
-    const unsigned index = (unsigned)(found - letters);
-    *width = 1u << (index / 2);
-    *is_signed = index % 2 == 0;
-    return true;
+    for (unsigned index = 0; index < 8; index++) {
+        if (letters[index] == format[0]) {
+            *width = 1u << (index / 2);
+            *is_signed = index % 2 == 0;
+            return true;
+        }
+    }
+    return false;
 }
 
 static bool parse_unit(char letter, enum fd_arrow_unit *unit)
@@ -298,10 +299,10 @@ static bool refuse_format(const struct ArrowSchema *schema, fd_arrow_error *erro
 {
     const char *format = schema->format;
     const char *what = "";
-    if (strncmp(format, "+ud:", 4) == 0 || strcmp(format, "+ud") == 0)
-        what = " (a dense union)";
-    else if (strncmp(format, "+us:", 4) == 0 || strcmp(format, "+us") == 0)
-        what = " (a sparse union)";
+    /* "+ud:" and "+us:" and their type codes. */
+    if (format[0] == '+' && format[1] == 'u' && (format[2] == 'd' || format[2] == 's') &&
+        (format[3] == ':' || format[3] == '\0'))
+        what = format[2] == 'd' ? " (a dense union)" : " (a sparse union)";
     if (schema->name != NULL && schema->name[0] != '\0')
         return fail(error, FD_ARROW_BAD_TYPE, "cannot hash Arrow format '%.32s'%s of field '%.64s'",
                     format, what, schema->name);
