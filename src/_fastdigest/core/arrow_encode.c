@@ -218,7 +218,8 @@ static void write_scalar(fd_sink *sink, const uint8_t *prefix, size_t prefix_len
     uint8_t scratch[1 + 8 + 32];
     uint8_t *out = fd_sink_room(sink, sizeof scratch);
     uint8_t *at = out != NULL ? out : scratch;
-    memcpy(at, prefix, prefix_len);
+    if (prefix_len != 0)
+        memcpy(at, prefix, prefix_len);
     const size_t len = prefix_len + writer(a, index, at + prefix_len);
     if (out != NULL)
         fd_sink_advance(sink, len);
