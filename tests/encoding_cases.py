@@ -11,8 +11,8 @@ new version gets a new file.
 """
 
 import datetime
-import hashlib
 import decimal
+import hashlib
 import json
 import os
 import sys
@@ -22,8 +22,8 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-import fastdigest
 import encoding_reference as reference
+import fastdigest
 from arrow_raw import RawArray, int32s
 
 D = decimal.Decimal

@@ -157,7 +157,7 @@ def field_bytes(arrow_type, scalar):
 
 def row_bytes(types, scalars):
     """A row of digest_rows: the field() of each column, in order."""
-    return b''.join(field_bytes(t, s) for t, s in zip(types, scalars))
+    return b''.join(field_bytes(t, s) for t, s in zip(types, scalars, strict=True))
 
 
 def decoded(array):
@@ -180,7 +180,7 @@ def column_values(array):
         field = decoded(array.field(0))
         return [
             None if not struct.is_valid or is_null(value) else value_bytes(field.type, value)
-            for struct, value in zip(array, field)
+            for struct, value in zip(array, field, strict=True)
         ]
     array = decoded(array)
     return [None if is_null(scalar) else value_bytes(array.type, scalar) for scalar in array]

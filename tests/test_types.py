@@ -23,7 +23,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import fastdigest
-from arrow_raw import RELEASED, LITTLE_ENDIAN, RawArray, bits, int32s, int64s, ints, view
+from arrow_raw import LITTLE_ENDIAN, RELEASED, RawArray, bits, int32s, int64s, ints, view
 from conftest import ALGORITHMS, examples
 
 pa = pytest.importorskip('pyarrow', reason='pyarrow (test extra) is not installed or has no wheel here')
@@ -140,8 +140,10 @@ def nested(draw, child):
     if kind == 'struct':
         fields = draw(st.lists(child, min_size=1, max_size=3))
         names = [f'f{k}' for k in range(len(fields))]
-        t = pa.struct([(name, ft) for name, (ft, _) in zip(names, fields)])
-        return t, st.fixed_dictionaries({name: nullable(values) for name, (_, values) in zip(names, fields)})
+        t = pa.struct([(name, ft) for name, (ft, _) in zip(names, fields, strict=True)])
+        return t, st.fixed_dictionaries(
+            {name: nullable(values) for name, (_, values) in zip(names, fields, strict=True)}
+        )
     key_type, keys = draw(st.sampled_from([(pa.string(), TEXT), (pa.int32(), integers(32, True))]))
     t, values = draw(child)
     return pa.map_(key_type, t), st.lists(st.tuples(keys, nullable(values)), max_size=3)
@@ -182,7 +184,7 @@ def test_every_type_against_the_reference(column, data, name, hex):
     length = data.draw(st.integers(0, len(column) - start))
     check_array(column.slice(start, length), name, hex)
     cuts = sorted(data.draw(st.lists(st.integers(0, len(column)), max_size=3)))
-    chunks = [column.slice(a, b - a) for a, b in zip([0, *cuts], [*cuts, len(column)])]
+    chunks = [column.slice(a, b - a) for a, b in zip([0, *cuts], [*cuts, len(column)], strict=True)]
     assert array_digests(pa.chunked_array(chunks, column.type), name, hex) == array_digests(column, name, hex)
 
 
