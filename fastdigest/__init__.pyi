@@ -16,8 +16,8 @@ Every public name of hashlib is here. The eight algorithms (md5, sha1, sha224, s
 sha512, sha512_224, sha512_256) are fastdigest's own; the rest of hashlib's namespace (sha3_*,
 shake_*, blake2b, blake2s, scrypt, and new() or pbkdf2_hmac() for their names) is the standard
 library's own objects, passed through untouched. Beyond hashlib: the one-shots digest() and
-hexdigest(), digest_many(), digest_files(), digest_array(), surrogate_key(), several algorithms in one read
-(file_digest() with a tuple), resumable states (HASH.state(), from_state()), the GIL
+hexdigest(), digest_many(), digest_files(), digest_array(), digest_rows(), surrogate_key(), several algorithms in
+one read (file_digest() with a tuple), resumable states (HASH.state(), from_state()), the GIL
 threshold, and what the CPU runs (implementation, batch_implementation, cpu_features).
 """
 
@@ -135,6 +135,7 @@ __all__ = [
     'digest_array',
     'digest_files',
     'digest_many',
+    'digest_rows',
     'file_digest',
     'from_state',
     'get_gil_minsize',
@@ -837,11 +838,11 @@ class _ArrowStreamExportable(Protocol):
 
 @final
 class DigestArray:
-    """The digests of an Arrow array's rows, made by digest_array() from array input.
+    """The digests of an Arrow array's rows, made by digest_array() or digest_rows() from array input.
 
     An Arrow array (the PyCapsule interface's `__arrow_c_array__`) of fixed_size_binary(digest_size),
     or of utf8 hex (large_utf8 when the hex passes 2 GiB), with the input's nulls; it keeps the
-    input column's name. Import it with pyarrow.array(), polars.Series() or DuckDB, any number of
+    input column's name (digest_array's). Import it with pyarrow.array(), polars.Series() or DuckDB, any number of
     times: every import shares the same buffers, freed once this object and every imported array
     are gone.
     """
@@ -857,7 +858,7 @@ class DigestArray:
 
 @final
 class DigestStream:
-    """The digests of an Arrow stream's rows, made by digest_array() from stream input.
+    """The digests of an Arrow stream's rows, made by digest_array() or digest_rows() from stream input.
 
     An Arrow stream (`__arrow_c_stream__`) of one result array per input array, in order, each as
     DigestArray describes. Import it with pyarrow.chunked_array(), polars.Series() or DuckDB, any
@@ -873,8 +874,9 @@ class DigestStream:
     def __len__(self) -> int:
         """The number of rows, over all the stream's arrays."""
 
-# The digest of every row of an Arrow column (binary, large_binary, binary_view,
-# utf8, large_utf8, utf8_view), as fixed_size_binary(digest_size) or, with
+# The digest of every value of an Arrow column of any type but unions (the
+# bytes of docs/encoding.md: a string's UTF-8, a binary's bytes, an integer's
+# eight little-endian bytes, ...), as fixed_size_binary(digest_size) or, with
 # hex=True, utf8 hex; nulls kept. Array input gives a DigestArray, stream input
 # (chunked arrays, polars Series, DuckDB relations, pandas) a DigestStream.
 # threads: the most threads to hash an array on, 1 or more (a bool is refused
@@ -883,21 +885,27 @@ class DigestStream:
 def digest_array(
     name: _Algorithm, array: _ArrowArrayExportable, /, *, hex: bool = False, threads: SupportsIndex | None = None
 ) -> DigestArray:
-    """Return the digest of every row of an Arrow column, as an Arrow column, with no Python object per row.
+    """Return the digest of every value of an Arrow column, as an Arrow column, with no Python object per row.
 
     The column's buffers are read in place through the Arrow PyCapsule interface (fastdigest needs
     no Arrow library); the rows go to the multi-buffer kernels, on up to `threads` threads, with
     the GIL released for an array of at least get_gil_minsize() bytes' worth of blocks (one block
     a row); the digests are written into one buffer that pyarrow, polars and DuckDB
-    import without a copy. A string row is hashed as its UTF-8 bytes, as `v.encode()` gives them.
+    import without a copy. Each value is hashed as the bytes the encoding page (docs/encoding.md,
+    version 1) defines for its type: a string as its UTF-8 bytes, as `v.encode()` gives them, a
+    binary as its bytes, an integer of any width as eight little-endian bytes, a float as its
+    float64 (every zero and every NaN alike), a timestamp of any unit or zone as its nanoseconds,
+    a dictionary-encoded or run-end encoded value as its decoded value, a list or struct with
+    its elements' or fields' nullness and lengths, so that layouts and producers agree.
 
     Args:
         name: As for digest(): one of the eight algorithms, or a fastdigest constructor.
         array: An object with `__arrow_c_array__` (pyarrow arrays and record batches) or
             `__arrow_c_stream__` (chunked arrays, tables, polars Series and DataFrames, DuckDB
-            relations, pandas DataFrames 2.2+ and Series 3.0+), of type binary, large_binary,
-            binary_view, utf8, large_utf8 or utf8_view, with any offset and validity bitmap. A
-            table, record batch or stream of exactly one column means that column.
+            relations, pandas DataFrames 2.2+ and Series 3.0+), of any Arrow type but a union
+            (an extension type as its storage), with any offset and validity bitmap. A table,
+            record batch or stream of exactly one column means that column; of several columns, a
+            column of struct rows, whose digests are those of digest_rows().
         hex: False for fixed_size_binary(digest_size) digests, True for utf8 lowercase hex.
         threads: The most threads one array is hashed on, the calling thread included: None for
             every CPU the process may run on, 1 for the calling thread alone. An array is cut into
@@ -908,15 +916,17 @@ def digest_array(
             input: the same number of rows, null where the input row is null.
 
     Raises:
-        TypeError: array has no Arrow PyCapsule interface; its type is not one of the six (`cannot
-            hash Arrow format 'l'`; a dictionary-encoded column must be decoded first); a table of
-            more than one column; name is neither a str nor a fastdigest constructor; threads is a
-            bool, a float or anything without `__index__`.
+        TypeError: array has no Arrow PyCapsule interface; its type, or a type nested in it, is a
+            union or a format the C Data Interface does not define (`cannot hash Arrow format
+            '+ud:0,1' (a dense union)`), or is nested more than 64 levels deep; name is neither a
+            str nor a fastdigest constructor; threads is a bool, a float or anything without
+            `__index__`.
         ValueError: name is not one of the eight algorithms (`unsupported hash type NAME`); threads
             is less than 1; the C structs the producer exported are inconsistent (a capsule already
-            consumed, a negative or overflowing length or offset, a wrong buffer count, decreasing
-            offsets, a view outside its buffers: the message names the row); a stream reports a
-            bad argument.
+            consumed, a negative or overflowing length or offset, a wrong buffer or child count,
+            decreasing offsets, a list or view outside its child or buffers, run ends that do not
+            increase, a dictionary index out of range: the message names the row); a stream
+            reports a bad argument.
         MemoryError: the result does not fit in memory, or a stream reports ENOMEM.
         OSError: a stream reports any other error, with the producer's message.
     """
@@ -924,4 +934,61 @@ def digest_array(
 @overload
 def digest_array(
     name: _Algorithm, array: _ArrowStreamExportable, /, *, hex: bool = False, threads: SupportsIndex | None = None
+) -> DigestStream: ...
+
+# The digest of every row of a table over the given columns (all when None),
+# each field framed with its nullness and length (docs/encoding.md); no nulls.
+@overload
+def digest_rows(
+    name: _Algorithm,
+    table: _ArrowArrayExportable,
+    /,
+    columns: Sequence[str] | None = None,
+    *,
+    hex: bool = False,
+    threads: SupportsIndex | None = None,
+) -> DigestArray:
+    """Return the digest of every row of an Arrow table, as an Arrow column, with no Python object per row.
+
+    Each row is hashed as the concatenation, column by column in the order given, of each value's
+    field bytes as the encoding page (docs/encoding.md, version 1) defines them: 00 for a null,
+    01 and the value's bytes for any other, with its length first where the type does not fix
+    it, so that no two different rows give the same bytes (`('123-', '456')` and
+    `('123', '-456')`, `(None, 'a')` and `('a', None)`, `None` and `''` all differ), and the
+    same row from any producer or layout gives the same digest. A row of nulls has a digest.
+
+    Args:
+        name: As for digest(): one of the eight algorithms, or a fastdigest constructor.
+        table: An object with `__arrow_c_array__` or `__arrow_c_stream__` whose Arrow type is a
+            struct: a pyarrow Table, RecordBatch or RecordBatchReader, a polars or pandas
+            DataFrame, a DuckDB relation, a struct array (whose null rows hash as rows of nulls).
+        columns: The names of the columns to hash, in that order (a name may repeat); None for
+            every column in the table's order. Columns not named are never read.
+        hex: False for fixed_size_binary(digest_size) digests, True for utf8 lowercase hex.
+        threads: As for digest_array().
+
+    Returns:
+        A DigestArray for array input (a record batch), a DigestStream (one result array per
+            record batch) for stream input: a digest for every row, no nulls.
+
+    Raises:
+        KeyError: a name in columns that no column has (the name is the exception's argument).
+        TypeError: table has no Arrow PyCapsule interface or is not a struct (a table); columns is
+            a str, or holds anything but str; a column named is of a type that cannot be hashed
+            (as for digest_array()); name is neither a str nor a fastdigest constructor; threads
+            is a bool, a float or anything without `__index__`.
+        ValueError: a name in columns that several columns have; and as for digest_array().
+        MemoryError: the result does not fit in memory, or a stream reports ENOMEM.
+        OSError: a stream reports any other error, with the producer's message.
+    """
+
+@overload
+def digest_rows(
+    name: _Algorithm,
+    table: _ArrowStreamExportable,
+    /,
+    columns: Sequence[str] | None = None,
+    *,
+    hex: bool = False,
+    threads: SupportsIndex | None = None,
 ) -> DigestStream: ...

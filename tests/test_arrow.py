@@ -9,7 +9,6 @@ null buffers, consumed capsules) are built here with ctypes and must raise, neve
 themselves are fuzzed by tests/fuzz/fuzz_arrow.c.
 """
 
-import ctypes
 import functools
 import gc
 import hashlib
@@ -22,6 +21,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import fastdigest
+from arrow_raw import RELEASED, int32s, int64s, view
+from arrow_raw import RawArray as RawColumn
 from conftest import ALGORITHMS, examples, unsupported
 
 pa = pytest.importorskip('pyarrow', reason='pyarrow (test extra) is not installed or has no wheel here')
@@ -424,26 +425,23 @@ def test_threads_argument():
 # ---- errors -----------------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize(
-    'array, fmt',
-    [
-        (pa.array([1, 2]), 'l'),
-        (pa.array([1.5]), 'g'),
-        (pa.array([b'ab'], pa.binary(2)), 'w:2'),
-        (pa.array([[b'a']]), '+l'),
-        (pa.array([True]), 'b'),
-    ],
-)
-def test_other_types_raise_type_error_naming_the_format(array, fmt):
-    with pytest.raises(TypeError, match=re.escape("Arrow format '%s'" % fmt)):
-        fastdigest.digest_array('sha256', array)
+def test_unions_and_unknown_formats_raise_type_error_naming_the_format():
+    union = pa.UnionArray.from_sparse(pa.array([0, 1], pa.int8()), [pa.array([1, 2]), pa.array(['a', 'b'])])
+    with pytest.raises(TypeError, match=re.escape("cannot hash Arrow format '+us:0,1' (a sparse union)")):
+        fastdigest.digest_array('sha256', union)
+    with pytest.raises(TypeError, match="cannot hash Arrow format 'x'"):
+        fastdigest.digest_array('sha256', RawColumn('x', 0, []))
 
 
-def test_dictionary_and_wide_tables_raise_type_error():
-    with pytest.raises(TypeError, match='dictionary-encoded'):
-        fastdigest.digest_array('sha256', pa.array(['a', 'b', 'a']).dictionary_encode())
-    with pytest.raises(TypeError, match='struct of 2 fields'):
-        fastdigest.digest_array('sha256', pa.table({'a': ['x'], 'b': ['y']}))
+def test_dictionary_hashes_as_decoded_and_wide_tables_as_rows():
+    decoded = pa.array(['a', None, 'bc', 'a'])
+    assert pa.array(fastdigest.digest_array('sha256', decoded.dictionary_encode())).equals(
+        pa.array(fastdigest.digest_array('sha256', decoded))
+    )
+    table = pa.table({'a': ['x'], 'b': ['y']})
+    assert pa.chunked_array(fastdigest.digest_array('md5', table)).to_pylist() == [
+        hashlib.md5(b'\x01' + (1).to_bytes(8, 'little') + b'x' + b'\x01' + (1).to_bytes(8, 'little') + b'y').digest()
+    ]
 
 
 def test_bad_arguments():
@@ -509,96 +507,7 @@ def test_stream_errors_are_raised():
         fastdigest.digest_array('sha256', reader)
 
 
-# Raw C Data Interface structs, malformed in ways a producer may get wrong, built with ctypes.
-
-
-class ArrowSchema(ctypes.Structure):
-    pass
-
-
-ArrowSchema._fields_ = [
-    ('format', ctypes.c_char_p),
-    ('name', ctypes.c_char_p),
-    ('metadata', ctypes.c_char_p),
-    ('flags', ctypes.c_int64),
-    ('n_children', ctypes.c_int64),
-    ('children', ctypes.POINTER(ctypes.POINTER(ArrowSchema))),
-    ('dictionary', ctypes.POINTER(ArrowSchema)),
-    ('release', ctypes.CFUNCTYPE(None, ctypes.POINTER(ArrowSchema))),
-    ('private_data', ctypes.c_void_p),
-]
-
-
-class ArrowArray(ctypes.Structure):
-    pass
-
-
-ArrowArray._fields_ = [
-    ('length', ctypes.c_int64),
-    ('null_count', ctypes.c_int64),
-    ('offset', ctypes.c_int64),
-    ('n_buffers', ctypes.c_int64),
-    ('n_children', ctypes.c_int64),
-    ('buffers', ctypes.POINTER(ctypes.c_void_p)),
-    ('children', ctypes.POINTER(ctypes.POINTER(ArrowArray))),
-    ('dictionary', ctypes.POINTER(ArrowArray)),
-    ('release', ctypes.CFUNCTYPE(None, ctypes.POINTER(ArrowArray))),
-    ('private_data', ctypes.c_void_p),
-]
-
-RELEASED = []
-
-
-@ctypes.CFUNCTYPE(None, ctypes.POINTER(ArrowSchema))
-def release_schema(schema):
-    RELEASED.append('schema')
-    schema.contents.release = ctypes.cast(None, type(schema.contents.release))
-
-
-@ctypes.CFUNCTYPE(None, ctypes.POINTER(ArrowArray))
-def release_array(array):
-    RELEASED.append('array')
-    array.contents.release = ctypes.cast(None, type(array.contents.release))
-
-
-PyCapsule_New = ctypes.pythonapi.PyCapsule_New
-PyCapsule_New.restype = ctypes.py_object
-PyCapsule_New.argtypes = [ctypes.c_void_p, ctypes.c_char_p, ctypes.c_void_p]
-
-
-class RawColumn:
-    """One column as raw structs: format, length, offset and buffers (bytes objects or None)."""
-
-    def __init__(self, fmt, length, buffers, offset=0, null_count=0):
-        self.keep = [b if b is None else ctypes.create_string_buffer(b, len(b)) for b in buffers]
-        self.pointers = (ctypes.c_void_p * len(buffers))(
-            *[None if b is None else ctypes.addressof(b) for b in self.keep]
-        )
-        self.schema = ArrowSchema(format=fmt.encode(), flags=2, release=release_schema)
-        self.array = ArrowArray(
-            length=length, null_count=null_count, offset=offset, n_buffers=len(buffers), buffers=self.pointers,
-            release=release_array,
-        )  # fmt: skip
-
-    def __arrow_c_array__(self, requested_schema=None):
-        return (
-            PyCapsule_New(ctypes.addressof(self.schema), b'arrow_schema', None),
-            PyCapsule_New(ctypes.addressof(self.array), b'arrow_array', None),
-        )
-
-
-def int32s(*values):
-    return b''.join(v.to_bytes(4, 'little', signed=True) for v in values)
-
-
-def int64s(*values):
-    return b''.join(v.to_bytes(8, 'little', signed=True) for v in values)
-
-
-def view(length, data=b'', buffer_index=0, offset=0):
-    if length <= 12:
-        return int32s(length) + data.ljust(12, b'\0')
-    return int32s(length) + data[:4].ljust(4, b'\0') + int32s(buffer_index, offset)
+# Raw C Data Interface structs, malformed in ways a producer may get wrong, built with ctypes (arrow_raw).
 
 
 @pytest.fixture(autouse=False)

@@ -1,11 +1,12 @@
 """digest_array and surrogate_key on Spark, in a local PySpark session (local[2]), every row checked against
 Spark's own SQL: sha2(col, 256) for digest_array, the SQL dbt compiles for Spark for surrogate_key.
 
-These are the Spark recipes of docs/columns.md and docs/surrogate-keys.md, run as written: Spark hands each
-partition to the Python worker as Arrow record batches, digest_array hashes the batch's column in place (or
-surrogate_key its rows), and the digests go back to Spark as an Arrow column (hex utf8, or binary cast from
-fixed_size_binary), never a Python object per row. PySpark needs Java 17 or later (`java` on PATH or
-JAVA_HOME).
+These are the Spark recipes of docs/columns.md, docs/rows.md and docs/surrogate-keys.md, run as written:
+Spark hands each partition to the Python worker as Arrow record batches, digest_array hashes the batch's
+column in place (or digest_rows or surrogate_key its rows), and the digests go back to Spark as an Arrow
+column (hex utf8, or binary cast from fixed_size_binary), never a Python object per row. digest_rows' rows
+are checked against hashlib of the bytes docs/encoding.md gives them. PySpark needs Java 17 or later
+(`java` on PATH or JAVA_HOME).
 
 dbt-spark overrides dbt's concat (concat(a, b, ...)) and its string type is `string`; dbt's hash is the
 default md5(cast(... as string)), so dbt_utils.generate_surrogate_key compiles to
@@ -167,3 +168,29 @@ def test_surrogate_key_every_column_against_dbt_sql(spark, orders):
     for chosen in [[c] for c in columns] + [columns]:
         want = [row[0] for row in orders.orderBy('id').select(F.expr(dbt_spark_key(chosen))).collect()]
         assert pa.chunked_array(fastdigest.surrogate_key(table, chosen)).to_pylist() == want, chosen
+
+
+def row_hash_batches(batches):
+    """The recipe of docs/rows.md: each Arrow batch's rows over (id, email) to hex SHA-256, as a new column."""
+    for batch in batches:
+        digests = fastdigest.digest_rows('sha256', batch, ['id', 'email'], hex=True, threads=1)
+        yield batch.append_column('row_sha256', pa.array(digests))
+
+
+def test_map_in_arrow_rows_against_the_encoding(emails):
+    import hashlib
+    import struct
+
+    schema = StructType(emails.schema.fields + [StructField('row_sha256', StringType())])
+    rows = emails.mapInArrow(row_hash_batches, schema).collect()
+    assert len(rows) == ROWS
+    for row in rows:
+        # docs/encoding.md: an int64 field is 01 and its eight bytes, a string 01, its length and its UTF-8,
+        # a null 00.
+        message = b'\x01' + struct.pack('<q', row.id)
+        if row.email is None:
+            message += b'\x00'
+        else:
+            text = row.email.encode()
+            message += b'\x01' + struct.pack('<Q', len(text)) + text
+        assert row.row_sha256 == hashlib.sha256(message).hexdigest()

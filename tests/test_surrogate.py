@@ -32,7 +32,7 @@ from conftest import ALGORITHMS, examples
 pa = pytest.importorskip('pyarrow', reason='pyarrow (test extra) is not installed or has no wheel here')
 duckdb = pytest.importorskip('duckdb', reason='duckdb (test extra) is not installed or has no wheel here')
 
-from test_arrow import ArrowArray, ArrowSchema, PyCapsule_New, int32s, int64s, release_array, release_schema  # noqa: E402
+from arrow_raw import ArrowArray, ArrowSchema, PyCapsule_New, int32s, int64s, release_array, release_schema  # noqa: E402
 
 TOKEN = '_dbt_utils_surrogate_key_null_'
 EXACT = decimal.Context(prec=100)  # the default context's 28 digits would round the wide decimals

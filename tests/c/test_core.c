@@ -22,7 +22,10 @@
  * Then, once, with the kernels fd_select_kernels picks, the portable state
  * format (state_format.c): the layout against the published initial values,
  * the same blob from every kernel, import and continuation against the
- * one-shot digest, every refusal, and random corruption of valid blobs.
+ * one-shot digest, every refusal, and random corruption of valid blobs;
+ * the hex encoder; and the Arrow encoding of values of each scalar type,
+ * built in the machine's byte order, against the bytes docs/encoding.md
+ * gives them.
  *
  * Usage: test_core VECTORS_DIR [--seed=N] [--monte=all|selected]
  *   VECTORS_DIR     <site-packages>/cryptography_vectors/hashes
@@ -42,6 +45,8 @@
 #include <time.h>
 
 #include "core/algorithms.h"
+#include "core/arrow_encode.h"
+#include "core/arrow_import.h"
 #include "core/hex.h"
 #include "core/hmac.h"
 #include "core/state_format.h"
@@ -988,6 +993,156 @@ static void run_hex_test(void)
 }
 
 /* ------------------------------------------------------------------------ */
+/* The Arrow encoding (arrow_encode.c), on the machine's byte order         */
+
+/* Arrow buffers are in the machine's byte order and the encoding is
+ * little-endian on every machine (docs/encoding.md): arrays built here in
+ * native order, imported and encoded, against bytes written out by hand
+ * from the page's rules. On s390x this is the check that loads are native
+ * and stores little-endian. */
+
+static bool host_little_endian(void)
+{
+    const uint16_t one = 1;
+    uint8_t first;
+    memcpy(&first, &one, 1);
+    return first == 1;
+}
+
+/* A width-byte native integer from little-endian bytes (a decimal's). */
+static void native_from_le(uint8_t *out, const uint8_t *le, size_t width)
+{
+    for (size_t k = 0; k < width; k++)
+        out[k] = host_little_endian() ? le[k] : le[width - 1 - k];
+}
+
+static void no_release_schema(struct ArrowSchema *schema)
+{
+    schema->release = NULL;
+}
+
+static void no_release_array(struct ArrowArray *array)
+{
+    array->release = NULL;
+}
+
+static void grow_sink(fd_sink *sink)
+{
+    sink->capacity = sink->capacity ? 2 * sink->capacity : 64;
+    sink->buffer = realloc(sink->buffer, sink->capacity);
+    if (sink->buffer == NULL)
+        abort();
+}
+
+/* The field() of each value of a one-buffer-of-values array (validity
+ * NULL) of the format, against expected: the hex of each field, joined. */
+static void check_fields(group_tally *tally, const char *format, int64_t length, const void *values,
+                         size_t n_buffers, const void *extra, const char *expected)
+{
+    const void *buffers[3] = {NULL, values, extra};
+    struct ArrowSchema schema = {.format = format, .release = no_release_schema};
+    struct ArrowArray array = {.length = length,
+                               .n_buffers = (int64_t)n_buffers,
+                               .buffers = buffers,
+                               .release = no_release_array};
+    fd_arrow_error error;
+    fd_arrow_type *type = fd_arrow_import_type(&schema, NULL, 0, &error);
+    fd_arrow_array *checked = type != NULL ? fd_arrow_import_array(&array, type, &error) : NULL;
+    if (checked == NULL) {
+        check(tally, false, "arrow %s: import refused: %s", format, error.message);
+        fd_arrow_type_free(type);
+        return;
+    }
+    fd_sink sink = {.make_room = grow_sink};
+    for (int64_t i = 0; i < length; i++)
+        fd_arrow_encode_field(checked, i, &sink);
+    char actual[512] = {0};
+    for (size_t k = 0; k < sink.used && 2 * k + 2 < sizeof actual; k++)
+        snprintf(actual + 2 * k, 3, "%02x", sink.buffer[k]);
+    check(tally, strcmp(actual, expected) == 0, "arrow %s: fields %s, not %s", format, actual,
+          expected);
+    free(sink.buffer);
+    fd_arrow_array_free(checked);
+    fd_arrow_type_free(type);
+}
+
+static void run_arrow_encoding_test(void)
+{
+    group_tally tally = {0, 0};
+    const int16_t int16s[2] = {-2, 300};
+    check_fields(&tally, "s", 2, int16s, 2, NULL,
+                 "01feffffffffffffff"
+                 "012c01000000000000");
+    const uint32_t uint32s[1] = {0xffffffffu};
+    check_fields(&tally, "I", 1, uint32s, 2, NULL, "01ffffffff00000000");
+    const uint8_t bools[1] = {0x2};
+    check_fields(&tally, "b", 2, bools, 2, NULL,
+                 "0100"
+                 "0101");
+    /* float16: 1.5, -0.0, the smallest subnormal (2**-24), a NaN. */
+    const uint16_t halves[4] = {0x3e00, 0x8000, 0x0001, 0x7e01};
+    check_fields(&tally, "e", 4, halves, 2, NULL,
+                 "01000000000000f83f"
+                 "010000000000000000"
+                 "01000000000000703e"
+                 "01000000000000f87f");
+    const float singles[2] = {1.5f, -0.0f};
+    check_fields(&tally, "f", 2, singles, 2, NULL,
+                 "01000000000000f83f"
+                 "010000000000000000");
+    const double doubles[1] = {-2.0};
+    check_fields(&tally, "g", 1, doubles, 2, NULL, "0100000000000000c0");
+    /* decimal128: -1, 256, 127, -129 as the fewest big-endian bytes. */
+    static const uint8_t decimals_le[4][16] = {
+        {0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
+         0xff},
+        {0x00, 0x01},
+        {0x7f},
+        {0x7f, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
+         0xff},
+    };
+    uint8_t decimals[4][16];
+    for (size_t k = 0; k < 4; k++)
+        native_from_le(decimals[k], decimals_le[k], 16);
+    check_fields(&tally, "d:38,2", 4, decimals, 2, NULL,
+                 "010100000000000000ff"
+                 "0102000000000000000100"
+                 "0101000000000000007f"
+                 "010200000000000000ff7f");
+    /* decimal256 of 2**200: 26 bytes, 01 then 25 zeros. */
+    uint8_t wide_le[32] = {0}, wide[32];
+    wide_le[25] = 1;
+    native_from_le(wide, wide_le, 32);
+    check_fields(&tally, "d:76,0,256", 1, wide, 2, NULL,
+                 "011a00000000000000"
+                 "01"
+                 "00000000000000000000000000000000000000000000000000");
+    /* date32 -1; timestamp in seconds 1 and -1 as 16-byte nanoseconds. */
+    const int32_t days[1] = {-1};
+    check_fields(&tally, "tdD", 1, days, 2, NULL, "0100a4d9faffffffff");
+    const int64_t seconds[2] = {1, -1};
+    check_fields(&tally, "tss:UTC", 2, seconds, 2, NULL,
+                 "0100ca9a3b000000000000000000000000"
+                 "01003665c4ffffffffffffffffffffffff");
+    /* Intervals: 14 months; 3 days and 1500 ms; 1 month, -2 days, 3 ns. */
+    const int32_t months[1] = {14};
+    check_fields(&tally, "tiM", 1, months, 2, NULL, "010e000000000000000000000000000000");
+    const int32_t day_time[2] = {3, 1500};
+    check_fields(&tally, "tiD", 1, day_time, 2, NULL, "010000000003000000002f685900000000");
+    struct {
+        int32_t months, days;
+        int64_t nanoseconds;
+    } month_day_nano[1] = {{1, -2, 3}};
+    check_fields(&tally, "tin", 1, month_day_nano, 2, NULL, "0101000000feffffff0300000000000000");
+    /* utf8 "ab" and "": their length before them. */
+    const int32_t offsets[3] = {0, 2, 2};
+    check_fields(&tally, "u", 2, offsets, 3, "ab",
+                 "0102000000000000006162"
+                 "010000000000000000");
+    report_group("all", "selected", "arrow-encoding", "arrow_encode.c", &tally);
+}
+
+/* ------------------------------------------------------------------------ */
 /* Driving every kernel                                                     */
 
 static bool monte_for_selected_only = false;
@@ -1134,6 +1289,7 @@ int main(int argc, char **argv)
     fd_select_kernels(false);
     run_state_format_test();
     run_hex_test();
+    run_arrow_encoding_test();
 
     return finish_run("C core");
 }

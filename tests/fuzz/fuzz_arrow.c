@@ -1,26 +1,51 @@
-/* libFuzzer target of the Arrow importer (core/arrow_*.c, digest_array's C): raw
- * ArrowArray structs built from the input, of any of the three layouts,
- * bare or as the one child of a struct, with arbitrary lengths, offsets,
- * offsets buffers, views, validity bitmaps and buffer counts. Built and run
- * by tests/fuzz/run.sh with clang -fsanitize=fuzzer,address,undefined.
+/* libFuzzer target of the Arrow import and hashing (core/arrow_*.c,
+ * digest_array's and digest_rows' C), in two modes, told apart by the top
+ * bit of byte 7. Built and run by tests/fuzz/run.sh with clang
+ * -fsanitize=fuzzer,address,undefined.
  *
  * Every buffer is a heap allocation of exactly the size its array claims, so
- * that ASan reports any read past one. The checks (fd_arrow_check_array)
+ * that ASan reports any read past one.
+ *
+ * The binary layouts (byte 7 below 128): raw ArrowArray structs of the
+ * three layouts of binary and string columns, bare or as the one child of
+ * a struct, with arbitrary lengths, offsets, offsets buffers, views,
+ * validity bitmaps and buffer counts. The import (fd_arrow_import_array)
  * must accept exactly the arrays that a plain restatement of the rules here
- * (expected_valid) accepts; an accepted array is hashed (fd_digest_column_hash,
- * the best kernels) on the calling thread, exported and compared row by row
- * with the portable kernel's fd_hash of the row's bytes as this file
- * locates them: digests, nulls, hex characters, offsets; then hashed again
- * split among three threads, exported as schema and stream, its validity
- * and digests compared byte for byte with the first, and released (leaks
- * are ASan reports too).
+ * (expected_valid) accepts; an accepted array is hashed (digest_array's row
+ * source, fd_digest_column_hash, the best kernels) on the calling thread,
+ * exported and compared row by row with the portable kernel's fd_hash of
+ * the row's bytes as this file locates them: digests, nulls, hex
+ * characters, offsets; then hashed again split among three threads,
+ * exported as schema and stream, its validity and digests compared byte for
+ * byte with the first, and released (leaks are ASan reports too).
  *
- * run.sh builds this target with chunks of 37 rows and parts of 50 rows or
- * more (FD_ARROW_CHUNK_ROWS and FD_ARROW_MIN_ROWS_PER_THREAD; the extension
- * has 4096 and 16384), so that a column of a hundred rows is already split,
- * and its seams fall inside bytes of the validity bitmap.
+ * The typed mode (byte 7's top bit set; fuzz_typed below): a tree of arrays
+ * of every type the import reads (every primitive and temporal type,
+ * decimals of each width, fixed-size binaries, the binary layouts, lists,
+ * large lists, list views, fixed-size lists, structs, maps, run-end encoded
+ * and dictionary-encoded arrays, nested up to four levels, each with an
+ * offset and a validity bitmap of its own), as a column (digest_array) or
+ * as the columns of a table (digest_rows); consistent, or with rules
+ * broken at random (offsets that step back or start below 0, list views
+ * outside their child, children too short, run ends that do not increase
+ * or cover, null run ends, dictionary indices out of range, views outside
+ * their buffers, negative buffer sizes, wrong buffer and child counts).
+ * A consistent tree must be accepted; a broken one may be refused; an
+ * accepted one is hashed on one thread and on three (the same bytes), and
+ * each row compared with the portable kernel's fd_hash of its encoding
+ * written whole (fd_arrow_encode_value or _field into a growing buffer):
+ * the driver's sink, its moves, streamed rows and in-place rows against the
+ * plain encoding. That every rule is enforced is what ASan shows: a tree
+ * the import wrongly accepts is read past its buffers when it is hashed.
  *
- * The input:
+ * run.sh builds this target with chunks of 37 rows, parts of 50 rows or
+ * more and a sink of 61 bytes (FD_ARROW_CHUNK_ROWS,
+ * FD_ARROW_MIN_ROWS_PER_THREAD and FD_ARROW_SINK_BYTES; the extension has
+ * 4096, 16384 and 256 KiB), so that a column of a hundred rows is already
+ * split, its seams fall inside bytes of the validity bitmap, and encoded
+ * rows fill the sink, are moved to its start and outgrow it all the time.
+ *
+ * The binary layouts' input:
  *
  *   byte 0   bits 0-1 layout (0 offsets32, 1 offsets64, 2 views, 3 views);
  *            bit 2 hex; bit 3 in a struct; bit 4 raw offsets or views
@@ -39,9 +64,11 @@
  *   byte 4   the child's offset (mod 64)
  *   byte 5   the struct's offset (mod 16), and (bits 4-7) extra child rows
  *   byte 6   an extent corrupted when >= 240 (see corrupt_extent)
- *   byte 7   view data buffers (mod 4)
+ *   byte 7   view data buffers (mod 4), below 128
  *   the rest the pool: bitmaps, offsets, lengths, views and data bytes are
  *            taken from it in turn, cycling (zeros if it is empty)
+ *
+ * The typed input is described at fuzz_typed.
  *
  * A mismatch prints what differed and aborts, which libFuzzer reports as a
  * crash and saves the input. */
@@ -52,6 +79,8 @@
 #include <string.h>
 
 #include "core/algorithms.h"
+#include "core/arrow_digest_column.h"
+#include "core/arrow_encode.h"
 #include "core/arrow_export.h"
 #include "core/arrow_hash.h"
 #include "core/arrow_import.h"
@@ -145,9 +174,12 @@ static void release_no_schema(struct ArrowSchema *schema)
     schema->release = NULL;
 }
 
+/* The three layouts of the binary and string types. */
+enum fuzz_layout { LAYOUT_OFFSETS32, LAYOUT_OFFSETS64, LAYOUT_VIEWS };
+
 /* Everything one input builds; freed by free_case. */
 typedef struct fuzz_case {
-    enum fd_arrow_layout layout;
+    enum fuzz_layout layout;
     bool hex, in_struct, raw;
     enum fd_algorithm_id id;
     size_t rows; /* the struct's rows, or the bare array's */
@@ -198,7 +230,7 @@ static bool null_row(const fuzz_case *c, size_t i)
  * small enough to allocate. */
 static void build_offsets(fuzz_case *c, pool *p, size_t slots, bool data_null)
 {
-    const size_t width = c->layout == FD_ARROW_OFFSETS32 ? 4 : 8;
+    const size_t width = c->layout == LAYOUT_OFFSETS32 ? 4 : 8;
     c->positions = checked_malloc((slots + 1) * width);
     /* Raw offsets are either arbitrary words or a walk that may step back
      * (one decrease among otherwise consistent offsets). */
@@ -398,13 +430,13 @@ static void check_digests(const fuzz_case *c, const struct ArrowArray *out)
         else {
             const uint8_t *bytes = NULL;
             size_t len = 0;
-            if (c->layout == FD_ARROW_VIEWS) {
+            if (c->layout == LAYOUT_VIEWS) {
                 const uint8_t *view = c->positions + 16 * (first + i);
                 len = (size_t)read32(view);
                 bytes = len <= 12 ? view + 4 : c->variadic[read32(view + 8)] + read32(view + 12);
             }
             else {
-                const size_t w = c->layout == FD_ARROW_OFFSETS32 ? 4 : 8;
+                const size_t w = c->layout == LAYOUT_OFFSETS32 ? 4 : 8;
                 const uint8_t *entry = c->positions + (first + i) * w;
                 int64_t start = w == 4 ? read32(entry) : read64(entry);
                 int64_t end = w == 4 ? read32(entry + w) : read64(entry + w);
@@ -453,7 +485,7 @@ static void compare_exports(const fuzz_case *c, const struct ArrowArray *one,
         fail("split: digests", c->rows);
 }
 
-static void hash_and_check(fuzz_case *c, const fd_arrow_column *column)
+static void hash_and_check(fuzz_case *c, const fd_row_source *column)
 {
     /* On the calling thread alone: checked row by row. */
     fd_digest_column *digests = fd_digest_column_hash(c->id, c->hex, column, 1);
@@ -501,43 +533,678 @@ static void hash_and_check(fuzz_case *c, const fd_arrow_column *column)
 }
 
 /* The schema side: the six formats, bare and in a struct, are read as
- * their layouts; a format from the pool is refused unless it is one. */
+ * their types; a format from the pool is read or refused, never crashes. */
 static void check_schemas(fuzz_case *c, pool *p)
 {
     static const char *const formats[3][2] = {{"z", "u"}, {"Z", "U"}, {"vz", "vu"}};
+    static const enum fd_arrow_type_id ids[3] = {FD_ARROW_BINARY, FD_ARROW_LARGE_BINARY,
+                                                 FD_ARROW_BINARY_VIEW};
     struct ArrowSchema column = {
         .format = formats[c->layout][take(p) & 1], .name = "s", .release = release_no_schema};
     struct ArrowSchema *children[1] = {&column};
     struct ArrowSchema table = {
         .format = "+s", .n_children = 1, .children = children, .release = column.release};
-    fd_arrow_input_type type;
     fd_arrow_error error;
-    if (!fd_arrow_check_schema(c->in_struct ? &table : &column, &type, &error) ||
-        type.layout != c->layout || type.in_struct != c->in_struct || strcmp(type.name, "s") != 0)
+    fd_arrow_type *type = fd_arrow_import_type(c->in_struct ? &table : &column, NULL, 0, &error);
+    const fd_arrow_type *leaf = type != NULL && c->in_struct ? &type->children[0] : type;
+    if (type == NULL || leaf->id != ids[c->layout] ||
+        (type->id == FD_ARROW_STRUCT) != c->in_struct || strcmp(leaf->name, "s") != 0)
         fail("schema of a hashed type", c->layout);
+    fd_arrow_type_free(type);
 
     char random_format[4] = {0};
     for (size_t i = 0; i < 3; i++)
         random_format[i] = (char)(take(p) % 128);
     column.format = random_format;
-    const char *const hashed[] = {"z", "u", "Z", "U", "vz", "vu", "+s"};
-    bool known = random_format[0] == '\0';
-    for (size_t i = 0; i < sizeof hashed / sizeof hashed[0]; i++)
-        known = known || strcmp(random_format, hashed[i]) == 0;
-    if (!known &&
-        (fd_arrow_check_schema(&column, &type, &error) || error.status != FD_ARROW_BAD_TYPE))
+    type = fd_arrow_import_type(&column, NULL, 0, &error);
+    if (type == NULL && error.status != FD_ARROW_BAD_TYPE && error.status != FD_ARROW_BAD_DATA)
         fail("schema of another type", (size_t)(unsigned char)random_format[0]);
+    fd_arrow_type_free(type);
+}
+
+/* ---- the typed mode: arrays of every type ------------------------------------------ */
+
+/* Everything one typed input builds, freed at its end: the nodes (a schema
+ * and an array each, over buffers and children of their own) and every
+ * buffer, each a heap allocation of exactly the size its array claims. */
+typedef struct typed_gen {
+    pool *p;
+    bool corrupt;  /* may break a rule the checks must enforce */
+    bool broken;   /* did break one: the import may refuse the array */
+    size_t budget; /* values left to make: bounds the whole tree */
+    void **allocations;
+    size_t allocation_count, allocation_capacity;
+} typed_gen;
+
+typedef struct typed_node {
+    struct ArrowSchema schema;
+    struct ArrowArray array;
+    const void *buffers[8];
+    struct ArrowSchema *schema_children[4];
+    struct ArrowArray *array_children[4];
+    char format[40];
+} typed_node;
+
+static void *gen_alloc(typed_gen *g, size_t size)
+{
+    if (g->allocation_count == g->allocation_capacity) {
+        g->allocation_capacity = g->allocation_capacity ? 2 * g->allocation_capacity : 64;
+        g->allocations = realloc(g->allocations, g->allocation_capacity * sizeof *g->allocations);
+        if (g->allocations == NULL)
+            abort();
+    }
+    void *p = checked_malloc(size);
+    g->allocations[g->allocation_count++] = p;
+    return p;
+}
+
+static uint8_t *gen_bytes(typed_gen *g, size_t size)
+{
+    uint8_t *bytes = gen_alloc(g, size);
+    take_bytes(g->p, bytes, size);
+    return bytes;
+}
+
+/* Whether to break a rule here: rarely, and only in a corrupting input. */
+static bool breaks(typed_gen *g)
+{
+    if (!g->corrupt || take(g->p) >= 12)
+        return false;
+    g->broken = true;
+    return true;
+}
+
+static void store_width(uint8_t *p, size_t slot, uint32_t width, int64_t v)
+{
+    if (width == 2) {
+        int16_t x = (int16_t)v;
+        memcpy(p + 2 * slot, &x, 2);
+    }
+    else if (width == 4) {
+        store32(p + 4 * slot, (int32_t)v);
+    }
+    else {
+        store64(p + 8 * slot, v);
+    }
+}
+
+/* Whether slot s of a node is valid as the import will read it. */
+static bool slot_valid(const typed_node *n, size_t slot)
+{
+    const uint8_t *bitmap = n->array.n_buffers > 0 ? n->buffers[0] : NULL;
+    return n->array.null_count == 0 || bitmap == NULL || bit(bitmap, slot);
+}
+
+static typed_node *gen_node(typed_gen *g, size_t length, unsigned depth);
+
+static typed_node *new_node(typed_gen *g, size_t length, size_t slots_offset)
+{
+    typed_node *n = gen_alloc(g, sizeof *n);
+    memset(n, 0, sizeof *n);
+    n->schema.format = n->format;
+    n->schema.release = release_no_schema;
+    n->schema.children = n->schema_children;
+    n->array.length = (int64_t)length;
+    n->array.offset = (int64_t)slots_offset;
+    n->array.buffers = n->buffers;
+    n->array.children = n->array_children;
+    n->array.release = release_nothing;
+    g->budget = g->budget > length ? g->budget - length : 0;
+    return n;
+}
+
+static void add_child(typed_node *n, typed_node *child)
+{
+    n->schema_children[n->schema.n_children++] = &child->schema;
+    n->array_children[n->array.n_children++] = &child->array;
+}
+
+/* A validity bitmap for slots, trusted (null_count -1) or not (0), or none. */
+static void gen_validity(typed_gen *g, typed_node *n, size_t slots)
+{
+    const uint8_t choice = take(g->p);
+    if (choice % 3 == 0) {
+        n->buffers[0] = NULL;
+        n->array.null_count = 0;
+        return;
+    }
+    n->buffers[0] = gen_bytes(g, (slots + 7) / 8);
+    n->array.null_count = choice % 3 == 1 ? -1 : 0;
+}
+
+/* offsets of slots [0, slots], at most max_step apart; returns the largest. */
+static int64_t gen_offsets(typed_gen *g, uint8_t *offsets, size_t slots, uint32_t width,
+                           unsigned max_step)
+{
+    int64_t value = take(g->p) % 3, largest = value;
+    if (breaks(g))
+        value = -1 - take(g->p) % 3;
+    store_width(offsets, 0, width, value);
+    for (size_t s = 1; s <= slots; s++) {
+        unsigned step = g->budget > 0 ? take(g->p) % (max_step + 1) : 0;
+        value += step;
+        if (breaks(g))
+            value -= 1 + take(g->p) % 4; /* a step back */
+        store_width(offsets, s, width, value);
+        largest = value > largest ? value : largest;
+    }
+    return largest < 0 ? 0 : largest;
+}
+
+static void gen_leaf(typed_gen *g, typed_node *n, size_t slots, unsigned kind)
+{
+    static const char ints[] = "cCsSiIlL";
+    static const char units[] = "smun";
+    const uint8_t choice = take(g->p);
+    size_t width = 0;
+    n->array.n_buffers = 2;
+    switch (kind) {
+    case 0: /* null */
+        strcpy(n->format, "n");
+        n->array.n_buffers = 0;
+        n->array.null_count = (int64_t)(slots - (size_t)n->array.offset);
+        return;
+    case 1:
+        strcpy(n->format, "b");
+        gen_validity(g, n, slots);
+        n->buffers[1] = gen_bytes(g, (slots + 7) / 8);
+        return;
+    case 2:
+        snprintf(n->format, sizeof n->format, "%c", ints[choice % 8]);
+        width = (size_t)1 << (choice % 8 / 2);
+        break;
+    case 3:
+        snprintf(n->format, sizeof n->format, "%c", "efg"[choice % 3]);
+        width = (size_t)2 << (choice % 3);
+        break;
+    case 4: {
+        static const unsigned bits[4] = {32, 64, 128, 256};
+        snprintf(n->format, sizeof n->format, "d:%u,%d,%u", 1 + choice % 38,
+                 (int)(take(g->p) % 12) - 2, bits[choice % 4]);
+        width = bits[choice % 4] / 8;
+        break;
+    }
+    case 5:
+        snprintf(n->format, sizeof n->format, "td%c", choice & 1 ? 'D' : 'm');
+        width = choice & 1 ? 4 : 8;
+        break;
+    case 6:
+        snprintf(n->format, sizeof n->format, "tt%c", units[choice % 4]);
+        width = choice % 4 < 2 ? 4 : 8;
+        break;
+    case 7:
+        snprintf(n->format, sizeof n->format, "ts%c:%s", units[choice % 4],
+                 choice & 4 ? "UTC" : "");
+        width = 8;
+        break;
+    case 8:
+        snprintf(n->format, sizeof n->format, "tD%c", units[choice % 4]);
+        width = 8;
+        break;
+    case 9:
+        snprintf(n->format, sizeof n->format, "ti%c", "MDn"[choice % 3]);
+        width = (size_t)4 << (choice % 3);
+        break;
+    default: /* fixed_size_binary */
+        width = choice % 6;
+        snprintf(n->format, sizeof n->format, "w:%zu", width);
+        break;
+    }
+    gen_validity(g, n, slots);
+    n->buffers[1] = gen_bytes(g, slots * width);
+}
+
+/* binary/utf8 (width 4) or large (8): offsets and a data buffer as long as
+ * the largest of them. */
+static void gen_binary(typed_gen *g, typed_node *n, size_t slots, uint32_t width)
+{
+    const uint8_t choice = take(g->p);
+    snprintf(n->format, sizeof n->format, "%c", width == 4 ? "zu"[choice & 1] : "ZU"[choice & 1]);
+    n->array.n_buffers = 3;
+    gen_validity(g, n, slots);
+    uint8_t *offsets = gen_alloc(g, (slots + 1) * width);
+    int64_t largest = gen_offsets(g, offsets, slots, width, 9);
+    n->buffers[1] = offsets;
+    n->buffers[2] = gen_bytes(g, (size_t)largest);
+}
+
+static void gen_views(typed_gen *g, typed_node *n, size_t slots)
+{
+    const uint8_t choice = take(g->p);
+    strcpy(n->format, choice & 1 ? "vz" : "vu");
+    const size_t buffers = choice / 2 % 3;
+    n->array.n_buffers = 3 + (int64_t)buffers;
+    gen_validity(g, n, slots);
+    int64_t sizes[2] = {0, 0};
+    uint8_t *sizes_buffer = gen_alloc(g, 8 * buffers + 1);
+    for (size_t k = 0; k < buffers; k++) {
+        sizes[k] = 13 + take(g->p) % 40;
+        n->buffers[2 + k] = gen_bytes(g, (size_t)sizes[k]);
+        store64(sizes_buffer + 8 * k, breaks(g) ? -1 : sizes[k]);
+    }
+    n->buffers[2 + buffers] = sizes_buffer;
+    uint8_t *views = gen_alloc(g, 16 * slots + 1);
+    for (size_t s = 0; s < slots; s++) {
+        uint8_t *view = views + 16 * s;
+        memset(view, 0, 16);
+        int32_t len = (int32_t)(take(g->p) % 30);
+        if (len > 12 && buffers == 0)
+            len = 12;
+        if (len > 12) {
+            int32_t index = (int32_t)(take(g->p) % buffers);
+            len = len > sizes[index] ? (int32_t)sizes[index] : len;
+            int32_t offset = (int32_t)(take(g->p) % (sizes[index] - len + 1));
+            if (breaks(g))
+                offset = (int32_t)sizes[index];
+            store32(view + 8, breaks(g) ? (int32_t)buffers : index);
+            store32(view + 12, offset);
+        }
+        else {
+            take_bytes(g->p, view + 4, (size_t)len);
+        }
+        store32(view, breaks(g) ? -1 : len);
+    }
+    n->buffers[1] = views;
+}
+
+static void gen_list(typed_gen *g, typed_node *n, size_t slots, unsigned depth, bool large,
+                     bool map)
+{
+    const uint32_t width = large ? 8 : 4;
+    strcpy(n->format, map ? "+m" : large ? "+L" : "+l");
+    n->array.n_buffers = 2;
+    gen_validity(g, n, slots);
+    uint8_t *offsets = gen_alloc(g, (slots + 1) * width);
+    int64_t largest = gen_offsets(g, offsets, slots, width, 3);
+    n->buffers[1] = offsets;
+    size_t child_length = (size_t)largest + take(g->p) % 2;
+    if (child_length > 0 && breaks(g))
+        child_length--;
+    typed_node *child;
+    if (map) {
+        /* Entries: a struct of two fields. */
+        child = new_node(g, child_length, 0);
+        strcpy(child->format, "+s");
+        child->array.n_buffers = 1;
+        child->buffers[0] = NULL;
+        add_child(child, gen_node(g, child_length, depth + 1));
+        add_child(child, gen_node(g, child_length, depth + 1));
+    }
+    else {
+        child = gen_node(g, child_length, depth + 1);
+    }
+    add_child(n, child);
+}
+
+static void gen_list_views(typed_gen *g, typed_node *n, size_t slots, unsigned depth, bool large)
+{
+    const uint32_t width = large ? 8 : 4;
+    strcpy(n->format, large ? "+vL" : "+vl");
+    n->array.n_buffers = 3;
+    gen_validity(g, n, slots);
+    const size_t child_length = g->budget > 0 ? take(g->p) % 9 : 0;
+    uint8_t *offsets = gen_alloc(g, slots * width + 1), *sizes = gen_alloc(g, slots * width + 1);
+    for (size_t s = 0; s < slots; s++) {
+        int64_t offset = take(g->p) % (child_length + 1);
+        int64_t size = take(g->p) % (child_length - (size_t)offset + 1);
+        if (breaks(g))
+            size = (int64_t)child_length - offset + 1;
+        if (breaks(g))
+            offset = -1;
+        store_width(offsets, s, width, offset);
+        store_width(sizes, s, width, size);
+    }
+    n->buffers[1] = offsets;
+    n->buffers[2] = sizes;
+    add_child(n, gen_node(g, child_length, depth + 1));
+}
+
+static void gen_fixed_list(typed_gen *g, typed_node *n, size_t slots, unsigned depth)
+{
+    const size_t size = g->budget > 0 ? take(g->p) % 4 : 0;
+    snprintf(n->format, sizeof n->format, "+w:%zu", size);
+    n->array.n_buffers = 1;
+    gen_validity(g, n, slots);
+    size_t child_length = slots * size + take(g->p) % 2;
+    if (child_length > 0 && breaks(g))
+        child_length--;
+    add_child(n, gen_node(g, child_length, depth + 1));
+}
+
+static void gen_struct(typed_gen *g, typed_node *n, size_t slots, unsigned depth)
+{
+    strcpy(n->format, "+s");
+    n->array.n_buffers = 1;
+    gen_validity(g, n, slots);
+    const size_t fields = take(g->p) % 4;
+    for (size_t k = 0; k < fields; k++) {
+        size_t child_length = slots + take(g->p) % 2;
+        if (child_length > 0 && breaks(g))
+            child_length--;
+        add_child(n, gen_node(g, child_length, depth + 1));
+    }
+}
+
+/* Run ends covering slots: strictly increasing, the last at slots or
+ * beyond, in a child of their own with an offset; values for each run. */
+static void gen_run_ends(typed_gen *g, typed_node *n, size_t slots, unsigned depth)
+{
+    strcpy(n->format, "+r");
+    n->array.n_buffers = 0;
+    n->array.null_count = 0;
+    static const uint32_t widths[3] = {2, 4, 8};
+    const uint32_t width = widths[take(g->p) % 3];
+    const size_t ends_offset = take(g->p) % 3;
+    /* At most a run a slot, at least one when there are slots. */
+    size_t runs = slots == 0 ? take(g->p) % 2 : 1 + take(g->p) % slots;
+    typed_node *ends = new_node(g, runs, ends_offset);
+    snprintf(ends->format, sizeof ends->format, "%c", width == 2 ? 's' : width == 4 ? 'i' : 'l');
+    if (breaks(g))
+        strcpy(ends->format, "c");
+    ends->array.n_buffers = 2;
+    ends->array.null_count = 0;
+    if (breaks(g)) {
+        uint8_t *bitmap = gen_alloc(g, (ends_offset + runs + 7) / 8 + 1);
+        memset(bitmap, 0, (ends_offset + runs + 7) / 8 + 1);
+        ends->buffers[0] = bitmap;
+        ends->array.null_count = -1;
+    }
+    uint8_t *values = gen_alloc(g, (ends_offset + runs) * width + 1);
+    int64_t end = 0;
+    for (size_t j = 0; j < runs; j++) {
+        /* Runs of 1 or more slots, the last reaching slots. */
+        const size_t left = runs - j - 1;
+        const int64_t room = (int64_t)slots - end - (int64_t)left;
+        end += j + 1 == runs ? (room > 1 ? room : 1) : 1 + (room > 1 ? take(g->p) % room : 0);
+        int64_t stored = end;
+        if (breaks(g))
+            stored = j == 0 ? 0 : end - 1 - (int64_t)(take(g->p) % 2);
+        store_width(values, ends_offset + j, width, stored);
+    }
+    if (runs > 0 && breaks(g))
+        store_width(values, ends_offset + runs - 1, width, (int64_t)slots - 1);
+    ends->buffers[1] = values;
+    add_child(n, ends);
+    size_t value_count = runs + take(g->p) % 2;
+    if (value_count > 0 && breaks(g))
+        value_count--;
+    add_child(n, gen_node(g, value_count, depth + 1));
+}
+
+static void gen_dictionary(typed_gen *g, typed_node *n, size_t slots, unsigned depth)
+{
+    static const char ints[] = "cCsSiIlL";
+    const uint8_t choice = take(g->p);
+    snprintf(n->format, sizeof n->format, "%c", ints[choice % 8]);
+    const uint32_t width = 1u << (choice % 8 / 2);
+    const bool is_signed = choice % 2 == 0;
+    n->array.n_buffers = 2;
+    const size_t entries = g->budget > 0 ? take(g->p) % 7 : 0;
+    gen_validity(g, n, slots);
+    if (entries == 0) {
+        /* No dictionary value to point to: every slot null. */
+        uint8_t *bitmap = gen_alloc(g, (slots + 7) / 8 + 1);
+        memset(bitmap, 0, (slots + 7) / 8 + 1);
+        n->buffers[0] = bitmap;
+        n->array.null_count = -1;
+    }
+    uint8_t *indices = gen_alloc(g, slots * width + 1);
+    for (size_t s = 0; s < slots; s++) {
+        int64_t index = entries > 0 ? take(g->p) % entries : 0;
+        if (!slot_valid(n, s))
+            index = take(g->p); /* never read */
+        if (breaks(g))
+            index = is_signed ? -1 : (int64_t)entries;
+        if (width == 1) {
+            indices[s] = (uint8_t)index;
+        }
+        else {
+            store_width(indices, s, width, index);
+        }
+    }
+    n->buffers[1] = indices;
+    typed_node *dictionary = gen_node(g, entries, depth + 1);
+    n->schema.dictionary = &dictionary->schema;
+    n->array.dictionary = &dictionary->array;
+}
+
+#define TYPED_LEAF_KINDS 14
+#define TYPED_KINDS 23
+#define TYPED_MAX_DEPTH 4
+
+/* A node of length values (and a few slots of offset before them) of a type
+ * chosen from the pool. */
+static typed_node *gen_node(typed_gen *g, size_t length, unsigned depth)
+{
+    const size_t offset = take(g->p) % 4;
+    const size_t slots = offset + length;
+    typed_node *n = new_node(g, length, offset);
+    const unsigned kind = take(g->p) % (depth >= TYPED_MAX_DEPTH || g->budget == 0
+                                            ? TYPED_LEAF_KINDS
+                                            : TYPED_KINDS);
+    switch (kind) {
+    case 11:
+        gen_binary(g, n, slots, 4);
+        break;
+    case 12:
+        gen_binary(g, n, slots, 8);
+        break;
+    case 13:
+        gen_views(g, n, slots);
+        break;
+    case 14:
+    case 15:
+        gen_list(g, n, slots, depth, kind == 15, false);
+        break;
+    case 16:
+    case 17:
+        gen_list_views(g, n, slots, depth, kind == 17);
+        break;
+    case 18:
+        gen_fixed_list(g, n, slots, depth);
+        break;
+    case 19:
+        gen_struct(g, n, slots, depth);
+        break;
+    case 20:
+        gen_list(g, n, slots, depth, false, true);
+        break;
+    case 21:
+        gen_run_ends(g, n, slots, depth);
+        break;
+    case 22:
+        gen_dictionary(g, n, slots, depth);
+        break;
+    default:
+        gen_leaf(g, n, slots, kind);
+        break;
+    }
+    if (breaks(g)) {
+        /* A count the import checks before it reads a buffer or a child. */
+        if (take(g->p) & 1)
+            n->array.n_buffers += 1;
+        else
+            n->array.n_children += 1;
+    }
+    return n;
+}
+
+/* A sink that grows: the expected bytes of one value or row, whole. */
+static void grow(fd_sink *sink)
+{
+    sink->capacity = sink->capacity ? 2 * sink->capacity : 256;
+    sink->buffer = realloc(sink->buffer, sink->capacity);
+    if (sink->buffer == NULL)
+        abort();
+}
+
+/* The digests of source's rows as the driver made them (threads 1 and 3,
+ * the same bytes), against fd_hash with the portable kernel of the bytes
+ * expected(row) writes whole, NULL for the null rows. */
+typedef bool expected_bytes(const fd_arrow_array *a, size_t row, fd_sink *sink);
+
+static void check_typed_digests(enum fd_algorithm_id id, bool hex, const fd_row_source *source,
+                                const fd_arrow_array *a, expected_bytes *expected)
+{
+    const size_t digest_len = fd_algorithms[id].digest_len;
+    const size_t width = hex ? 2 * digest_len : digest_len;
+    fd_digest_column *one = fd_digest_column_hash(id, hex, source, 1);
+    fd_digest_column *three = fd_digest_column_hash(id, hex, source, 3);
+    if (one == NULL || three == NULL)
+        abort();
+    if (one->null_count != three->null_count ||
+        memcmp(one->values, three->values, source->length * width) != 0 ||
+        (one->validity == NULL) != (three->validity == NULL) ||
+        (one->validity != NULL &&
+         memcmp(one->validity, three->validity, (source->length + 7) / 8) != 0))
+        fail("typed: one thread and three differ", source->length);
+
+    const enum fd_family family = fd_algorithms[id].family;
+    const fd_kernel *portable = fd_kernel_lists[family];
+    while (portable[1].name != NULL)
+        portable++;
+    fd_use_kernel(family, portable);
+    fd_sink sink = {.make_room = grow};
+    int64_t nulls = 0;
+    for (size_t row = 0; row < source->length; row++) {
+        sink.used = 0;
+        const bool is_null = !expected(a, row, &sink);
+        if (is_null != (one->validity != NULL && !bit(one->validity, row)))
+            fail("typed: validity bit", row);
+        uint8_t digest[FD_MAX_DIGEST_LEN];
+        if (is_null) {
+            nulls++;
+            memset(digest, 0, digest_len);
+        }
+        else {
+            fd_hash(id, sink.buffer, sink.used, digest);
+        }
+        const uint8_t *slot = one->values + row * width;
+        if (hex) {
+            static const char digits[] = "0123456789abcdef";
+            for (size_t j = 0; j < digest_len; j++) {
+                if (slot[2 * j] != digits[digest[j] >> 4] ||
+                    slot[2 * j + 1] != digits[digest[j] & 15])
+                    fail("typed: hex digest", row);
+            }
+        }
+        else if (memcmp(slot, digest, digest_len) != 0) {
+            fail("typed: digest", row);
+        }
+    }
+    if (one->null_count != nulls)
+        fail("typed: null count", (size_t)nulls);
+    free(sink.buffer);
+    fd_select_kernels(false);
+    fd_digest_column_unref(one);
+    fd_digest_column_unref(three);
+}
+
+/* digest_array's rows: value(v), or null. */
+static bool expected_value(const fd_arrow_array *a, size_t row, fd_sink *sink)
+{
+    int64_t index = (int64_t)row;
+    const fd_arrow_array *leaf = fd_arrow_resolve(a, &index);
+    if (leaf == NULL)
+        return false;
+    fd_arrow_encode_value(leaf, index, sink);
+    return true;
+}
+
+/* digest_rows' rows: each field's field(v), 00 under a null struct row. */
+static bool expected_row(const fd_arrow_array *a, size_t row, fd_sink *sink)
+{
+    for (size_t k = 0; k < a->type->n_children; k++) {
+        if (!fd_arrow_slot_is_valid(a, (int64_t)row))
+            fd_sink_byte(sink, 0);
+        else
+            fd_arrow_encode_field(&a->children[k], a->offset + (int64_t)row, sink);
+    }
+    return true;
+}
+
+/* Imports the node's schema and array: a consistent one must be accepted,
+ * a broken one may be refused (BAD_DATA, or BAD_TYPE for a schema the
+ * break made foreign); what is accepted is hashed and checked. */
+static void import_and_hash(typed_gen *g, typed_node *root, enum fd_algorithm_id id, bool hex,
+                            bool as_table)
+{
+    fd_arrow_error error;
+    fd_arrow_type *type = fd_arrow_import_type(&root->schema, NULL, 0, &error);
+    fd_arrow_array *checked = type != NULL ? fd_arrow_import_array(&root->array, type, &error)
+                                           : NULL;
+    if (checked == NULL) {
+        if (!g->broken) {
+            fprintf(stderr, "typed: refused: %s\n", error.message);
+            fail("typed: a consistent array refused", 0);
+        }
+        if (error.status != FD_ARROW_BAD_DATA && error.status != FD_ARROW_BAD_TYPE)
+            fail("typed: error status", (size_t)error.status);
+        fd_arrow_type_free(type);
+        return;
+    }
+    fd_row_source source;
+    fd_arrow_column_rows rows = {.column = checked, .length = (size_t)checked->length};
+    if (as_table) {
+        fd_arrow_table_source(checked, &source);
+        check_typed_digests(id, hex, &source, checked, expected_row);
+    }
+    else {
+        fd_arrow_column_source(&rows, &source);
+        check_typed_digests(id, hex, &source, checked, expected_value);
+    }
+    fd_arrow_array_free(checked);
+    fd_arrow_type_free(type);
+}
+
+/* The typed input (byte 7's top bit set):
+ *
+ *   byte 0   algorithm (mod 8)
+ *   byte 1   bit 0 hex; bit 1 as a table (a struct root of the node and a
+ *            second column, digest_rows' source) instead of digest_array's;
+ *            bit 2 may break rules (else every array is consistent)
+ *   byte 2   rows at the root (mod 80)
+ *   byte 3   the value budget of the whole tree (times 8)
+ *   bytes 4-6 unused
+ *   the rest the pool, as for the binary layouts. */
+static int fuzz_typed(const uint8_t *data, size_t size)
+{
+    pool p = {data + 8, size - 8, 0};
+    typed_gen g = {.p = &p, .corrupt = data[1] & 4, .budget = (size_t)data[3] * 8 + 8};
+    const enum fd_algorithm_id id = (enum fd_algorithm_id)(data[0] % FD_ALGORITHM_COUNT);
+    const bool hex = data[1] & 1, as_table = data[1] & 2;
+    const size_t rows = data[2] % 80;
+    typed_node *root;
+    if (as_table) {
+        root = new_node(&g, rows, take(&p) % 4);
+        strcpy(root->format, "+s");
+        root->array.n_buffers = 1;
+        gen_validity(&g, root, (size_t)root->array.offset + rows);
+        const size_t columns = 1 + take(&p) % 2;
+        for (size_t k = 0; k < columns; k++)
+            add_child(root, gen_node(&g, (size_t)root->array.offset + rows, 1));
+    }
+    else {
+        root = gen_node(&g, rows, 0);
+    }
+    import_and_hash(&g, root, id, hex, as_table);
+    for (size_t k = 0; k < g.allocation_count; k++)
+        free(g.allocations[k]);
+    free(g.allocations);
+    return 0;
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     if (size < 8)
         return 0;
+    if (data[7] & 0x80)
+        return fuzz_typed(data, size);
     fuzz_case c;
     memset(&c, 0, sizeof c);
     pool p = {data + 8, size - 8, 0};
 
-    c.layout = (data[0] & 3) >= 2 ? FD_ARROW_VIEWS : (enum fd_arrow_layout)(data[0] & 3);
+    c.layout = (data[0] & 3) >= 2 ? LAYOUT_VIEWS : (enum fuzz_layout)(data[0] & 3);
     c.hex = data[0] & 4;
     c.in_struct = data[0] & 8;
     c.raw = data[0] & 16;
@@ -581,14 +1248,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
     /* Built before the corruptions, from the sizes as they were. */
     const bool data_null = flags & 8;
-    if (c.layout == FD_ARROW_VIEWS)
+    if (c.layout == LAYOUT_VIEWS)
         build_views(&c, &p, slots, data_null, flags & 32);
     else
         build_offsets(&c, &p, slots, data_null);
 
     c.child_buffers[0] = c.child_bitmap;
     c.child_buffers[1] = (flags & 4) ? NULL : c.positions;
-    if (c.layout == FD_ARROW_VIEWS) {
+    if (c.layout == LAYOUT_VIEWS) {
         for (size_t k = 0; k < c.variadic_count; k++)
             c.child_buffers[2 + k] = c.variadic[k];
         c.child_buffers[2 + c.variadic_count] = c.sizes;
@@ -604,16 +1271,26 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         /* A count the checks can tell is wrong: for views, one that leaves
          * no room for the sizes buffer (a count that is merely off by some
          * data buffers cannot be told from a real one). */
-        c.child.n_buffers = c.layout == FD_ARROW_VIEWS ? 2 : (flags & 64) ? 2 : 4;
+        c.child.n_buffers = c.layout == LAYOUT_VIEWS ? 2 : (flags & 64) ? 2 : 4;
         c.expect_valid = false;
     }
     if (corrupt_extent(&c, data[6]))
         c.expect_valid = false;
 
-    fd_arrow_input_type type = {.layout = c.layout, .in_struct = c.in_struct, .name = NULL};
-    fd_arrow_column column;
+    static const char *const formats[3] = {"z", "U", "vu"};
+    struct ArrowSchema column_schema = {
+        .format = formats[c.layout], .name = "s", .release = release_no_schema};
+    struct ArrowSchema *schema_children[1] = {&column_schema};
+    struct ArrowSchema table_schema = {
+        .format = "+s", .n_children = 1, .children = schema_children, .release = release_no_schema};
     fd_arrow_error error;
-    bool valid = fd_arrow_check_array(c.in_struct ? &c.parent : &c.child, &type, &column, &error);
+    fd_arrow_type *type = fd_arrow_import_type(c.in_struct ? &table_schema : &column_schema, NULL,
+                                               0, &error);
+    if (type == NULL)
+        fail("schema refused", c.layout);
+    fd_arrow_array *checked = fd_arrow_import_array(c.in_struct ? &c.parent : &c.child, type,
+                                                    &error);
+    const bool valid = checked != NULL;
     if (valid != c.expect_valid) {
         fprintf(stderr, "checks said %s: %s\n", valid ? "valid" : "invalid",
                 valid ? "" : error.message);
@@ -621,8 +1298,19 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     }
     if (!valid && error.status != FD_ARROW_BAD_DATA)
         fail("error status", (size_t)error.status);
-    if (valid && c.backed)
-        hash_and_check(&c, &column);
+    if (valid && c.backed) {
+        fd_arrow_column_rows rows = {.column = checked, .length = (size_t)checked->length};
+        if (c.in_struct) {
+            rows.column = &checked->children[0];
+            rows.first = checked->offset;
+            rows.parent = checked;
+        }
+        fd_row_source source;
+        fd_arrow_column_source(&rows, &source);
+        hash_and_check(&c, &source);
+    }
+    fd_arrow_array_free(checked);
+    fd_arrow_type_free(type);
     free_case(&c);
     return 0;
 }

@@ -5,7 +5,9 @@ Seeds: each layout (int32 offsets, int64 offsets, views), bare and as the child 
 every algorithm, with and without validity bitmaps (the child's, the struct's, trusted or not by
 null_count), sliced (child and struct offsets), long enough for several hashing chunks; and one of each
 breakage: raw offsets or views, a null positions or data buffer, a wrong buffer count, a negative buffer
-size, and each corrupted extent (codes 240-249).
+size, and each corrupted extent (codes 240-249). And for the typed mode (byte 7's top bit): a tree whose root
+is each of its 23 kinds (the pool's second byte picks it), consistent and with rules broken, as a column and
+as a table, in hex and binary, for every algorithm.
 
     python tests/fuzz/make_corpus_arrow.py
 """
@@ -116,6 +118,21 @@ def main():
             seeds['%s-extent-%d' % (layout, code)] = seed(layout, in_struct=code >= 246, extent=code, rng=rng)
     seeds['views-negative-size'] = seed('views', negative_size=True, rng=rng)
     seeds['views-negative-size-empty'] = seed('views', negative_size=True, rows=0, rng=rng)
+    # The typed mode: byte 0 the algorithm, byte 1 hex | table << 1 | broken << 2, byte 2 the rows, byte 3
+    # the budget (times 8); the pool's first bytes are the root's offset and kind (column) or the table's
+    # offset, bitmap choice and column count.
+    for kind in range(23):
+        for broken in (False, True):
+            header = bytes([kind % 8, (kind & 1) | broken << 2, 20 + kind, 40, 0, 0, 0, 0x80])
+            seeds['typed-kind%d%s' % (kind, '-broken' if broken else '')] = (
+                header + bytes([kind % 4, kind]) + rng.randbytes(400)
+            )
+    for algorithm in range(8):
+        for table in (False, True):
+            for broken in (False, True):
+                header = bytes([algorithm, (algorithm & 1) | table << 1 | broken << 2, 70, 200, 0, 0, 0, 0x80])
+                name = 'typed-%s-algorithm%d%s' % ('table' if table else 'column', algorithm, '-broken' * broken)
+                seeds[name] = header + rng.randbytes(600)
     # All rows empty over a null data buffer: valid.
     seeds['offsets32-all-empty-data-null'] = bytes([0, 3, 5, 8, 0, 0, 0, 0]) + bytes([0] * 16)
 

@@ -3,8 +3,9 @@
 # and runs them, one after the other:
 #   fuzz_core   the C core (tests/fuzz/fuzz_core.c): every kernel, stream,
 #               batch, HMAC and PBKDF2 against the portable kernel
-#   fuzz_arrow  the Arrow importer (tests/fuzz/fuzz_arrow.c): raw ArrowArray
-#               structs through the checks, the hashing and the export
+#   fuzz_arrow  the Arrow import (tests/fuzz/fuzz_arrow.c): raw ArrowArray
+#               structs of every type through the checks, the encoding, the
+#               hashing and the export
 #   fuzz_surrogate  surrogate_key's C (tests/fuzz/fuzz_surrogate.c): raw
 #               record batches of flat columns through the checks, the
 #               texts and the keys, against a restatement of the texts
@@ -13,8 +14,9 @@
 #
 # First every input of a target's committed seed corpus (tests/fuzz/corpus/
 # for fuzz_core: the padding and block boundaries, multi-block messages, odd
-# split patterns; tests/fuzz/corpus_arrow/ for fuzz_arrow: each layout, bare
-# and in a struct, consistent and broken; tests/fuzz/corpus_surrogate/ for
+# split patterns; tests/fuzz/corpus_arrow/ for fuzz_arrow: each binary
+# layout, bare and in a struct, consistent and broken, and trees of every
+# type, as columns and as tables; tests/fuzz/corpus_surrogate/ for
 # fuzz_surrogate: each column kind, consistent and broken) is run once, then the fuzzer
 # mutates from it for SECONDS seconds. New inputs go to a scratch corpus
 # under BUILD_DIR, never into the committed one; a mismatch or sanitizer
@@ -108,8 +110,11 @@ for target in "${targets[@]}"; do
     [ "$target" = fuzz_core ] && extra_sources=("$harness")
     # fuzz_arrow's columns have up to 4335 rows: with chunks and thread parts
     # this small (4096 and 16384 in the extension) they cross many seams of
-    # the hashing loop and are split among threads (see fuzz_arrow.c).
-    [ "$target" = fuzz_arrow ] && extra_flags=(-DFD_ARROW_CHUNK_ROWS=37 -DFD_ARROW_MIN_ROWS_PER_THREAD=50)
+    # the hashing loop and are split among threads, and with a sink this
+    # small (256 KiB) encoded rows fill it, move and are streamed (see
+    # fuzz_arrow.c).
+    [ "$target" = fuzz_arrow ] &&
+        extra_flags=(-DFD_ARROW_CHUNK_ROWS=37 -DFD_ARROW_MIN_ROWS_PER_THREAD=50 -DFD_ARROW_SINK_BYTES=61)
     # fuzz_surrogate's too, and a key buffer of 256 bytes (256 KiB in the
     # extension), so that keys flush it and longer ones are hashed in pieces.
     [ "$target" = fuzz_surrogate ] && extra_flags=(-DFD_ARROW_CHUNK_ROWS=37 -DFD_ARROW_MIN_ROWS_PER_THREAD=50

@@ -139,17 +139,49 @@ bool fd_flat_check_struct(const struct ArrowArray *array, int64_t fields, fd_arr
     return true;
 }
 
+static void release_nothing(struct ArrowSchema *schema)
+{
+    (void)schema;
+}
+
 /* The string layouts: arrow_import.c's check of a struct of one child,
- * this field, with the struct's offset, rows and validity. */
+ * this field, with the struct's offset, rows and validity; the column's
+ * rows then as the checked tree has them. */
 static bool check_strings(const struct ArrowArray *parent, size_t index, const fd_flat_type *type,
                           fd_arrow_column *rows, fd_arrow_error *error)
 {
+    static const char *const formats[3] = {"z", "Z", "vz"};
+    struct ArrowSchema field = {.format = formats[type->layout], .release = release_nothing};
+    struct ArrowSchema *fields[1] = {&field};
+    const struct ArrowSchema table = {
+        .format = "+s", .n_children = 1, .children = fields, .release = release_nothing};
+    fd_arrow_type *root = fd_arrow_import_type(&table, NULL, 0, error);
+    if (root == NULL)
+        return false;
     struct ArrowArray *children[1] = {parent->children[index]};
     struct ArrowArray one_field = *parent;
     one_field.n_children = 1;
     one_field.children = children;
-    const fd_arrow_input_type input = {.layout = type->layout, .in_struct = true, .name = NULL};
-    return fd_arrow_check_array(&one_field, &input, rows, error);
+    fd_arrow_array *checked = fd_arrow_import_array(&one_field, root, error);
+    const bool valid = checked != NULL;
+    if (valid) {
+        const fd_arrow_array *column = &checked->children[0];
+        *rows = (fd_arrow_column){
+            .layout = type->layout,
+            .length = (size_t)checked->length,
+            .first = (size_t)(column->offset + checked->offset),
+            .validity = column->validity,
+            .parent_validity = checked->validity,
+            .parent_first = (size_t)checked->offset,
+            .positions = column->values,
+            .data = column->data,
+            .variadic = column->variadic,
+            .variadic_count = column->variadic_count,
+        };
+    }
+    fd_arrow_array_free(checked);
+    fd_arrow_type_free(root);
+    return valid;
 }
 
 bool fd_flat_check_field(const struct ArrowArray *parent, size_t index, const fd_flat_type *type,

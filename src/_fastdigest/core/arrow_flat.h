@@ -5,11 +5,11 @@
  * Flat: fixed-width values, bits or one of arrow_import.h's string layouts;
  * no children, no dictionary.
  *
- * This is all surrogate_key needs of an import, kept apart so that a typed
- * import of every Arrow type can take its place: the schema reader and the
- * array check are the two functions to swap. The string layouts are
- * checked by arrow_import.c's own fd_arrow_check_array. Plain C: no
- * Python.h. */
+ * This is all surrogate_key needs of an import, in the form its texts
+ * (core/arrow_text.h) read: a column's rows as slots of one buffer, with
+ * its own and its struct's validity. The string layouts are checked by
+ * arrow_import.c's fd_arrow_import_array, and the fixed-width columns'
+ * extents by its fd_arrow_check_extent. Plain C: no Python.h. */
 #ifndef FD_CORE_ARROW_FLAT_H
 #define FD_CORE_ARROW_FLAT_H
 
@@ -19,6 +19,64 @@
 
 #include "core/arrow.h"
 #include "core/arrow_import.h"
+
+/* How a string or binary column's rows are found. */
+enum fd_arrow_layout {
+    FD_ARROW_OFFSETS32, /* binary "z", utf8 "u": int32 offsets into one data buffer */
+    FD_ARROW_OFFSETS64, /* large_binary "Z", large_utf8 "U": int64 offsets */
+    FD_ARROW_VIEWS,     /* binary_view "vz", utf8_view "vu": 16-byte views */
+};
+
+/* The rows of one field of a struct array, checked: pointers into the
+ * producer's buffers, which the producer keeps alive until the array is
+ * released. */
+typedef struct fd_arrow_column {
+    enum fd_arrow_layout layout;
+    size_t length;           /* rows */
+    size_t first;            /* the first row's slot in positions and validity */
+    const uint8_t *validity; /* bit per slot, LSB first; NULL: no nulls */
+    /* A struct's own validity: row i is null where either bitmap says so. */
+    const uint8_t *parent_validity;
+    size_t parent_first;         /* the first row's bit in parent_validity */
+    const uint8_t *positions;    /* values, or int32 or int64 offsets (length + 1), or views */
+    const uint8_t *data;         /* the offsets layouts' data buffer; may be NULL
+                                 * when every row is empty */
+    const void *const *variadic; /* the views' data buffers */
+    size_t variadic_count;
+} fd_arrow_column;
+
+/* Where row's bytes are, in a string column fd_flat_check_field accepted:
+ * *data is NULL only when *len is 0. */
+static inline void fd_arrow_row_bytes(const fd_arrow_column *column, size_t row,
+                                      const uint8_t **data, size_t *len)
+{
+    const size_t slot = column->first + row;
+    int64_t start, end;
+    switch (column->layout) {
+    case FD_ARROW_OFFSETS32:
+        start = fd_arrow_load_int32(column->positions + slot * 4);
+        end = fd_arrow_load_int32(column->positions + slot * 4 + 4);
+        break;
+    case FD_ARROW_OFFSETS64:
+        start = fd_arrow_load_int64(column->positions + slot * 8);
+        end = fd_arrow_load_int64(column->positions + slot * 8 + 8);
+        break;
+    case FD_ARROW_VIEWS:
+    default: {
+        const uint8_t *view = column->positions + slot * 16;
+        *len = (size_t)fd_arrow_load_int32(view);
+        if (*len <= 12)
+            *data = view + 4;
+        else
+            *data = (const uint8_t *)column->variadic[fd_arrow_load_int32(view + 8)] +
+                    fd_arrow_load_int32(view + 12);
+        return;
+    }
+    }
+    *len = (size_t)(end - start);
+    /* No arithmetic on a null data buffer (allowed under empty rows). */
+    *data = *len != 0 ? column->data + start : NULL;
+}
 
 enum fd_flat_kind {
     FD_FLAT_NULL,     /* "n": every row null; no buffers are read */

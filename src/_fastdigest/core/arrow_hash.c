@@ -1,7 +1,8 @@
-/* The hashing of an Arrow column (arrow_hash.h): the digest column's
- * validity from the input's, the rows cut into parts for threads
- * (core/parallel.h), each part hashed in chunks through the batch driver,
- * and the column's reference count. */
+/* The hashing of rows (arrow_hash.h): the digest column's validity from
+ * the source's, the rows cut into parts for threads (core/parallel.h),
+ * each part hashed in chunks through the batch driver, the bytes that
+ * encoders write gathered in each part's sink, and the column's reference
+ * count. */
 
 /* madvise is not POSIX (posix_madvise is, without MADV_POPULATE_WRITE):
  * glibc and musl declare it only under _GNU_SOURCE (or their default
@@ -22,6 +23,7 @@
 #include <unistd.h>
 #endif
 
+#include "core/arrow.h"
 #include "core/arrow_digest_column.h"
 #include "core/batch.h"
 #include "core/hex.h"
@@ -46,24 +48,14 @@
 #define FD_ARROW_MIN_ROWS_PER_THREAD 16384
 #endif
 
-/* out's bits [0, count) from in's bits [first, first + count); with
- * and_into, ANDed into what out holds. Reads only the bytes holding those
- * bits; the bits past count in out's last byte are cleared. */
-static void copy_bits(uint8_t *out, const uint8_t *in, size_t first, size_t count, bool and_into)
-{
-    const uint8_t *source = in + first / 8;
-    const unsigned shift = (unsigned)(first % 8);
-    const size_t source_bytes = (first % 8 + count + 7) / 8;
-    const size_t out_bytes = (count + 7) / 8;
-    for (size_t j = 0; j < out_bytes; j++) {
-        unsigned bits = (unsigned)source[j] >> shift;
-        if (shift != 0 && j + 1 < source_bytes)
-            bits |= (unsigned)source[j + 1] << (8 - shift);
-        out[j] = (uint8_t)(and_into ? out[j] & bits : bits);
-    }
-    if (count % 8 != 0)
-        out[out_bytes - 1] &= (uint8_t)((1u << (count % 8)) - 1);
-}
+/* The bytes each hashing thread gathers encoded rows in before the batch
+ * driver hashes them: several chunks' worth of short rows, small enough to
+ * stay in a core's cache between being written and being hashed. The
+ * fuzzer builds with a few dozen, so that rows fill it, are moved to its
+ * start and outgrow it (and are streamed) all the time. */
+#ifndef FD_ARROW_SINK_BYTES
+#define FD_ARROW_SINK_BYTES ((size_t)256 << 10)
+#endif
 
 static int64_t count_zero_bits(const uint8_t *bitmap, size_t count)
 {
@@ -75,39 +67,25 @@ static int64_t count_zero_bits(const uint8_t *bitmap, size_t count)
     return (int64_t)(count - set);
 }
 
-/* The result's validity: one bitmap from the column's and its struct's, or
- * none when no row is null. Returns false when memory runs out. */
-static bool build_validity(fd_digest_column *digests, const fd_arrow_column *column)
+/* The result's validity from the source's, or none when no row is null.
+ * Returns false when memory runs out. */
+static bool build_validity(fd_digest_column *digests, const fd_row_source *source)
 {
-    if (column->validity == NULL && column->parent_validity == NULL)
+    if (source->nulls == NULL || source->length == 0)
         return true;
-    size_t count = column->length;
+    const size_t count = source->length;
     digests->validity = malloc((count + 7) / 8);
     if (digests->validity == NULL)
         return false;
-    if (column->validity != NULL) {
-        copy_bits(digests->validity, column->validity, column->first, count, false);
-        if (column->parent_validity != NULL)
-            copy_bits(digests->validity, column->parent_validity, column->parent_first, count,
-                      true);
-    }
-    else {
-        copy_bits(digests->validity, column->parent_validity, column->parent_first, count, false);
-    }
+    source->nulls(source->context, digests->validity);
+    if (count % 8 != 0)
+        digests->validity[count / 8] &= (uint8_t)((1u << (count % 8)) - 1);
     digests->null_count = count_zero_bits(digests->validity, count);
     if (digests->null_count == 0) {
         free(digests->validity);
         digests->validity = NULL;
     }
     return true;
-}
-
-/* Where row's bytes are, in a column fd_arrow_check_array accepted. */
-static fd_message row_message(const fd_arrow_column *column, size_t row)
-{
-    fd_message message = {NULL, 0, NULL};
-    fd_arrow_row_bytes(column, row, &message.data, &message.len);
-    return message;
 }
 
 bool fd_digest_hex_needs_large(enum fd_algorithm_id id, int64_t length)
@@ -187,6 +165,153 @@ static void prefault(void *start, size_t len)
 #endif
 }
 
+/* What every part of one column's hashing shares: fd_parallel_run's
+ * context for hash_part. */
+typedef struct hash_job {
+    enum fd_algorithm_id id;
+    const fd_row_source *source;
+    fd_digest_column *digests; /* validity built, values allocated */
+    size_t part_rows;          /* rows of each part but the last */
+} hash_job;
+
+/* One part's sink (sink first: make_room gets it as its fd_sink) and the
+ * messages of the chunk being hashed. The rows an encoder wrote lie in the
+ * buffer one after the other: those complete from `row_start` back are
+ * messages waiting for the batch driver, the row being written runs from
+ * row_start to `used`. A row that fills the whole buffer is streamed:
+ * hashed with the single-stream kernel, a buffer at a time. */
+typedef struct part_sink {
+    fd_sink sink;
+    enum fd_algorithm_id id;
+    fd_message *messages;
+    size_t count;
+    size_t row_start;
+    bool streaming;
+    fd_hash_state state;
+} part_sink;
+
+static void make_room(fd_sink *sink)
+{
+    part_sink *part = (part_sink *)sink;
+    const fd_algorithm *algorithm = &fd_algorithms[part->id];
+    if (part->streaming) {
+        algorithm->update(&part->state, sink->buffer, sink->used);
+        sink->used = 0;
+        return;
+    }
+    if (part->row_start > 0) {
+        /* Hash the rows before the one being written (and the rows in
+         * place among them, which costs nothing to do now), and move it to
+         * the start. */
+        fd_hash_many(part->id, part->messages, part->count);
+        part->count = 0;
+        memmove(sink->buffer, sink->buffer + part->row_start, sink->used - part->row_start);
+        sink->used -= part->row_start;
+        part->row_start = 0;
+        if (sink->used < sink->capacity)
+            return;
+    }
+    algorithm->init(&part->state);
+    algorithm->update(&part->state, sink->buffer, sink->used);
+    sink->used = 0;
+    part->streaming = true;
+}
+
+/* Row i's digest goes to slot: its bytes in place or in the sink become a
+ * message of the chunk, or a streamed row is finished at once. */
+static void add_row(part_sink *part, const fd_row_source *source, size_t row, uint8_t *slot)
+{
+    fd_message *message = &part->messages[part->count];
+    if (source->bytes(source->context, row, &part->sink, &message->data, &message->len)) {
+        message->digest = slot;
+        part->count++;
+        return;
+    }
+    fd_sink *sink = &part->sink;
+    if (part->streaming) {
+        const fd_algorithm *algorithm = &fd_algorithms[part->id];
+        algorithm->update(&part->state, sink->buffer, sink->used);
+        algorithm->final(&part->state, slot);
+        part->streaming = false;
+        sink->used = 0;
+        part->row_start = 0;
+        return;
+    }
+    message = &part->messages[part->count++]; /* make_room may have hashed the others */
+    message->data = sink->buffer + part->row_start;
+    message->len = sink->used - part->row_start;
+    message->digest = slot;
+    part->row_start = sink->used;
+}
+
+/* At most one part per FD_ARROW_MIN_ROWS_PER_THREAD rows, each a whole
+ * number of chunks so that every batch-driver call but a part's last is
+ * full, as even as that allows. */
+size_t fd_arrow_split_rows(size_t length, size_t threads, size_t *part_rows)
+{
+    size_t parts = length / FD_ARROW_MIN_ROWS_PER_THREAD;
+    if (parts > threads)
+        parts = threads;
+    if (parts <= 1) {
+        *part_rows = length;
+        return 1;
+    }
+    size_t chunks = (length + FD_ARROW_CHUNK_ROWS - 1) / FD_ARROW_CHUNK_ROWS;
+    *part_rows = (chunks + parts - 1) / parts * FD_ARROW_CHUNK_ROWS;
+    /* Rounding up to whole chunks may leave the last parts nothing. */
+    return (length + *part_rows - 1) / *part_rows;
+}
+
+/* Hashes one part's rows (its validity bits and digest slots are its own,
+ * so parts run side by side) with its own messages, sink and hex scratch.
+ * Returns false, its rows unwritten, when those cannot be allocated. */
+static bool hash_part(void *context, size_t part)
+{
+    const hash_job *job = context;
+    fd_digest_column *digests = job->digests;
+    const size_t digest_len = fd_algorithms[job->id].digest_len;
+    const size_t length = (size_t)digests->length;
+    const size_t first = part * job->part_rows;
+    const size_t end = first + job->part_rows < length ? first + job->part_rows : length;
+    const size_t chunk_rows = end - first < FD_ARROW_CHUNK_ROWS ? end - first : FD_ARROW_CHUNK_ROWS;
+
+    part_sink sink = {.sink = {.capacity = FD_ARROW_SINK_BYTES, .make_room = make_room},
+                      .id = job->id};
+    sink.messages = malloc(chunk_rows * sizeof *sink.messages + 1);
+    sink.sink.buffer = malloc(FD_ARROW_SINK_BYTES);
+    uint8_t *scratch = digests->hex ? malloc(chunk_rows * digest_len + 1) : NULL;
+    if (sink.messages == NULL || sink.sink.buffer == NULL || (digests->hex && scratch == NULL)) {
+        free(sink.messages);
+        free(sink.sink.buffer);
+        free(scratch);
+        return false;
+    }
+    fd_digest_column_prepare_rows(digests, first, end);
+    for (size_t start = first; start < end; start += chunk_rows) {
+        const size_t n = end - start < chunk_rows ? end - start : chunk_rows;
+        uint8_t *slots = digests->hex ? scratch : digests->values + start * digest_len;
+        for (size_t i = 0; i < n; i++) {
+            uint8_t *slot = slots + i * digest_len;
+            if (digests->validity != NULL && !fd_arrow_bit_is_set(digests->validity, start + i)) {
+                memset(slot, 0, digest_len);
+                continue;
+            }
+            add_row(&sink, job->source, start + i, slot);
+        }
+        fd_hash_many(job->id, sink.messages, sink.count);
+        sink.count = 0;
+        sink.sink.used = 0;
+        sink.row_start = 0;
+        if (digests->hex)
+            fd_hex_encode(scratch, n * digest_len,
+                          (char *)digests->values + start * digests->row_width);
+    }
+    free(sink.messages);
+    free(sink.sink.buffer);
+    free(scratch);
+    return true;
+}
+
 fd_digest_column *fd_digest_column_new(enum fd_algorithm_id id, bool hex, size_t length)
 {
     const size_t digest_len = fd_algorithms[id].digest_len;
@@ -234,95 +359,22 @@ void fd_digest_column_prepare_rows(fd_digest_column *digests, size_t first, size
     }
 }
 
-/* What every part of one column's hashing shares: fd_parallel_run's
- * context for hash_part. */
-typedef struct hash_job {
-    enum fd_algorithm_id id;
-    const fd_arrow_column *column;
-    fd_digest_column *digests; /* validity built, values allocated */
-    size_t part_rows;          /* rows of each part but the last */
-} hash_job;
-
-/* At most one part per FD_ARROW_MIN_ROWS_PER_THREAD rows, each a whole
- * number of chunks so that every batch-driver call but a part's last is
- * full, as even as that allows. */
-size_t fd_arrow_split_rows(size_t length, size_t threads, size_t *part_rows)
-{
-    size_t parts = length / FD_ARROW_MIN_ROWS_PER_THREAD;
-    if (parts > threads)
-        parts = threads;
-    if (parts <= 1) {
-        *part_rows = length;
-        return 1;
-    }
-    size_t chunks = (length + FD_ARROW_CHUNK_ROWS - 1) / FD_ARROW_CHUNK_ROWS;
-    *part_rows = (chunks + parts - 1) / parts * FD_ARROW_CHUNK_ROWS;
-    /* Rounding up to whole chunks may leave the last parts nothing. */
-    return (length + *part_rows - 1) / *part_rows;
-}
-
-/* Hashes one part's rows (its validity bits and digest slots are its own,
- * so parts run side by side) with its own message array and hex scratch.
- * Returns false, its rows unwritten, when those cannot be allocated. */
-static bool hash_part(void *context, size_t part)
-{
-    const hash_job *job = context;
-    fd_digest_column *digests = job->digests;
-    const size_t digest_len = fd_algorithms[job->id].digest_len;
-    const size_t length = (size_t)digests->length;
-    const size_t first = part * job->part_rows;
-    const size_t end = first + job->part_rows < length ? first + job->part_rows : length;
-    const size_t chunk_rows = end - first < FD_ARROW_CHUNK_ROWS ? end - first : FD_ARROW_CHUNK_ROWS;
-
-    fd_message *messages = malloc(chunk_rows * sizeof *messages + 1);
-    uint8_t *scratch = digests->hex ? malloc(chunk_rows * digest_len + 1) : NULL;
-    if (messages == NULL || (digests->hex && scratch == NULL)) {
-        free(messages);
-        free(scratch);
-        return false;
-    }
-    fd_digest_column_prepare_rows(digests, first, end);
-    for (size_t start = first; start < end; start += chunk_rows) {
-        const size_t n = end - start < chunk_rows ? end - start : chunk_rows;
-        uint8_t *slots = digests->hex ? scratch : digests->values + start * digest_len;
-        size_t count = 0;
-        for (size_t i = 0; i < n; i++) {
-            uint8_t *slot = slots + i * digest_len;
-            if (digests->validity != NULL && !fd_arrow_bit_is_set(digests->validity, start + i)) {
-                memset(slot, 0, digest_len);
-                continue;
-            }
-            messages[count] = row_message(job->column, start + i);
-            messages[count++].digest = slot;
-        }
-        fd_hash_many(job->id, messages, count);
-        if (digests->hex)
-            fd_hex_encode(scratch, n * digest_len,
-                          (char *)digests->values + start * digests->row_width);
-    }
-    free(messages);
-    free(scratch);
-    return true;
-}
-
 fd_digest_column *fd_digest_column_hash(enum fd_algorithm_id id, bool hex,
-                                        const fd_arrow_column *column, size_t threads)
+                                        const fd_row_source *source, size_t threads)
 {
-    const size_t length = column->length;
-    fd_digest_column *digests = fd_digest_column_new(id, hex, length);
+    fd_digest_column *digests = fd_digest_column_new(id, hex, source->length);
     if (digests == NULL)
         return NULL;
-    if (!build_validity(digests, column))
+    if (!build_validity(digests, source))
         goto fail;
-
-    hash_job job = {.id = id, .column = column, .digests = digests};
-    const size_t parts = fd_arrow_split_rows(length, threads, &job.part_rows);
+    hash_job job = {.id = id, .source = source, .digests = digests};
+    const size_t parts = fd_arrow_split_rows(source->length, threads, &job.part_rows);
     if (!fd_parallel_run(parts, hash_part, &job))
         goto fail;
     return digests;
 
 fail:
-    free_digest_column(digests);
+    fd_digest_column_unref(digests);
     return NULL;
 }
 

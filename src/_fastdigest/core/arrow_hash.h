@@ -1,7 +1,10 @@
-/* The hashing of an Arrow column (arrow_hash.c): the digest of every row of
- * a column the import checked (arrow_import.h), on one thread or several,
- * into a digest column that the export (arrow_export.h) hands out without a
- * copy. Plain C: no Python.h. */
+/* The hashing of rows (arrow_hash.c): the digest of every row of a
+ * source, on one thread or several, into a digest column that the export
+ * (arrow_export.h) hands out without a copy. A source says how many rows
+ * there are, which are null, and what each row's bytes are: in place (a
+ * string column's own buffers) or written by an encoder into a byte sink
+ * (core/byte_sink.h) that the driver hashes as it fills. Plain C: no
+ * Python.h. */
 #ifndef FD_CORE_ARROW_HASH_H
 #define FD_CORE_ARROW_HASH_H
 
@@ -10,7 +13,7 @@
 #include <stdint.h>
 
 #include "core/algorithms.h"
-#include "core/arrow_import.h"
+#include "core/byte_sink.h"
 
 /* The digests of one column: digest_len bytes a row (fixed_size_binary), or
  * with hex twice that in lowercase hex characters (utf8, or large_utf8 when
@@ -20,11 +23,34 @@
  * exported from it. */
 typedef struct fd_digest_column fd_digest_column;
 
-/* Allocates the digests of column's rows, hashes them with the batch driver
- * (fd_hash_many) and returns them with one reference, or NULL when memory
- * runs out. Reads only the rows fd_arrow_check_array checked; needs no
- * interpreter, so the binding runs it without the GIL. A hex column gets
- * int32 offsets where they suffice (fd_digest_hex_needs_large).
+/* The rows to hash. The callbacks may run on several threads at once, each
+ * thread on rows of its own, and must not fail: everything they read was
+ * checked before. */
+typedef struct fd_row_source {
+    size_t length;
+    const void *context;
+    /* Clears bit i of validity (LSB first, (length + 7) / 8 bytes) for
+     * every null row i, which gets no digest, and sets it for the others
+     * (the bits past length are the driver's). NULL: no row is null. */
+    void (*nulls)(const void *context, uint8_t *validity);
+    /* The bytes of row `row`, not null: sets *data (NULL when *len is 0)
+     * and *len to bytes that lie in place, and returns true; or writes
+     * them to sink and returns false. */
+    bool (*bytes)(const void *context, size_t row, fd_sink *sink, const uint8_t **data,
+                  size_t *len);
+} fd_row_source;
+
+/* Allocates the digests of the rows of source, hashes them and returns them
+ * with one reference, or NULL when memory runs out. Needs no interpreter,
+ * so the binding runs it without the GIL. A hex column gets int32 offsets
+ * where they suffice (fd_digest_hex_needs_large).
+ *
+ * Rows in place go to the batch driver (fd_hash_many) as they are; rows
+ * written to the sink are gathered in a buffer of each thread's, of
+ * FD_ARROW_SINK_BYTES, hashed by the batch driver whenever it fills, and a
+ * row that outgrows the whole buffer is hashed as a stream while it is
+ * written: a thread's working set is its buffer and FD_ARROW_CHUNK_ROWS
+ * rows' messages (arrow_hash.c), whatever the rows.
  *
  * threads is the most threads to hash on, the calling one included (1, or
  * 0: the calling thread alone). The rows are cut into contiguous ranges,
@@ -33,7 +59,7 @@ typedef struct fd_digest_column fd_digest_column;
  * (arrow_hash.c), so that smaller columns use fewer threads. The result is
  * the same for any threads. */
 fd_digest_column *fd_digest_column_hash(enum fd_algorithm_id id, bool hex,
-                                        const fd_arrow_column *column, size_t threads);
+                                        const fd_row_source *source, size_t threads);
 
 /* The parts of fd_digest_column_hash, for other hashings of rows into a
  * digest column (core/arrow_surrogate.h).
