@@ -70,21 +70,22 @@ typedef struct batch {
 /* Every function below takes the family as an argument and is inlined into
  * run_batch, which fd_hash_many_using calls with a constant family: each
  * family gets its own copy of the driver, in which block lengths, padding
- * and chain sizes are constants. That turns the division by the block
- * length into a shift and every copy and fill into a few fixed-size moves
- * written out inline. The driver written once for all families paid a
- * 64-bit division and library calls of memcpy and memset for every message,
- * a large share of the time of a short one. */
+ * and chain sizes (core/family.h's description of the family) are
+ * constants. That turns the division by the block length into a shift and
+ * every copy and fill into a few fixed-size moves written out inline. The
+ * driver written once for all families paid a 64-bit division and library
+ * calls of memcpy and memset for every message, a large share of the time
+ * of a short one. */
 static FD_ALWAYS_INLINE size_t block_len_of(enum fd_family family)
 {
-    return family == FD_FAMILY_SHA512 ? FD_SHA512_BLOCK_LEN : FD_SHA256_BLOCK_LEN;
+    return fd_family(family)->block_len;
 }
 
 /* The block count of the padded tail of a len-byte message: the last
  * len % block_len bytes, 0x80 and the length field, rounded up to blocks. */
 static FD_ALWAYS_INLINE size_t tail_block_count(enum fd_family family, size_t len)
 {
-    const size_t length_field_len = family == FD_FAMILY_SHA512 ? 16 : 8;
+    const size_t length_field_len = fd_family(family)->length_field_len;
     const size_t partial = len & (block_len_of(family) - 1);
 
     return partial + 1 + length_field_len <= block_len_of(family) ? 1 : 2;
@@ -116,9 +117,8 @@ static FD_ALWAYS_INLINE void copy_partial_block(uint8_t *dst, const uint8_t *src
 }
 
 /* Writes the padded tail of a len-byte message into tail: the last
- * len % block_len bytes, 0x80, zeros, and the bit length (little-endian 64
- * bits for MD5, big-endian 64 bits for SHA-1 and SHA-256, big-endian 128
- * bits for SHA-512), as buffer.h's fd_block_pad pads. Returns its block
+ * len % block_len bytes, 0x80, zeros, and the bit length in the family's
+ * length field, as buffer.h's fd_stream_final pads. Returns its block
  * count. */
 static FD_ALWAYS_INLINE size_t build_tail(enum fd_family family, const uint8_t *data, size_t len,
                                           uint8_t *tail)
@@ -126,8 +126,6 @@ static FD_ALWAYS_INLINE size_t build_tail(enum fd_family family, const uint8_t *
     const size_t block_len = block_len_of(family);
     const size_t partial = len & (block_len - 1);
     const size_t blocks = tail_block_count(family, len);
-    uint8_t *const end = tail + blocks * block_len;
-    const uint64_t byte_count = (uint64_t)len;
 
     memset(tail, 0, block_len);
     if (blocks == 2)
@@ -135,33 +133,14 @@ static FD_ALWAYS_INLINE size_t build_tail(enum fd_family family, const uint8_t *
     if (partial != 0)
         copy_partial_block(tail, data + (len - partial), partial);
     tail[partial] = 0x80;
-    if (family == FD_FAMILY_MD5) {
-        fd_store_le64(end - 8, byte_count << 3);
-    }
-    else {
-        fd_store_be64(end - 8, byte_count << 3);
-        if (family == FD_FAMILY_SHA512)
-            fd_store_be64(end - 16, byte_count >> 61);
-    }
+    fd_store_length_field(family, tail + blocks * block_len, (uint64_t)len);
     return blocks;
 }
 
 static FD_ALWAYS_INLINE void set_initial_chain(batch *b, enum fd_family family, unsigned index)
 {
-    switch (family) {
-    case FD_FAMILY_MD5:
-        memcpy(b->chains.md5[index], b->initial.md5.chain, sizeof b->chains.md5[index]);
-        break;
-    case FD_FAMILY_SHA1:
-        memcpy(b->chains.sha1[index], b->initial.sha1.chain, sizeof b->chains.sha1[index]);
-        break;
-    case FD_FAMILY_SHA256:
-        memcpy(b->chains.sha256[index], b->initial.sha256.chain, sizeof b->chains.sha256[index]);
-        break;
-    default:
-        memcpy(b->chains.sha512[index], b->initial.sha512.chain, sizeof b->chains.sha512[index]);
-        break;
-    }
+    memcpy(fd_lane_chain(family, &b->chains, index), fd_state_const_chain(family, &b->initial),
+           fd_family(family)->chain_len);
 }
 
 static FD_ALWAYS_INLINE void start_lane(batch *b, enum fd_family family, unsigned index,
@@ -221,52 +200,15 @@ static FD_ALWAYS_INLINE bool advance_lane(batch *b, enum fd_family family, unsig
  * forwarding. sha224, sha384 and the SHA-512/t variants keep a prefix. */
 static FD_ALWAYS_INLINE void emit_digest(batch *b, enum fd_family family, unsigned index)
 {
-    uint8_t *out = b->lanes[index].digest;
-    const size_t len = b->digest_len;
-
-    switch (family) {
-    case FD_FAMILY_MD5:
-        for (size_t w = 0; w < 4; w++)
-            fd_store_le32(out + 4 * w, b->chains.md5[index][w]);
-        break;
-    case FD_FAMILY_SHA1:
-        for (size_t w = 0; w < 5; w++)
-            fd_store_be32(out + 4 * w, b->chains.sha1[index][w]);
-        break;
-    case FD_FAMILY_SHA256:
-        for (size_t w = 0; w < len / 4; w++)
-            fd_store_be32(out + 4 * w, b->chains.sha256[index][w]);
-        break;
-    default: {
-        size_t w = 0;
-        for (; 8 * (w + 1) <= len; w++)
-            fd_store_be64(out + 8 * w, b->chains.sha512[index][w]);
-        /* SHA-512/224 ends halfway through a word: its high half. */
-        if (8 * w < len)
-            fd_store_be32(out + 8 * w, (uint32_t)(b->chains.sha512[index][w] >> 32));
-        break;
-    }
-    }
+    fd_store_digest(family, b->lanes[index].digest, fd_lane_chain(family, &b->chains, index),
+                    fd_family_digest_len(family, b->digest_len));
     b->lanes[index].busy = false;
 }
 
 static FD_ALWAYS_INLINE void compress_single(batch *b, enum fd_family family, unsigned index,
                                              const uint8_t *blocks, size_t nblocks)
 {
-    switch (family) {
-    case FD_FAMILY_MD5:
-        b->single.blocks.md5(b->chains.md5[index], blocks, nblocks);
-        break;
-    case FD_FAMILY_SHA1:
-        b->single.blocks.sha1(b->chains.sha1[index], blocks, nblocks);
-        break;
-    case FD_FAMILY_SHA256:
-        b->single.blocks.sha256(b->chains.sha256[index], blocks, nblocks);
-        break;
-    default:
-        b->single.blocks.sha512(b->chains.sha512[index], blocks, nblocks);
-        break;
-    }
+    fd_call_blocks(family, &b->single, fd_lane_chain(family, &b->chains, index), blocks, nblocks);
 }
 
 /* What the kernel reads in a lane that has no message, in the last rounds
@@ -287,20 +229,7 @@ static FD_ALWAYS_INLINE void compress_lanes(batch *b, enum fd_family family,
             idle_runs[i] = b->lanes[i].busy ? b->runs[i] : idle_lane_blocks;
         runs = idle_runs;
     }
-    switch (family) {
-    case FD_FAMILY_MD5:
-        kernel->blocks.md5(b->chains.md5, runs, nblocks);
-        break;
-    case FD_FAMILY_SHA1:
-        kernel->blocks.sha1(b->chains.sha1, runs, nblocks);
-        break;
-    case FD_FAMILY_SHA256:
-        kernel->blocks.sha256(b->chains.sha256, runs, nblocks);
-        break;
-    default:
-        kernel->blocks.sha512(b->chains.sha512, runs, nblocks);
-        break;
-    }
+    fd_call_blocks_multi(family, kernel, &b->chains, runs, nblocks);
 }
 
 /* Finishes a lane's message with the single-stream kernel. */
@@ -432,7 +361,7 @@ void fd_hash_many_using(const fd_multi_kernel *multi, enum fd_algorithm_id id,
 {
     const fd_algorithm *algorithm = &fd_algorithms[id];
     batch b;
-    unsigned lanes_used;
+    unsigned lanes_used = 0;
 
     b.messages = messages;
     b.digest_len = algorithm->digest_len;
@@ -440,17 +369,13 @@ void fd_hash_many_using(const fd_multi_kernel *multi, enum fd_algorithm_id id,
     algorithm->init(&b.initial);
 
     switch (algorithm->family) {
-    case FD_FAMILY_MD5:
-        lanes_used = run_batch(&b, FD_FAMILY_MD5, multi, count);
+#define RUN_BATCH_CASE(name, NAME, ...)                             \
+    case FD_FAMILY_##NAME:                                          \
+        lanes_used = run_batch(&b, FD_FAMILY_##NAME, multi, count); \
         break;
-    case FD_FAMILY_SHA1:
-        lanes_used = run_batch(&b, FD_FAMILY_SHA1, multi, count);
-        break;
-    case FD_FAMILY_SHA256:
-        lanes_used = run_batch(&b, FD_FAMILY_SHA256, multi, count);
-        break;
-    default:
-        lanes_used = run_batch(&b, FD_FAMILY_SHA512, multi, count);
+        FD_FAMILIES(RUN_BATCH_CASE)
+#undef RUN_BATCH_CASE
+    case FD_FAMILY_COUNT:
         break;
     }
 

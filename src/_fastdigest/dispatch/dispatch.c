@@ -122,12 +122,10 @@ static const fd_kernel sha512_kernels[] = {
     {.name = NULL},
 };
 
-const fd_kernel *const fd_kernel_lists[FD_FAMILY_COUNT] = {
-    [FD_FAMILY_MD5] = md5_kernels,
-    [FD_FAMILY_SHA1] = sha1_kernels,
-    [FD_FAMILY_SHA256] = sha256_kernels,
-    [FD_FAMILY_SHA512] = sha512_kernels,
-};
+/* Every family of FD_FAMILIES (kernels/kernel.h) has its name_kernels. */
+#define KERNEL_LIST(fam, FAM, ...) [FD_FAMILY_##FAM] = fam##_kernels,
+const fd_kernel *const fd_kernel_lists[FD_FAMILY_COUNT] = {FD_FAMILIES(KERNEL_LIST)};
+#undef KERNEL_LIST
 
 /* ---- multi-buffer kernels -----------------------------------------------
  *
@@ -247,12 +245,11 @@ static const fd_multi_kernel sha512_multi_kernels[] = {
     {.name = NULL},
 };
 
+/* And its name_multi_kernels. */
+#define MULTI_KERNEL_LIST(fam, FAM, ...) [FD_FAMILY_##FAM] = fam##_multi_kernels,
 const fd_multi_kernel *const fd_multi_kernel_lists[FD_FAMILY_COUNT] = {
-    [FD_FAMILY_MD5] = md5_multi_kernels,
-    [FD_FAMILY_SHA1] = sha1_multi_kernels,
-    [FD_FAMILY_SHA256] = sha256_multi_kernels,
-    [FD_FAMILY_SHA512] = sha512_multi_kernels,
-};
+    FD_FAMILIES(MULTI_KERNEL_LIST)};
+#undef MULTI_KERNEL_LIST
 
 /* Where the lists' order is wrong for a CPU, measured: the multi-buffer
  * kernel to prefer on it, when its features are there. */
@@ -300,12 +297,12 @@ const fd_multi_kernel *fd_choose_multi_kernel(enum fd_family family, uint32_t fe
 
 /* ---- the select ---------------------------------------------------------- */
 
-fd_kernel fd_active_kernels[FD_FAMILY_COUNT] = {
-    [FD_FAMILY_MD5] = {.name = "portable", .blocks.md5 = fd_md5_blocks_portable},
-    [FD_FAMILY_SHA1] = {.name = "portable", .blocks.sha1 = fd_sha1_blocks_portable},
-    [FD_FAMILY_SHA256] = {.name = "portable", .blocks.sha256 = fd_sha256_blocks_portable},
-    [FD_FAMILY_SHA512] = {.name = "portable", .blocks.sha512 = fd_sha512_blocks_portable},
-};
+/* Every family's portable kernel is fd_name_blocks_portable
+ * (kernels/portable/portable.h). */
+#define PORTABLE_KERNEL(fam, FAM, ...) \
+    [FD_FAMILY_##FAM] = {.name = "portable", .blocks.fam = fd_##fam##_blocks_portable},
+fd_kernel fd_active_kernels[FD_FAMILY_COUNT] = {FD_FAMILIES(PORTABLE_KERNEL)};
+#undef PORTABLE_KERNEL
 
 fd_multi_kernel fd_active_multi_kernels[FD_FAMILY_COUNT];
 

@@ -322,15 +322,15 @@ static FD_ALWAYS_INLINE void compress_blocks(round_state *state, const uint8_t *
 }
 
 FD_TARGET_AVX2
-void fd_sha256_blocks_avx2(uint32_t chain[8], const uint8_t *blocks, size_t nblocks)
+void fd_sha256_blocks_avx2(fd_sha256_chain *chain, const uint8_t *blocks, size_t nblocks)
 {
     round_state r;
 
     for (int i = 0; i < 8; i++)
-        r.s[i] = chain[i];
+        r.s[i] = chain->words[i];
     compress_blocks(&r, blocks, nblocks);
     for (int i = 0; i < 8; i++)
-        chain[i] = r.s[i];
+        chain->words[i] = r.s[i];
 }
 
 #endif /* FD_HAVE_AVX2 */
