@@ -115,7 +115,7 @@ void fd_hash(enum fd_algorithm_id id, const uint8_t *data, size_t len, uint8_t *
 
 void fd_secure_zero(void *p, size_t len)
 {
-#if defined(__GNUC__) /* also Clang */
+#if defined(FD_COMPILER_GNU)
     /* The empty asm claims to read the memory behind p, so the memset before
      * it is not a dead store the compiler may drop (BoringSSL's
      * OPENSSL_cleanse does the same); memset itself stays at full speed. */

@@ -24,6 +24,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/atomic.h"
 #include "core/parallel.h"
 #include "kernels/compiler.h"
 #include "kernels/endian.h"
@@ -256,13 +257,9 @@ static FD_ALWAYS_INLINE void finish_lane(batch *b, enum fd_family family, unsign
 
 static FD_ALWAYS_INLINE void prefetch_message(const fd_message *m)
 {
-#if defined(__GNUC__) || defined(__clang__)
     const size_t len = m->len < PREFETCH_MAX_BYTES ? m->len : PREFETCH_MAX_BYTES;
     for (size_t offset = 0; offset < len; offset += 64)
-        __builtin_prefetch(m->data + offset);
-#else
-    (void)m;
-#endif
+        FD_PREFETCH(m->data + offset);
 }
 
 /* The end of a batch: no message is left to take, and some lanes are
@@ -398,35 +395,13 @@ void fd_hash_many_using(const fd_multi_kernel *multi, enum fd_algorithm_id id,
  * any machine has CPUs, and small enough for any counter type. */
 #define MAX_PIECES ((size_t)1 << 20)
 
-/* The counter the threads take pieces from. Only its own value is shared:
- * the messages are written before the threads start and the digests read
- * after they are joined, which fd_parallel_run orders. With MSVC, the
- * Interlocked intrinsics, as core/atomic.h uses for reference counts. */
-#ifdef _MSC_VER
-#include <intrin.h>
-typedef volatile long piece_counter;
-static void piece_counter_init(piece_counter *counter)
-{
-    *counter = 0;
-}
-/* The count fits a long: it stops at most one number a thread past the
- * last piece, and there are at most MAX_PIECES pieces and threads. */
-static size_t take_piece(piece_counter *counter)
-{
-    return (size_t)_InterlockedIncrement(counter) - 1;
-}
-#else
-#include <stdatomic.h>
-typedef atomic_size_t piece_counter;
-static void piece_counter_init(piece_counter *counter)
-{
-    atomic_init(counter, 0);
-}
-static size_t take_piece(piece_counter *counter)
-{
-    return atomic_fetch_add_explicit(counter, 1, memory_order_relaxed);
-}
-#endif
+/* The threads take pieces from a counter (core/atomic.h). Only its own
+ * value is shared: the messages are written before the threads start and
+ * the digests read after they are joined, which fd_parallel_run orders.
+ * Under MSVC the count is a long: it stops at most one number a thread past
+ * the last piece, and there are at most MAX_PIECES pieces and threads. */
+_Static_assert(2 * MAX_PIECES <= 0x7fffffff,
+               "the piece counter, at most a number a piece and a thread, fits any long");
 
 /* What the threads of one fd_hash_many_parallel share: fd_parallel_run's
  * context for hash_pieces. Piece p is messages [starts[p], starts[p + 1]). */
@@ -436,7 +411,7 @@ typedef struct parallel_batch {
     const fd_message *messages;
     const size_t *starts;
     size_t piece_count;
-    piece_counter next_piece;
+    fd_counter next_piece;
 } parallel_batch;
 
 static bool hash_pieces(void *context, size_t part)
@@ -445,7 +420,7 @@ static bool hash_pieces(void *context, size_t part)
 
     (void)part;
     for (;;) {
-        const size_t piece = take_piece(&job->next_piece);
+        const size_t piece = fd_counter_take(&job->next_piece);
         if (piece >= job->piece_count)
             return true;
         const size_t first = job->starts[piece];
@@ -517,7 +492,7 @@ void fd_hash_many_parallel(const fd_multi_kernel *multi, enum fd_algorithm_id id
         .starts = starts,
     };
     job.piece_count = cut_pieces(messages, count, block_len, work, max_pieces, starts);
-    piece_counter_init(&job.next_piece);
+    fd_counter_init(&job.next_piece);
     /* Long messages may leave fewer pieces than threads. */
     (void)fd_parallel_run(parts < job.piece_count ? parts : job.piece_count, hash_pieces, &job);
     free(starts);

@@ -220,7 +220,7 @@ static FD_ALWAYS_INLINE void *fd_lane_chain(enum fd_family family, fd_lane_chain
 static FD_ALWAYS_INLINE void fd_store_word32(uint8_t *p, uint32_t v, bool little_endian,
                                              bool word_stores)
 {
-#if defined(__GNUC__) && defined(__BYTE_ORDER__) && \
+#if defined(FD_COMPILER_GNU) && defined(__BYTE_ORDER__) && \
     (__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__ || __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__)
     if (word_stores) {
         if (little_endian != (__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__))
@@ -240,7 +240,7 @@ static FD_ALWAYS_INLINE void fd_store_word32(uint8_t *p, uint32_t v, bool little
 static FD_ALWAYS_INLINE void fd_store_word64(uint8_t *p, uint64_t v, bool little_endian,
                                              bool word_stores)
 {
-#if defined(__GNUC__) && defined(__BYTE_ORDER__) && \
+#if defined(FD_COMPILER_GNU) && defined(__BYTE_ORDER__) && \
     (__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__ || __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__)
     if (word_stores) {
         if (little_endian != (__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__))

@@ -18,9 +18,9 @@
 /* GCC 12 refuses to inline the SHA intrinsics into a function that gains
  * the feature through __attribute__((target)); a pragma before the header
  * gives the whole file the feature instead. */
-#if defined(__clang__)
+#if defined(FD_COMPILER_CLANG)
 #pragma clang attribute push(__attribute__((target("sha2"))), apply_to = function)
-#elif defined(__GNUC__)
+#elif defined(FD_COMPILER_GCC)
 #pragma GCC target("+crypto")
 #endif
 
@@ -202,7 +202,7 @@ void fd_sha1_hmac_finish_armv8(const fd_sha1_chain *inner_chain, const uint8_t *
     fd_store_be32(out + 16, outer_e);
 }
 
-#if defined(__clang__)
+#if defined(FD_COMPILER_CLANG)
 #pragma clang attribute pop
 #endif
 

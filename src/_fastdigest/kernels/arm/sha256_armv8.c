@@ -17,9 +17,9 @@
 /* GCC 12 refuses to inline the SHA intrinsics into a function that gains
  * the feature through __attribute__((target)); a pragma before the header
  * gives the whole file the feature instead. */
-#if defined(__clang__)
+#if defined(FD_COMPILER_CLANG)
 #pragma clang attribute push(__attribute__((target("sha2"))), apply_to = function)
-#elif defined(__GNUC__)
+#elif defined(FD_COMPILER_GCC)
 #pragma GCC target("+crypto")
 #endif
 
@@ -192,7 +192,7 @@ void fd_sha256_hmac_finish_armv8(const fd_sha256_chain *inner_chain, const uint8
     memcpy(out, digest, digest_len);
 }
 
-#if defined(__clang__)
+#if defined(FD_COMPILER_CLANG)
 #pragma clang attribute pop
 #endif
 

@@ -26,9 +26,9 @@
  * "arch=armv8.2-a+sha3" and inlines them only into code built for at least
  * that, so this file is; that is safe because the SHA512 instructions are an
  * ARMv8.2 extension: a CPU that has them implements ARMv8.2. */
-#if defined(__clang__)
+#if defined(FD_COMPILER_CLANG)
 #pragma clang attribute push(__attribute__((target("sha3"))), apply_to = function)
-#elif defined(__GNUC__)
+#elif defined(FD_COMPILER_GCC)
 #pragma GCC target("arch=armv8.2-a+sha3")
 #endif
 
@@ -130,7 +130,7 @@ void fd_sha512_blocks_armv8(fd_sha512_chain *chain, const uint8_t *blocks, size_
     vst1q_u64(chain->words + 6, s.gh);
 }
 
-#if defined(__clang__)
+#if defined(FD_COMPILER_CLANG)
 #pragma clang attribute pop
 #endif
 

@@ -181,7 +181,7 @@ static FD_ALWAYS_INLINE void sha256_round(uint32_t *a, uint32_t b, uint32_t *b_x
     uint32_t sigma1 = rotr32(e, 25);
     uint32_t sigma1_part = rotr32(e, 11);
     uint32_t a_full = *a + *sigma0_pending;
-#ifdef __clang__
+#ifdef FD_COMPILER_CLANG
     FD_VALUE_BARRIER(a_full);
 #endif
     t1 += e_and_f;
