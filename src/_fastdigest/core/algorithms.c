@@ -3,6 +3,7 @@
  * layer of buffer.h with its family and digest length built in. */
 #include "core/algorithms.h"
 
+#include <assert.h>
 #include <string.h>
 
 #include "core/buffer.h"
@@ -104,6 +105,7 @@ const fd_algorithm fd_algorithms[FD_ALGORITHM_COUNT] = {FD_ALGORITHMS(ALGORITHM_
 
 void fd_hash(enum fd_algorithm_id id, const uint8_t *data, size_t len, uint8_t *out)
 {
+    assert((unsigned)id < FD_ALGORITHM_COUNT);
     const fd_algorithm *algorithm = &fd_algorithms[id];
     fd_hash_state state;
 

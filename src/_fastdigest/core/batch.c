@@ -21,6 +21,7 @@
  * hand. */
 #include "core/batch.h"
 
+#include <assert.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -37,6 +38,9 @@
  * as fast as reading the whole blocks in place, and reading them in place
  * from a message of one block, with two calls, was slower. */
 #define SHORT_MESSAGE_BLOCKS 4
+/* A lane's buffer holds a message's tail, one or two blocks, and a call
+ * takes at most SHORT_MESSAGE_BLOCKS blocks of idle_lane_blocks. */
+_Static_assert(SHORT_MESSAGE_BLOCKS >= 2, "a lane's buffer holds a two-block tail");
 
 /* A lane's message in the driver. Where its current run is, is the
  * batch's (runs[], below). */
@@ -97,6 +101,7 @@ static FD_ALWAYS_INLINE size_t tail_block_count(enum fd_family family, size_t le
  * 16, 8, 4 or 2 that ends at n, overlapping what is already copied. */
 static FD_ALWAYS_INLINE void copy_partial_block(uint8_t *dst, const uint8_t *src, size_t n)
 {
+    assert(n > 0 && n < FD_MAX_BLOCK_LEN);
     if (n >= 16) {
         for (size_t i = 0; i + 16 < n; i += 16)
             memcpy(dst + i, src + i, 16);
@@ -151,6 +156,8 @@ static FD_ALWAYS_INLINE void start_lane(batch *b, enum fd_family family, unsigne
     lane *l = &b->lanes[index];
     size_t whole_blocks = m->len / block_len;
 
+    assert(m->data != NULL || m->len == 0);
+    assert(m->digest != NULL);
     set_initial_chain(b, family, index);
     l->digest = m->digest;
     l->busy = true;
@@ -360,6 +367,11 @@ void fd_hash_many_using(const fd_multi_kernel *multi, enum fd_algorithm_id id,
     batch b;
     unsigned lanes_used = 0;
 
+    assert((unsigned)id < FD_ALGORITHM_COUNT);
+    assert(messages != NULL || count == 0);
+    /* The caller's guarantee, and what the lanes hold. */
+    assert(multi == NULL || (multi->lanes >= 2 && multi->lanes <= FD_BATCH_MAX_LANES &&
+                             (multi->required_features & ~fd_cpu_detected_features()) == 0));
     b.messages = messages;
     b.digest_len = algorithm->digest_len;
     b.single = fd_active_kernels[algorithm->family];
@@ -457,6 +469,7 @@ static size_t cut_pieces(const fd_message *messages, size_t count, size_t block_
         }
     }
     starts[++pieces] = count;
+    assert(pieces >= 1 && pieces <= max_pieces);
     return pieces;
 }
 
@@ -613,6 +626,8 @@ bool fd_hash_many_pipelined(const fd_multi_kernel *multi, enum fd_algorithm_id i
         .producing = true,
     };
     bool complete = true;
+
+    assert(slots >= 1 && produce != NULL);
 
     if (threads > chunk_count)
         threads = chunk_count;

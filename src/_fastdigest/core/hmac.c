@@ -368,8 +368,13 @@ compress_digest_lanes(enum fd_family family, size_t digest_len, const fd_multi_k
                                  digest_len);
 }
 
-/* Every digest length is a multiple of four bytes (algorithms.c checks), so
- * T ^= U goes a 32-bit word at a time. */
+/* Every digest length is a multiple of four bytes, so T ^= U goes a 32-bit
+ * word at a time. */
+#define DIGEST_IS_WORDS(algorithm, ALGORITHM, family, FAMILY, digest_len) \
+    _Static_assert((digest_len) % 4 == 0, #algorithm "'s digest is whole 32-bit words");
+FD_ALGORITHMS(DIGEST_IS_WORDS)
+#undef DIGEST_IS_WORDS
+
 static FD_ALWAYS_INLINE void xor_digest(uint8_t *t, const uint8_t *u, size_t digest_len)
 {
     for (size_t i = 0; i < digest_len; i += 4) {

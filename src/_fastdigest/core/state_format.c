@@ -1,6 +1,7 @@
 /* The portable state format (state_format.h has the layout). */
 #include "core/state_format.h"
 
+#include <assert.h>
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -44,6 +45,7 @@ FD_FAMILIES(STATE_FITS)
 
 size_t fd_state_len(enum fd_algorithm_id id, uint64_t byte_count)
 {
+    assert((unsigned)id < FD_ALGORITHM_COUNT);
     const fd_algorithm *algorithm = &fd_algorithms[id];
     size_t tail_len = (size_t)(byte_count & (algorithm->block_len - 1));
     return FD_STATE_HEADER_LEN + fd_family(algorithm->family)->chain_len + tail_len;
@@ -57,6 +59,7 @@ size_t fd_state_export(enum fd_algorithm_id id, const fd_hash_state *state,
     const uint8_t *fields = (const uint8_t *)state;
     uint64_t byte_count;
 
+    assert(algorithm_codes[id] != 0);
     memcpy(&byte_count, fields + layout->count_offset, sizeof byte_count);
     size_t tail_len = (size_t)(byte_count & (algorithm->block_len - 1));
 
@@ -113,6 +116,8 @@ static bool algorithm_from_code(uint8_t code, enum fd_algorithm_id *id)
 enum fd_state_error fd_state_import(const uint8_t *blob, size_t len, enum fd_algorithm_id *id,
                                     fd_hash_state *state, char *reason, size_t reason_len)
 {
+    assert(blob != NULL || len == 0);
+    assert(reason != NULL || reason_len == 0);
     /* The magic is checked on whatever part of it the blob has, so that a
      * short blob of something else is called that, not a cut state. */
     size_t magic_present = len < sizeof state_magic ? len : sizeof state_magic;

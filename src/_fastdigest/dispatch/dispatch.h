@@ -130,7 +130,8 @@ void fd_select_kernels(bool portable_only);
 
 /* Install one kernel for one family (tests and benchmarks run every
  * backend so); a NULL multi-buffer kernel means none. The caller guarantees
- * the CPU has kernel->required_features. */
+ * the CPU has kernel->required_features (the CPU's own, FASTDIGEST_DISABLE
+ * aside), which an assert() checks where they are compiled in. */
 void fd_use_kernel(enum fd_family family, const fd_kernel *kernel);
 void fd_use_multi_kernel(enum fd_family family, const fd_multi_kernel *kernel);
 
