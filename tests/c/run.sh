@@ -10,7 +10,9 @@
 #             and sanitize only: the multi-buffer kernels are x86-only, and
 #             the other targets build them out); then tests/c/test_files.c,
 #             the file reader on files it writes under BUILD_DIR (native and
-#             sanitize: its system calls are the host's, whatever the CPU)
+#             sanitize: its system calls are the host's, whatever the CPU);
+#             and tests/c/wrong_family_row.c, whose rows with a kernel of the
+#             wrong family must not compile
 #   sanitize  the same with -fsanitize=address,undefined and -UNDEBUG: the
 #             core's assert()s of its preconditions run (the extension's own
 #             build keeps Python's -DNDEBUG); the binaries are checked to
@@ -127,7 +129,34 @@ build() {
         "$tests_dir/harness.c" "$tests_dir/model_kernels.c" "${sources[@]}"
 }
 
+# tests/c/wrong_family_row.c compiles as it is and refuses, with the
+# compiler's incompatible-pointer diagnosis, each row that puts a kernel in
+# another family's row (WRONG_ROW=1..4): the families' kernel types differ.
+check_wrong_family_rows() {
+    local compiler=$1 log="$build_dir/wrong_family_row.log" row refused=0
+    echo "== wrong-family dispatch rows with $compiler"
+    if ! "$compiler" "${cflags[@]}" -I"$src_dir" -c "$tests_dir/wrong_family_row.c" \
+        -o "$build_dir/wrong_family_row.o"; then
+        failures+=("wrong_family_row.c without WRONG_ROW does not compile")
+        return
+    fi
+    for row in 1 2 3 4; do
+        if "$compiler" "${cflags[@]}" -DWRONG_ROW="$row" -I"$src_dir" -c \
+            "$tests_dir/wrong_family_row.c" -o "$build_dir/wrong_family_row.o" 2>"$log"; then
+            echo "== WRONG_ROW=$row compiled: a kernel of another family fits the row" >&2
+            failures+=("wrong-family row $row compiled")
+        elif ! grep -q incompatible "$log"; then
+            cat "$log" >&2
+            failures+=("wrong-family row $row failed for another reason")
+        else
+            refused=$((refused + 1))
+        fi
+    done
+    echo "== wrong-family dispatch rows: $refused of 4 refused"
+}
+
 run_native() {
+    check_wrong_family_rows "${CC:-gcc}"
     build test_core "$build_dir/test_core" "${CC:-gcc}"
     run_timed native "$build_dir/test_core" "$vectors"
     build test_batch "$build_dir/test_batch" "${CC:-gcc}"
