@@ -145,8 +145,8 @@ static FD_ALWAYS_INLINE size_t build_tail(enum fd_family family, const uint8_t *
 
 static FD_ALWAYS_INLINE void set_initial_chain(batch *b, enum fd_family family, unsigned index)
 {
-    memcpy(fd_lane_chain(family, &b->chains, index), fd_state_const_chain(family, &b->initial),
-           fd_family(family)->chain_len);
+    fd_copy_chain(family, fd_lane_chain(family, &b->chains, index),
+                  fd_state_const_chain(family, &b->initial));
 }
 
 static FD_ALWAYS_INLINE void start_lane(batch *b, enum fd_family family, unsigned index,

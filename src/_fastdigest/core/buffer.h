@@ -39,7 +39,7 @@ static FD_ALWAYS_INLINE void fd_compress_active(enum fd_family family, void *cha
 static FD_ALWAYS_INLINE void fd_stream_init(enum fd_family family, fd_hash_state *state,
                                             const void *iv)
 {
-    memcpy(fd_state_chain(family, state), iv, fd_family(family)->chain_len);
+    fd_copy_chain(family, fd_state_chain(family, state), iv);
     *fd_state_byte_count(family, state) = 0;
 }
 

@@ -135,7 +135,7 @@ static FD_ALWAYS_INLINE void compress_outer(enum fd_family family, size_t digest
 {
     fd_any_chain chain;
 
-    memcpy(&chain, fd_state_const_chain(family, outer), fd_family(family)->chain_len);
+    fd_copy_chain(family, &chain, fd_state_const_chain(family, outer));
     fd_call_blocks(family, &fd_active_kernels[family], &chain, block, 1);
     fd_store_digest_by_words(family, out, &chain, digest_len);
     fd_secure_zero(&chain, sizeof chain);
@@ -271,14 +271,13 @@ static FD_ALWAYS_INLINE void pbkdf2_iterate(enum fd_family family, size_t digest
                                             const void *outer_chain, uint8_t *block,
                                             uint32_t iterations_left, void *t)
 {
-    const size_t chain_len = fd_family(family)->chain_len;
     fd_any_chain chain;
 
     for (; iterations_left != 0; iterations_left--) {
-        memcpy(&chain, inner_chain, chain_len);
+        fd_copy_chain(family, &chain, inner_chain);
         fd_call_blocks(family, kernel, &chain, block, 1);
         fd_store_digest_by_words(family, block, &chain, digest_len);
-        memcpy(&chain, outer_chain, chain_len);
+        fd_copy_chain(family, &chain, outer_chain);
         fd_call_blocks(family, kernel, &chain, block, 1);
         fd_store_digest_by_words(family, block, &chain, digest_len);
         xor_words(family, digest_len, t, &chain);
@@ -361,7 +360,7 @@ compress_digest_lanes(enum fd_family family, size_t digest_len, const fd_multi_k
     const void *keyed_chain = fd_state_const_chain(family, state);
 
     for (unsigned lane = 0; lane < multi->lanes; lane++)
-        memcpy(fd_lane_chain(family, chains, lane), keyed_chain, fd_family(family)->chain_len);
+        fd_copy_chain(family, fd_lane_chain(family, chains, lane), keyed_chain);
     fd_call_blocks_multi(family, multi, chains, lane_blocks, 1);
     for (size_t lane = 0; lane < count; lane++)
         fd_store_digest_by_words(family, blocks[lane], fd_lane_chain(family, chains, lane),
