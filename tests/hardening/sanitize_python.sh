@@ -103,9 +103,10 @@ start=$SECONDS
 echo "== build: $((SECONDS - start)) s wall"
 # Python's CFLAGS carry -DNDEBUG; FASTDIGEST_CFLAGS come after them, and
 # -UNDEBUG there keeps the core's assert()s in: checked, as a build that
-# lost them would pass every test.
+# lost them would pass every test. (Not grep -q: under pipefail nm's
+# SIGPIPE would fail the check.)
 extension=$(find "$package_dir/fastdigest" -name '_fastdigest*.so' | head -n 1)
-if ! nm -D "$extension" | grep -q __assert_fail; then
+if ! nm -D "$extension" | grep __assert_fail >/dev/null; then
     echo "sanitize_python.sh: $extension was built without assert() (NDEBUG)" >&2
     exit 1
 fi
