@@ -161,8 +161,9 @@ static FD_ALWAYS_INLINE void scheduled_round(int t, uint32_t a, uint32_t *b, uin
 }
 
 /* The 80 rounds of one block onto v, and the feed-forward. Five rounds a
- * loop iteration, with the names rotated by hand (as in sha1.c): the
- * working variables stay scalars, which GCC then keeps in registers. */
+ * loop iteration, with the names rotated by hand (as in
+ * portable/sha1_portable.c): the working variables stay scalars, which GCC
+ * then keeps in registers. */
 FD_TARGET_AVX2
 static FD_ALWAYS_INLINE void block_rounds(fd_sha1_vars *v, uint32_t *w_plus_k, int lane,
                                           __m256i *words, const uint32_t *first_words)
