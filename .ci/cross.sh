@@ -183,8 +183,8 @@ cross_target() { # cross_target TARGET
 }
 
 # Declarations, with the signatures of Microsoft's C runtime and SDK, of what the
-# core uses from <string.h>, <stdio.h>, <stdlib.h>, <errno.h> and <inttypes.h>, and from
-# <windows.h> and <process.h> (core/parallel.c's threads, core/files.c's files and
+# core uses from <string.h>, <stdio.h>, <stdlib.h>, <errno.h>, <inttypes.h> and <assert.h>, and
+# from <windows.h> and <process.h> (core/parallel.c's threads, core/files.c's files and
 # clock); the rest of the C
 # library headers it includes are compiler-provided (stddef, stdint, stdbool,
 # stdarg) and come with clang.
@@ -222,6 +222,17 @@ EOF
     cat >"$dir/inttypes.h" <<'EOF'
 #include <stdint.h>
 #define PRIu64 "llu"
+EOF
+    cat >"$dir/assert.h" <<'EOF'
+#undef assert
+#ifdef NDEBUG
+#define assert(expression) ((void)0)
+#else
+#include <stddef.h>
+void _wassert(const wchar_t *message, const wchar_t *file, unsigned line);
+#define assert(expression) \
+    ((void)(!!(expression) || (_wassert(L"" #expression, L"" __FILE__, (unsigned)__LINE__), 0)))
+#endif
 EOF
     cat >"$dir/windows.h" <<'EOF'
 #include <stddef.h>

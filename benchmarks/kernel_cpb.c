@@ -30,6 +30,7 @@
 #include <openssl/crypto.h>
 #include <openssl/evp.h>
 
+#include "core/family.h"
 #include "dispatch/dispatch.h"
 
 #define MAX_ROUNDS 1001
@@ -71,21 +72,11 @@ static double core_cycles_per_tick(void)
 static unsigned long long time_kernel(enum fd_family family, const fd_kernel *kernel,
                                       const uint8_t *data, size_t len)
 {
-    uint32_t chain32[8] = {0};
-    uint64_t chain64[8] = {0};
+    fd_any_chain chain = {0};
+    const size_t nblocks = len / fd_family(family)->block_len;
     unsigned long long start = __rdtsc();
 
-    switch (family) {
-    case FD_FAMILY_SHA1:
-        kernel->blocks.sha1(chain32, data, len / 64);
-        break;
-    case FD_FAMILY_SHA256:
-        kernel->blocks.sha256(chain32, data, len / 64);
-        break;
-    default:
-        kernel->blocks.sha512(chain64, data, len / 128);
-        break;
-    }
+    fd_call_blocks(family, kernel, &chain, data, nblocks);
     return __rdtsc() - start;
 }
 

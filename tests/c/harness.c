@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "core/algorithms.h"
+#include "core/family.h"
 #include "kernels/portable/portable.h"
 
 /* ---- the run ----------------------------------------------------------- */
@@ -195,112 +196,59 @@ const char *hex_string(const uint8_t *bytes, size_t len)
 
 /* ---- the families and their kernels ------------------------------------- */
 
-const char *const family_names[FD_FAMILY_COUNT] = {
-    [FD_FAMILY_MD5] = "md5",
-    [FD_FAMILY_SHA1] = "sha1",
-    [FD_FAMILY_SHA256] = "sha256",
-    [FD_FAMILY_SHA512] = "sha512",
-};
+/* Everything here is read off the families' rows (kernels/kernel.h's
+ * FD_FAMILIES) through core/family.h, so the drivers test a new family as
+ * soon as it has a row. */
 
-static const size_t block_lens[FD_FAMILY_COUNT] = {
-    [FD_FAMILY_MD5] = FD_MD5_BLOCK_LEN,
-    [FD_FAMILY_SHA1] = FD_SHA1_BLOCK_LEN,
-    [FD_FAMILY_SHA256] = FD_SHA256_BLOCK_LEN,
-    [FD_FAMILY_SHA512] = FD_SHA512_BLOCK_LEN,
-};
-
-/* Read off the union, so the two cannot disagree. */
-static const size_t chain_lens[FD_FAMILY_COUNT] = {
-    [FD_FAMILY_MD5] = sizeof((test_chains *)0)->md5[0],
-    [FD_FAMILY_SHA1] = sizeof((test_chains *)0)->sha1[0],
-    [FD_FAMILY_SHA256] = sizeof((test_chains *)0)->sha256[0],
-    [FD_FAMILY_SHA512] = sizeof((test_chains *)0)->sha512[0],
-};
+#define FAMILY_NAME(name, NAME, ...) [FD_FAMILY_##NAME] = #name,
+const char *const family_names[FD_FAMILY_COUNT] = {FD_FAMILIES(FAMILY_NAME)};
+#undef FAMILY_NAME
 
 size_t family_block_len(enum fd_family family)
 {
-    return block_lens[family];
+    return fd_family(family)->block_len;
 }
 
 size_t family_chain_len(enum fd_family family)
 {
-    return chain_lens[family];
+    return fd_family(family)->chain_len;
 }
-
-/* The one switch over the families for each kind of call. */
 
 void *chain_of(enum fd_family family, test_chains *chains, unsigned lane)
 {
-    switch (family) {
-    case FD_FAMILY_MD5:
-        return chains->md5[lane];
-    case FD_FAMILY_SHA1:
-        return chains->sha1[lane];
-    case FD_FAMILY_SHA256:
-        return chains->sha256[lane];
-    default:
-        return chains->sha512[lane];
-    }
+    return fd_lane_chain(family, chains, lane);
 }
 
 void call_kernel(enum fd_family family, const fd_kernel *kernel, test_chains *chains, unsigned lane,
                  const uint8_t *blocks, size_t nblocks)
 {
-    switch (family) {
-    case FD_FAMILY_MD5:
-        kernel->blocks.md5(chains->md5[lane], blocks, nblocks);
-        break;
-    case FD_FAMILY_SHA1:
-        kernel->blocks.sha1(chains->sha1[lane], blocks, nblocks);
-        break;
-    case FD_FAMILY_SHA256:
-        kernel->blocks.sha256(chains->sha256[lane], blocks, nblocks);
-        break;
-    default:
-        kernel->blocks.sha512(chains->sha512[lane], blocks, nblocks);
-        break;
-    }
+    fd_call_blocks(family, kernel, fd_lane_chain(family, chains, lane), blocks, nblocks);
 }
 
 void call_multi_kernel(enum fd_family family, const fd_multi_kernel *kernel, test_chains *chains,
                        const uint8_t *const *blocks, size_t nblocks)
 {
-    switch (family) {
-    case FD_FAMILY_MD5:
-        kernel->blocks.md5(chains->md5, blocks, nblocks);
-        break;
-    case FD_FAMILY_SHA1:
-        kernel->blocks.sha1(chains->sha1, blocks, nblocks);
-        break;
-    case FD_FAMILY_SHA256:
-        kernel->blocks.sha256(chains->sha256, blocks, nblocks);
-        break;
-    default:
-        kernel->blocks.sha512(chains->sha512, blocks, nblocks);
-        break;
-    }
+    fd_call_blocks_multi(family, kernel, chains, blocks, nblocks);
 }
 
 bool same_kernel(enum fd_family family, const fd_kernel *a, const fd_kernel *b)
 {
     switch (family) {
-    case FD_FAMILY_MD5:
-        return a->blocks.md5 == b->blocks.md5;
-    case FD_FAMILY_SHA1:
-        return a->blocks.sha1 == b->blocks.sha1;
-    case FD_FAMILY_SHA256:
-        return a->blocks.sha256 == b->blocks.sha256;
-    default:
-        return a->blocks.sha512 == b->blocks.sha512;
+#define SAME_BLOCKS_CASE(name, NAME, ...) \
+    case FD_FAMILY_##NAME:                \
+        return a->blocks.name == b->blocks.name;
+        FD_FAMILIES(SAME_BLOCKS_CASE)
+#undef SAME_BLOCKS_CASE
+    case FD_FAMILY_COUNT:
+        break;
     }
+    return false;
 }
 
-static const fd_kernel portable_kernels[FD_FAMILY_COUNT] = {
-    [FD_FAMILY_MD5] = {.name = "portable", .blocks.md5 = fd_md5_blocks_portable},
-    [FD_FAMILY_SHA1] = {.name = "portable", .blocks.sha1 = fd_sha1_blocks_portable},
-    [FD_FAMILY_SHA256] = {.name = "portable", .blocks.sha256 = fd_sha256_blocks_portable},
-    [FD_FAMILY_SHA512] = {.name = "portable", .blocks.sha512 = fd_sha512_blocks_portable},
-};
+#define PORTABLE_KERNEL(fam, FAM, ...) \
+    [FD_FAMILY_##FAM] = {.name = "portable", .blocks.fam = fd_##fam##_blocks_portable},
+static const fd_kernel portable_kernels[FD_FAMILY_COUNT] = {FD_FAMILIES(PORTABLE_KERNEL)};
+#undef PORTABLE_KERNEL
 
 const fd_kernel *portable_kernel(enum fd_family family)
 {

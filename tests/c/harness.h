@@ -19,15 +19,9 @@
 #include "dispatch/dispatch.h"
 #include "kernels/kernel.h"
 
-/* Lets GCC and Clang check a printf-like function's arguments against its
- * format (format_index and first_arg count from 1); elsewhere nothing. The
- * harness's only compiler-specific construct. */
-#if defined(__GNUC__) || defined(__clang__)
-#define TEST_PRINTF_FORMAT(format_index, first_arg) \
-    __attribute__((format(printf, format_index, first_arg)))
-#else
-#define TEST_PRINTF_FORMAT(format_index, first_arg)
-#endif
+/* kernels/compiler.h's FD_PRINTF_LIKE lets GCC and Clang check the
+ * printf-like functions below against their formats. */
+#include "kernels/compiler.h"
 
 /* ---- the run ----------------------------------------------------------- */
 
@@ -62,7 +56,7 @@ typedef struct group_tally {
 
 /* Counts one assertion; a failed one is described by the printf-like
  * message (the first few of a group in full, the rest only counted). */
-void check(group_tally *tally, bool ok, const char *fmt, ...) TEST_PRINTF_FORMAT(3, 4);
+void check(group_tally *tally, bool ok, const char *fmt, ...) FD_PRINTF_LIKE(3, 4);
 
 /* Prints one line for a group, "[family/kernel]  group  N passed, N failed"
  * and the detail (which algorithms, which file), and adds the tally to the
@@ -72,11 +66,11 @@ void report_group(const char *family, const char *kernel, const char *group, con
 
 /* A failure outside any group (bad arguments, a missing directory): printed
  * and counted in the totals. */
-void fail_setup(const char *fmt, ...) TEST_PRINTF_FORMAT(1, 2);
+void fail_setup(const char *fmt, ...) FD_PRINTF_LIKE(1, 2);
 
 /* For fuzz targets: prints "<program> MISMATCH: ..." to stderr and aborts,
  * which libFuzzer reports as a crash and saves the input. */
-_Noreturn void fail_fatal(const char *fmt, ...) TEST_PRINTF_FORMAT(1, 2);
+_Noreturn void fail_fatal(const char *fmt, ...) FD_PRINTF_LIKE(1, 2);
 
 /* ---- random inputs ------------------------------------------------------ */
 

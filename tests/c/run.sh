@@ -10,14 +10,20 @@
 #             and sanitize only: the multi-buffer kernels are x86-only, and
 #             the other targets build them out); then tests/c/test_files.c,
 #             the file reader on files it writes under BUILD_DIR (native and
-#             sanitize: its system calls are the host's, whatever the CPU)
-#   sanitize  the same with -fsanitize=address,undefined
+#             sanitize: its system calls are the host's, whatever the CPU);
+#             and tests/c/wrong_family_row.c, whose rows with a kernel of the
+#             wrong family must not compile
+#   sanitize  the same with -fsanitize=address,undefined and -UNDEBUG: the
+#             core's assert()s of its preconditions run (the extension's own
+#             build keeps Python's -DNDEBUG); the binaries are checked to
+#             call __assert_fail
 #   aarch64   Debian's aarch64-linux-gnu-gcc, run under qemu-aarch64 twice:
 #             -cpu max (SHA-1, SHA-2 and SHA-512 instructions) and
 #             -cpu cortex-a72 (no SHA-512 instructions: the portable SHA-512
 #             must be chosen, and an unguarded SHA-512 kernel would SIGILL)
 #   aarch64-sanitize
-#             the aarch64 build with -fsanitize=address,undefined under
+#             the aarch64 build with -fsanitize=address,undefined (and
+#             -UNDEBUG) under
 #             qemu-aarch64 -cpu max: the ARM kernels are only ever run
 #             emulated here, so they get their out-of-bounds checks there
 #             (LeakSanitizer is off: it cannot run under qemu-user)
@@ -123,7 +129,34 @@ build() {
         "$tests_dir/harness.c" "$tests_dir/model_kernels.c" "${sources[@]}"
 }
 
+# tests/c/wrong_family_row.c compiles as it is and refuses, with the
+# compiler's incompatible-pointer diagnosis, each row that puts a kernel in
+# another family's row (WRONG_ROW=1..4): the families' kernel types differ.
+check_wrong_family_rows() {
+    local compiler=$1 log="$build_dir/wrong_family_row.log" row refused=0
+    echo "== wrong-family dispatch rows with $compiler"
+    if ! "$compiler" "${cflags[@]}" -I"$src_dir" -c "$tests_dir/wrong_family_row.c" \
+        -o "$build_dir/wrong_family_row.o"; then
+        failures+=("wrong_family_row.c without WRONG_ROW does not compile")
+        return
+    fi
+    for row in 1 2 3 4; do
+        if "$compiler" "${cflags[@]}" -DWRONG_ROW="$row" -I"$src_dir" -c \
+            "$tests_dir/wrong_family_row.c" -o "$build_dir/wrong_family_row.o" 2>"$log"; then
+            echo "== WRONG_ROW=$row compiled: a kernel of another family fits the row" >&2
+            failures+=("wrong-family row $row compiled")
+        elif ! grep -q incompatible "$log"; then
+            cat "$log" >&2
+            failures+=("wrong-family row $row failed for another reason")
+        else
+            refused=$((refused + 1))
+        fi
+    done
+    echo "== wrong-family dispatch rows: $refused of 4 refused"
+}
+
 run_native() {
+    check_wrong_family_rows "${CC:-gcc}"
     build test_core "$build_dir/test_core" "${CC:-gcc}"
     run_timed native "$build_dir/test_core" "$vectors"
     build test_batch "$build_dir/test_batch" "${CC:-gcc}"
@@ -132,17 +165,34 @@ run_native() {
     run_timed "native files" "$build_dir/test_files" "$build_dir"
 }
 
+# The sanitizer builds' flags: -UNDEBUG keeps the core's assert()s in even
+# where CFLAGS-like settings carry -DNDEBUG.
+sanitize_flags=(-g -UNDEBUG -fsanitize=address,undefined -fno-sanitize-recover=all)
+
+# require_asserts BINARY: the build kept the core's assert()s (a binary
+# without them calls no __assert_fail). Not grep -q: nm could then die of
+# SIGPIPE, which pipefail counts as the pipeline failing.
+require_asserts() {
+    if ! nm "$1" | grep __assert_fail >/dev/null; then
+        echo "== $1 has no assert(): built with NDEBUG" >&2
+        failures+=("$(basename "$1") without assert()")
+    fi
+}
+
 run_sanitize() {
-    build test_core "$build_dir/test_core-asan" "${CC:-gcc}" -g -fsanitize=address,undefined \
-        -fno-sanitize-recover=all -fno-omit-frame-pointer
+    build test_core "$build_dir/test_core-asan" "${CC:-gcc}" "${sanitize_flags[@]}" \
+        -fno-omit-frame-pointer
+    require_asserts "$build_dir/test_core-asan"
     ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1} \
         run_timed sanitize "$build_dir/test_core-asan" "$vectors"
-    build test_batch "$build_dir/test_batch-asan" "${CC:-gcc}" -g -fsanitize=address,undefined \
-        -fno-sanitize-recover=all -fno-omit-frame-pointer
+    build test_batch "$build_dir/test_batch-asan" "${CC:-gcc}" "${sanitize_flags[@]}" \
+        -fno-omit-frame-pointer
+    require_asserts "$build_dir/test_batch-asan"
     ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1} \
         run_timed "sanitize batch" "$build_dir/test_batch-asan"
-    build test_files "$build_dir/test_files-asan" "${CC:-gcc}" -g -fsanitize=address,undefined \
-        -fno-sanitize-recover=all -fno-omit-frame-pointer
+    build test_files "$build_dir/test_files-asan" "${CC:-gcc}" "${sanitize_flags[@]}" \
+        -fno-omit-frame-pointer
+    require_asserts "$build_dir/test_files-asan"
     ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1} \
         run_timed "sanitize files" "$build_dir/test_files-asan" "$build_dir"
 }
@@ -159,8 +209,8 @@ run_aarch64() {
 
 run_aarch64_sanitize() {
     ensure_cross aarch64-linux-gnu qemu-aarch64 libc6-dev-arm64-cross gcc-aarch64-linux-gnu
-    build test_core "$build_dir/test_core-aarch64-asan" aarch64-linux-gnu-gcc -g \
-        -fsanitize=address,undefined -fno-sanitize-recover=all
+    build test_core "$build_dir/test_core-aarch64-asan" aarch64-linux-gnu-gcc "${sanitize_flags[@]}"
+    require_asserts "$build_dir/test_core-aarch64-asan"
     ASAN_OPTIONS=detect_leaks=0 run_timed "aarch64-sanitize -cpu max" \
         qemu-aarch64 -L /usr/aarch64-linux-gnu -cpu max \
         "$build_dir/test_core-aarch64-asan" "$vectors" --monte="$qemu_monte"

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Builds the libFuzzer targets with clang -fsanitize=fuzzer,address,undefined
-# and runs them, one after the other:
+# (and -UNDEBUG, so that the core's assert()s run) and runs them, one after
+# the other:
 #   fuzz_core   the C core (tests/fuzz/fuzz_core.c): every kernel, stream,
 #               batch, HMAC and PBKDF2 against the portable kernel
 #   fuzz_arrow  the Arrow import (tests/fuzz/fuzz_arrow.c): raw ArrowArray
@@ -120,9 +121,15 @@ for target in "${targets[@]}"; do
     [ "$target" = fuzz_surrogate ] && extra_flags=(-DFD_ARROW_CHUNK_ROWS=37 -DFD_ARROW_MIN_ROWS_PER_THREAD=50
         -DFD_SURROGATE_CHUNK_ROWS=37 -DFD_SURROGATE_TEXT_BYTES=256)
     echo "== building $build_dir/$target with $("$clang" --version | head -n 1)"
-    "$clang" -std=c11 -g -O1 -Wall -Wextra -Werror -fno-omit-frame-pointer \
+    # -UNDEBUG: the core's assert()s of its preconditions run here too.
+    "$clang" -std=c11 -g -O1 -Wall -Wextra -Werror -UNDEBUG -fno-omit-frame-pointer \
         -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all "${extra_flags[@]}" \
         -I"$src_dir" -o "$build_dir/$target" "$fuzz_dir/$target.c" "${extra_sources[@]}" "${sources[@]}"
+    # (Not grep -q: under pipefail nm's SIGPIPE would fail the check.)
+    if ! nm "$build_dir/$target" | grep __assert_fail >/dev/null; then
+        echo "fuzz/run.sh: $target was built without assert() (NDEBUG)" >&2
+        exit 1
+    fi
 
     seed_dir=$(corpus_of "$target")
     seeds=$(find "$seed_dir" -type f | wc -l)

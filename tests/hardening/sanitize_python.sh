@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Builds the extension with gcc's -fsanitize=address,undefined into a scratch
 # directory and runs the Python suite under it: once with the best kernels
-# this CPU runs, once with FASTDIGEST_BACKEND=portable.
+# this CPU runs, once with FASTDIGEST_BACKEND=portable. -UNDEBUG undoes
+# Python's -DNDEBUG, so the C core's assert()s run too.
 #
 #   tests/hardening/sanitize_python.sh [PYTEST_ARGS...]
 #
@@ -95,11 +96,20 @@ start=$SECONDS
 (
     cd "$repo_root"
     CC=$cc FASTDIGEST_STRICT=1 \
-        FASTDIGEST_CFLAGS="-O2 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=all" \
+        FASTDIGEST_CFLAGS="-O2 -g -UNDEBUG -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=all" \
         FASTDIGEST_LDFLAGS="-fsanitize=address,undefined" \
         "$python" setup.py -q build_ext --build-lib "$package_dir" --build-temp "$build_dir/temp"
 )
 echo "== build: $((SECONDS - start)) s wall"
+# Python's CFLAGS carry -DNDEBUG; FASTDIGEST_CFLAGS come after them, and
+# -UNDEBUG there keeps the core's assert()s in: checked, as a build that
+# lost them would pass every test. (Not grep -q: under pipefail nm's
+# SIGPIPE would fail the check.)
+extension=$(find "$package_dir/fastdigest" -name '_fastdigest*.so' | head -n 1)
+if ! nm -D "$extension" | grep __assert_fail >/dev/null; then
+    echo "sanitize_python.sh: $extension was built without assert() (NDEBUG)" >&2
+    exit 1
+fi
 
 export LD_PRELOAD="$preload${LD_PRELOAD:+ $LD_PRELOAD}"
 export PYTHONMALLOC=malloc

@@ -4,37 +4,35 @@
 #ifndef FD_ALGORITHMS_H
 #define FD_ALGORITHMS_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
-#include "core/md5.h"
-#include "core/sha1.h"
-#include "core/sha256.h"
-#include "core/sha512.h"
+#include "core/family.h"
+#include "kernels/compiler.h"
 #include "kernels/kernel.h"
 
-#define FD_MAX_DIGEST_LEN FD_SHA512_DIGEST_LEN
-#define FD_MAX_BLOCK_LEN FD_SHA512_BLOCK_LEN
+/* Every algorithm, each described once:
+ *
+ *   X(name, NAME, family_name, FAMILY_NAME, digest_len)
+ *
+ * name, NAME: the algorithm in identifiers (fd_algorithms[FD_NAME], hashlib's
+ * name "name"); family_name, FAMILY_NAME: its family's row of FD_FAMILIES
+ * (kernels/kernel.h); digest_len: bytes of its digest, a multiple of 4 that
+ * its family's chain holds. Its initial chain is name_iv in algorithms.c. */
+#define FD_ALGORITHMS(X)                                                \
+    X(md5, MD5, md5, MD5, FD_MD5_DIGEST_LEN)                            \
+    X(sha1, SHA1, sha1, SHA1, FD_SHA1_DIGEST_LEN)                       \
+    X(sha224, SHA224, sha256, SHA256, FD_SHA224_DIGEST_LEN)             \
+    X(sha256, SHA256, sha256, SHA256, FD_SHA256_DIGEST_LEN)             \
+    X(sha384, SHA384, sha512, SHA512, FD_SHA384_DIGEST_LEN)             \
+    X(sha512, SHA512, sha512, SHA512, FD_SHA512_DIGEST_LEN)             \
+    X(sha512_224, SHA512_224, sha512, SHA512, FD_SHA512_224_DIGEST_LEN) \
+    X(sha512_256, SHA512_256, sha512, SHA512, FD_SHA512_256_DIGEST_LEN)
 
-enum fd_algorithm_id {
-    FD_MD5,
-    FD_SHA1,
-    FD_SHA224,
-    FD_SHA256,
-    FD_SHA384,
-    FD_SHA512,
-    FD_SHA512_224,
-    FD_SHA512_256,
-    FD_ALGORITHM_COUNT
-};
-
-/* Big enough for any algorithm's state; an algorithm uses its own member. */
-typedef union fd_hash_state {
-    fd_md5_state md5;
-    fd_sha1_state sha1;
-    fd_sha256_state sha256;
-    fd_sha512_state sha512;
-} fd_hash_state;
+#define FD_ALGORITHM_ENUMERATOR(name, NAME, ...) FD_##NAME,
+enum fd_algorithm_id { FD_ALGORITHMS(FD_ALGORITHM_ENUMERATOR) FD_ALGORITHM_COUNT };
+#undef FD_ALGORITHM_ENUMERATOR
 
 typedef struct fd_algorithm {
     const char *name;      /* hashlib's name: "md5", "sha512_224", ... */
@@ -42,6 +40,8 @@ typedef struct fd_algorithm {
     size_t digest_len;
     size_t block_len;
     size_t state_len; /* the bytes of fd_hash_state this algorithm uses */
+    /* block_len and state_len are its family's (fd_family(family)), kept
+     * here for the binding. */
     void (*init)(fd_hash_state *state);
     /* data may be NULL when len is 0. */
     void (*update)(fd_hash_state *state, const uint8_t *data, size_t len);
@@ -51,6 +51,26 @@ typedef struct fd_algorithm {
 } fd_algorithm;
 
 extern const fd_algorithm fd_algorithms[FD_ALGORITHM_COUNT];
+
+/* The digest length of an algorithm of `family` whose descriptor says
+ * digest_len: the one length of the family's algorithms where they all have
+ * the same (MD5, SHA-1), so that code instantiated with a constant family
+ * (core/batch.c, core/hmac.c) stores those digests with loops of constant
+ * length; digest_len itself for the families of several lengths. */
+static FD_ALWAYS_INLINE size_t fd_family_digest_len(enum fd_family family, size_t digest_len)
+{
+    size_t one_len = 0;
+    bool several = false;
+
+#define FD_DIGEST_LEN_OF_FAMILY(algorithm, ALGORITHM, family_name, FAMILY, len) \
+    if (family == FD_FAMILY_##FAMILY) {                                         \
+        several = several || (one_len != 0 && one_len != (len));                \
+        one_len = (len);                                                        \
+    }
+    FD_ALGORITHMS(FD_DIGEST_LEN_OF_FAMILY)
+#undef FD_DIGEST_LEN_OF_FAMILY
+    return several ? digest_len : one_len;
+}
 
 /* One-shot: out receives fd_algorithms[id].digest_len bytes. */
 void fd_hash(enum fd_algorithm_id id, const uint8_t *data, size_t len, uint8_t *out);

@@ -14,6 +14,7 @@
 
 #include "core/arrow_hash.h"
 
+#include <assert.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -259,7 +260,9 @@ size_t fd_arrow_split_rows(size_t length, size_t threads, size_t *part_rows)
     size_t chunks = (length + FD_ARROW_CHUNK_ROWS - 1) / FD_ARROW_CHUNK_ROWS;
     *part_rows = (chunks + parts - 1) / parts * FD_ARROW_CHUNK_ROWS;
     /* Rounding up to whole chunks may leave the last parts nothing. */
-    return (length + *part_rows - 1) / *part_rows;
+    parts = (length + *part_rows - 1) / *part_rows;
+    assert(parts >= 1 && parts <= threads);
+    return parts;
 }
 
 /* Hashes one part's rows (its validity bits and digest slots are its own,
@@ -275,6 +278,9 @@ static bool hash_part(void *context, size_t part)
     const size_t end = first + job->part_rows < length ? first + job->part_rows : length;
     const size_t chunk_rows = end - first < FD_ARROW_CHUNK_ROWS ? end - first : FD_ARROW_CHUNK_ROWS;
 
+    /* fd_arrow_split_rows leaves no part empty (but the one part of no
+     * rows). */
+    assert(first < length || (part == 0 && length == 0));
     part_sink sink = {.sink = {.capacity = FD_ARROW_SINK_BYTES, .make_room = make_room},
                       .id = job->id};
     sink.messages = malloc(chunk_rows * sizeof *sink.messages + 1);

@@ -1,20 +1,23 @@
 /* Words that several threads read and write without a lock: the reference
- * count of a digest column (core/arrow_hash.c) and the binding's GIL
+ * count of a digest column (core/arrow_hash.c), the counter the batch
+ * driver's threads take pieces from (core/batch.c) and the binding's GIL
  * threshold (python/locking.h).
  *
  * C11's <stdatomic.h>, except under MSVC itself: its C compiler offers C11
  * atomics only behind an experimental switch (/experimental:c11atomics;
  * under /std:c11 it defines __STDC_NO_ATOMICS__), so there the Interlocked
  * intrinsics and volatile accesses of aligned words. clang-cl, which also
- * defines _MSC_VER, has <stdatomic.h>. This is the one place that tells the
- * two apart. Plain C: no Python.h. */
+ * defines _MSC_VER, has <stdatomic.h>: kernels/compiler.h's FD_COMPILER_MSVC
+ * tells the two apart. Plain C: no Python.h. */
 #ifndef FD_CORE_ATOMIC_H
 #define FD_CORE_ATOMIC_H
 
 #include <stdbool.h>
 #include <stddef.h>
 
-#if defined(_MSC_VER) && !defined(__clang__)
+#include "kernels/compiler.h"
+
+#if defined(FD_COMPILER_MSVC)
 #define FD_MSVC_ATOMICS 1
 #endif
 
@@ -54,6 +57,35 @@ static inline bool fd_refcount_drop(fd_refcount *count)
 {
     /* acq_rel: the thread that frees sees every other thread's last use. */
     return atomic_fetch_sub_explicit(count, 1, memory_order_acq_rel) == 1;
+}
+#endif
+
+/* ---- counters --------------------------------------------------------------- */
+
+/* A count that threads take numbers from, 0, 1, 2, ..., each number once:
+ * relaxed order, for a count that guards no other memory. Under MSVC the
+ * count is a long, so it must stay below LONG_MAX (core/batch.c's stops at
+ * most one number a thread past its pieces, of which there are at most
+ * 2^20). */
+#ifdef FD_MSVC_ATOMICS
+typedef volatile long fd_counter;
+static inline void fd_counter_init(fd_counter *counter)
+{
+    *counter = 0;
+}
+static inline size_t fd_counter_take(fd_counter *counter)
+{
+    return (size_t)_InterlockedIncrement(counter) - 1;
+}
+#else
+typedef atomic_size_t fd_counter;
+static inline void fd_counter_init(fd_counter *counter)
+{
+    atomic_init(counter, 0);
+}
+static inline size_t fd_counter_take(fd_counter *counter)
+{
+    return atomic_fetch_add_explicit(counter, 1, memory_order_relaxed);
 }
 #endif
 

@@ -21,9 +21,11 @@
  * hand. */
 #include "core/batch.h"
 
+#include <assert.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/atomic.h"
 #include "core/parallel.h"
 #include "kernels/compiler.h"
 #include "kernels/endian.h"
@@ -36,6 +38,9 @@
  * as fast as reading the whole blocks in place, and reading them in place
  * from a message of one block, with two calls, was slower. */
 #define SHORT_MESSAGE_BLOCKS 4
+/* A lane's buffer holds a message's tail, one or two blocks, and a call
+ * takes at most SHORT_MESSAGE_BLOCKS blocks of idle_lane_blocks. */
+_Static_assert(SHORT_MESSAGE_BLOCKS >= 2, "a lane's buffer holds a two-block tail");
 
 /* A lane's message in the driver. Where its current run is, is the
  * batch's (runs[], below). */
@@ -70,21 +75,22 @@ typedef struct batch {
 /* Every function below takes the family as an argument and is inlined into
  * run_batch, which fd_hash_many_using calls with a constant family: each
  * family gets its own copy of the driver, in which block lengths, padding
- * and chain sizes are constants. That turns the division by the block
- * length into a shift and every copy and fill into a few fixed-size moves
- * written out inline. The driver written once for all families paid a
- * 64-bit division and library calls of memcpy and memset for every message,
- * a large share of the time of a short one. */
+ * and chain sizes (core/family.h's description of the family) are
+ * constants. That turns the division by the block length into a shift and
+ * every copy and fill into a few fixed-size moves written out inline. The
+ * driver written once for all families paid a 64-bit division and library
+ * calls of memcpy and memset for every message, a large share of the time
+ * of a short one. */
 static FD_ALWAYS_INLINE size_t block_len_of(enum fd_family family)
 {
-    return family == FD_FAMILY_SHA512 ? FD_SHA512_BLOCK_LEN : FD_SHA256_BLOCK_LEN;
+    return fd_family(family)->block_len;
 }
 
 /* The block count of the padded tail of a len-byte message: the last
  * len % block_len bytes, 0x80 and the length field, rounded up to blocks. */
 static FD_ALWAYS_INLINE size_t tail_block_count(enum fd_family family, size_t len)
 {
-    const size_t length_field_len = family == FD_FAMILY_SHA512 ? 16 : 8;
+    const size_t length_field_len = fd_family(family)->length_field_len;
     const size_t partial = len & (block_len_of(family) - 1);
 
     return partial + 1 + length_field_len <= block_len_of(family) ? 1 : 2;
@@ -95,6 +101,7 @@ static FD_ALWAYS_INLINE size_t tail_block_count(enum fd_family family, size_t le
  * 16, 8, 4 or 2 that ends at n, overlapping what is already copied. */
 static FD_ALWAYS_INLINE void copy_partial_block(uint8_t *dst, const uint8_t *src, size_t n)
 {
+    assert(n > 0 && n < FD_MAX_BLOCK_LEN);
     if (n >= 16) {
         for (size_t i = 0; i + 16 < n; i += 16)
             memcpy(dst + i, src + i, 16);
@@ -116,9 +123,8 @@ static FD_ALWAYS_INLINE void copy_partial_block(uint8_t *dst, const uint8_t *src
 }
 
 /* Writes the padded tail of a len-byte message into tail: the last
- * len % block_len bytes, 0x80, zeros, and the bit length (little-endian 64
- * bits for MD5, big-endian 64 bits for SHA-1 and SHA-256, big-endian 128
- * bits for SHA-512), as buffer.h's fd_block_pad pads. Returns its block
+ * len % block_len bytes, 0x80, zeros, and the bit length in the family's
+ * length field, as buffer.h's fd_stream_final pads. Returns its block
  * count. */
 static FD_ALWAYS_INLINE size_t build_tail(enum fd_family family, const uint8_t *data, size_t len,
                                           uint8_t *tail)
@@ -126,8 +132,6 @@ static FD_ALWAYS_INLINE size_t build_tail(enum fd_family family, const uint8_t *
     const size_t block_len = block_len_of(family);
     const size_t partial = len & (block_len - 1);
     const size_t blocks = tail_block_count(family, len);
-    uint8_t *const end = tail + blocks * block_len;
-    const uint64_t byte_count = (uint64_t)len;
 
     memset(tail, 0, block_len);
     if (blocks == 2)
@@ -135,33 +139,14 @@ static FD_ALWAYS_INLINE size_t build_tail(enum fd_family family, const uint8_t *
     if (partial != 0)
         copy_partial_block(tail, data + (len - partial), partial);
     tail[partial] = 0x80;
-    if (family == FD_FAMILY_MD5) {
-        fd_store_le64(end - 8, byte_count << 3);
-    }
-    else {
-        fd_store_be64(end - 8, byte_count << 3);
-        if (family == FD_FAMILY_SHA512)
-            fd_store_be64(end - 16, byte_count >> 61);
-    }
+    fd_store_length_field(family, tail + blocks * block_len, (uint64_t)len);
     return blocks;
 }
 
 static FD_ALWAYS_INLINE void set_initial_chain(batch *b, enum fd_family family, unsigned index)
 {
-    switch (family) {
-    case FD_FAMILY_MD5:
-        memcpy(b->chains.md5[index], b->initial.md5.chain, sizeof b->chains.md5[index]);
-        break;
-    case FD_FAMILY_SHA1:
-        memcpy(b->chains.sha1[index], b->initial.sha1.chain, sizeof b->chains.sha1[index]);
-        break;
-    case FD_FAMILY_SHA256:
-        memcpy(b->chains.sha256[index], b->initial.sha256.chain, sizeof b->chains.sha256[index]);
-        break;
-    default:
-        memcpy(b->chains.sha512[index], b->initial.sha512.chain, sizeof b->chains.sha512[index]);
-        break;
-    }
+    fd_copy_chain(family, fd_lane_chain(family, &b->chains, index),
+                  fd_state_const_chain(family, &b->initial));
 }
 
 static FD_ALWAYS_INLINE void start_lane(batch *b, enum fd_family family, unsigned index,
@@ -171,6 +156,8 @@ static FD_ALWAYS_INLINE void start_lane(batch *b, enum fd_family family, unsigne
     lane *l = &b->lanes[index];
     size_t whole_blocks = m->len / block_len;
 
+    assert(m->data != NULL || m->len == 0);
+    assert(m->digest != NULL);
     set_initial_chain(b, family, index);
     l->digest = m->digest;
     l->busy = true;
@@ -221,52 +208,15 @@ static FD_ALWAYS_INLINE bool advance_lane(batch *b, enum fd_family family, unsig
  * forwarding. sha224, sha384 and the SHA-512/t variants keep a prefix. */
 static FD_ALWAYS_INLINE void emit_digest(batch *b, enum fd_family family, unsigned index)
 {
-    uint8_t *out = b->lanes[index].digest;
-    const size_t len = b->digest_len;
-
-    switch (family) {
-    case FD_FAMILY_MD5:
-        for (size_t w = 0; w < 4; w++)
-            fd_store_le32(out + 4 * w, b->chains.md5[index][w]);
-        break;
-    case FD_FAMILY_SHA1:
-        for (size_t w = 0; w < 5; w++)
-            fd_store_be32(out + 4 * w, b->chains.sha1[index][w]);
-        break;
-    case FD_FAMILY_SHA256:
-        for (size_t w = 0; w < len / 4; w++)
-            fd_store_be32(out + 4 * w, b->chains.sha256[index][w]);
-        break;
-    default: {
-        size_t w = 0;
-        for (; 8 * (w + 1) <= len; w++)
-            fd_store_be64(out + 8 * w, b->chains.sha512[index][w]);
-        /* SHA-512/224 ends halfway through a word: its high half. */
-        if (8 * w < len)
-            fd_store_be32(out + 8 * w, (uint32_t)(b->chains.sha512[index][w] >> 32));
-        break;
-    }
-    }
+    fd_store_digest(family, b->lanes[index].digest, fd_lane_chain(family, &b->chains, index),
+                    fd_family_digest_len(family, b->digest_len));
     b->lanes[index].busy = false;
 }
 
 static FD_ALWAYS_INLINE void compress_single(batch *b, enum fd_family family, unsigned index,
                                              const uint8_t *blocks, size_t nblocks)
 {
-    switch (family) {
-    case FD_FAMILY_MD5:
-        b->single.blocks.md5(b->chains.md5[index], blocks, nblocks);
-        break;
-    case FD_FAMILY_SHA1:
-        b->single.blocks.sha1(b->chains.sha1[index], blocks, nblocks);
-        break;
-    case FD_FAMILY_SHA256:
-        b->single.blocks.sha256(b->chains.sha256[index], blocks, nblocks);
-        break;
-    default:
-        b->single.blocks.sha512(b->chains.sha512[index], blocks, nblocks);
-        break;
-    }
+    fd_call_blocks(family, &b->single, fd_lane_chain(family, &b->chains, index), blocks, nblocks);
 }
 
 /* What the kernel reads in a lane that has no message, in the last rounds
@@ -287,20 +237,7 @@ static FD_ALWAYS_INLINE void compress_lanes(batch *b, enum fd_family family,
             idle_runs[i] = b->lanes[i].busy ? b->runs[i] : idle_lane_blocks;
         runs = idle_runs;
     }
-    switch (family) {
-    case FD_FAMILY_MD5:
-        kernel->blocks.md5(b->chains.md5, runs, nblocks);
-        break;
-    case FD_FAMILY_SHA1:
-        kernel->blocks.sha1(b->chains.sha1, runs, nblocks);
-        break;
-    case FD_FAMILY_SHA256:
-        kernel->blocks.sha256(b->chains.sha256, runs, nblocks);
-        break;
-    default:
-        kernel->blocks.sha512(b->chains.sha512, runs, nblocks);
-        break;
-    }
+    fd_call_blocks_multi(family, kernel, &b->chains, runs, nblocks);
 }
 
 /* Finishes a lane's message with the single-stream kernel. */
@@ -327,13 +264,9 @@ static FD_ALWAYS_INLINE void finish_lane(batch *b, enum fd_family family, unsign
 
 static FD_ALWAYS_INLINE void prefetch_message(const fd_message *m)
 {
-#if defined(__GNUC__) || defined(__clang__)
     const size_t len = m->len < PREFETCH_MAX_BYTES ? m->len : PREFETCH_MAX_BYTES;
     for (size_t offset = 0; offset < len; offset += 64)
-        __builtin_prefetch(m->data + offset);
-#else
-    (void)m;
-#endif
+        FD_PREFETCH(m->data + offset);
 }
 
 /* The end of a batch: no message is left to take, and some lanes are
@@ -432,25 +365,26 @@ void fd_hash_many_using(const fd_multi_kernel *multi, enum fd_algorithm_id id,
 {
     const fd_algorithm *algorithm = &fd_algorithms[id];
     batch b;
-    unsigned lanes_used;
+    unsigned lanes_used = 0;
 
+    assert((unsigned)id < FD_ALGORITHM_COUNT);
+    assert(messages != NULL || count == 0);
+    /* The caller's guarantee, and what the lanes hold. */
+    assert(multi == NULL || (multi->lanes >= 2 && multi->lanes <= FD_BATCH_MAX_LANES &&
+                             (multi->required_features & ~fd_cpu_detected_features()) == 0));
     b.messages = messages;
     b.digest_len = algorithm->digest_len;
     b.single = fd_active_kernels[algorithm->family];
     algorithm->init(&b.initial);
 
     switch (algorithm->family) {
-    case FD_FAMILY_MD5:
-        lanes_used = run_batch(&b, FD_FAMILY_MD5, multi, count);
+#define RUN_BATCH_CASE(name, NAME, ...)                             \
+    case FD_FAMILY_##NAME:                                          \
+        lanes_used = run_batch(&b, FD_FAMILY_##NAME, multi, count); \
         break;
-    case FD_FAMILY_SHA1:
-        lanes_used = run_batch(&b, FD_FAMILY_SHA1, multi, count);
-        break;
-    case FD_FAMILY_SHA256:
-        lanes_used = run_batch(&b, FD_FAMILY_SHA256, multi, count);
-        break;
-    default:
-        lanes_used = run_batch(&b, FD_FAMILY_SHA512, multi, count);
+        FD_FAMILIES(RUN_BATCH_CASE)
+#undef RUN_BATCH_CASE
+    case FD_FAMILY_COUNT:
         break;
     }
 
@@ -473,35 +407,13 @@ void fd_hash_many_using(const fd_multi_kernel *multi, enum fd_algorithm_id id,
  * any machine has CPUs, and small enough for any counter type. */
 #define MAX_PIECES ((size_t)1 << 20)
 
-/* The counter the threads take pieces from. Only its own value is shared:
- * the messages are written before the threads start and the digests read
- * after they are joined, which fd_parallel_run orders. With MSVC, the
- * Interlocked intrinsics, as core/atomic.h uses for reference counts. */
-#ifdef _MSC_VER
-#include <intrin.h>
-typedef volatile long piece_counter;
-static void piece_counter_init(piece_counter *counter)
-{
-    *counter = 0;
-}
-/* The count fits a long: it stops at most one number a thread past the
- * last piece, and there are at most MAX_PIECES pieces and threads. */
-static size_t take_piece(piece_counter *counter)
-{
-    return (size_t)_InterlockedIncrement(counter) - 1;
-}
-#else
-#include <stdatomic.h>
-typedef atomic_size_t piece_counter;
-static void piece_counter_init(piece_counter *counter)
-{
-    atomic_init(counter, 0);
-}
-static size_t take_piece(piece_counter *counter)
-{
-    return atomic_fetch_add_explicit(counter, 1, memory_order_relaxed);
-}
-#endif
+/* The threads take pieces from a counter (core/atomic.h). Only its own
+ * value is shared: the messages are written before the threads start and
+ * the digests read after they are joined, which fd_parallel_run orders.
+ * Under MSVC the count is a long: it stops at most one number a thread past
+ * the last piece, and there are at most MAX_PIECES pieces and threads. */
+_Static_assert(2 * MAX_PIECES <= 0x7fffffff,
+               "the piece counter, at most a number a piece and a thread, fits any long");
 
 /* What the threads of one fd_hash_many_parallel share: fd_parallel_run's
  * context for hash_pieces. Piece p is messages [starts[p], starts[p + 1]). */
@@ -511,7 +423,7 @@ typedef struct parallel_batch {
     const fd_message *messages;
     const size_t *starts;
     size_t piece_count;
-    piece_counter next_piece;
+    fd_counter next_piece;
 } parallel_batch;
 
 static bool hash_pieces(void *context, size_t part)
@@ -520,7 +432,7 @@ static bool hash_pieces(void *context, size_t part)
 
     (void)part;
     for (;;) {
-        const size_t piece = take_piece(&job->next_piece);
+        const size_t piece = fd_counter_take(&job->next_piece);
         if (piece >= job->piece_count)
             return true;
         const size_t first = job->starts[piece];
@@ -557,6 +469,7 @@ static size_t cut_pieces(const fd_message *messages, size_t count, size_t block_
         }
     }
     starts[++pieces] = count;
+    assert(pieces >= 1 && pieces <= max_pieces);
     return pieces;
 }
 
@@ -592,7 +505,7 @@ void fd_hash_many_parallel(const fd_multi_kernel *multi, enum fd_algorithm_id id
         .starts = starts,
     };
     job.piece_count = cut_pieces(messages, count, block_len, work, max_pieces, starts);
-    piece_counter_init(&job.next_piece);
+    fd_counter_init(&job.next_piece);
     /* Long messages may leave fewer pieces than threads. */
     (void)fd_parallel_run(parts < job.piece_count ? parts : job.piece_count, hash_pieces, &job);
     free(starts);
@@ -713,6 +626,8 @@ bool fd_hash_many_pipelined(const fd_multi_kernel *multi, enum fd_algorithm_id i
         .producing = true,
     };
     bool complete = true;
+
+    assert(slots >= 1 && produce != NULL);
 
     if (threads > chunk_count)
         threads = chunk_count;

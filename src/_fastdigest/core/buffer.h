@@ -1,35 +1,61 @@
-/* The one block-buffering routine every hash family uses.
+/* The stream layer of every hash family: init, update and final over the
+ * family's active kernel, with the one block-buffering routine.
  *
  * MD5, SHA-1 and SHA-2 are all Merkle-Damgard hashes over fixed-size blocks:
  * they differ only in block length, compression function and the width and
- * byte order of the length field in the padding. So the buffering lives here
- * once, and each family supplies its compress function and block length.
+ * byte order of the length field in the padding, which their rows of
+ * FD_FAMILIES (kernels/kernel.h) give. So the buffering and the padding live
+ * here once, over the family's description (core/family.h).
  *
  * The number of bytes waiting in the block buffer is never stored: it is
  * byte_count modulo the block length (a power of two), which keeps the state
  * one field smaller and makes an inconsistent state impossible to represent.
  *
- * `compress` consumes whole blocks from a pointer of any alignment. It is
- * passed as a constant at every call site, so the compiler inlines these
- * routines per family and the indirect call is the dispatch, nothing more. */
+ * Each function takes the family as a constant at every call site
+ * (core/algorithms.c's update and final of each family), so the compiler
+ * inlines them per family with its block length and byte order built in,
+ * and the indirect call of the active kernel is the dispatch, nothing
+ * more. */
 #ifndef FD_BUFFER_H
 #define FD_BUFFER_H
 
+#include <assert.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
 
-typedef void fd_compress_fn(void *chain, const uint8_t *blocks, size_t nblocks);
+#include "core/family.h"
+#include "dispatch/dispatch.h"
+
+/* Compresses nblocks blocks onto chain with the family's active kernel. */
+static FD_ALWAYS_INLINE void fd_compress_active(enum fd_family family, void *chain,
+                                                const uint8_t *blocks, size_t nblocks)
+{
+    fd_call_blocks(family, &fd_active_kernels[family], chain, blocks, nblocks);
+}
+
+/* Starts a state of the family from its initial chain (a chain of the
+ * family: the algorithm's IV). */
+static FD_ALWAYS_INLINE void fd_stream_init(enum fd_family family, fd_hash_state *state,
+                                            const void *iv)
+{
+    fd_copy_chain(family, fd_state_chain(family, state), iv);
+    *fd_state_byte_count(family, state) = 0;
+}
 
 /* Absorbs len bytes of data. Whole blocks are compressed straight from data,
- * in one call; only a partial block at either end is copied into `block`.
- * data may be NULL when len is 0. */
-static inline void fd_block_update(void *chain, uint8_t *block, size_t block_len,
-                                   uint64_t *byte_count, fd_compress_fn *compress,
-                                   const uint8_t *data, size_t len)
+ * in one call; only a partial block at either end is copied into the
+ * state's block buffer. data may be NULL when len is 0. */
+static FD_ALWAYS_INLINE void fd_stream_update(enum fd_family family, fd_hash_state *state,
+                                              const uint8_t *data, size_t len)
 {
+    const size_t block_len = fd_family(family)->block_len;
+    void *chain = fd_state_chain(family, state);
+    uint8_t *block = fd_state_block(family, state);
+    uint64_t *byte_count = fd_state_byte_count(family, state);
     size_t used = (size_t)(*byte_count & (block_len - 1));
 
+    assert(data != NULL || len == 0);
     *byte_count += len;
     if (used != 0) {
         size_t room = block_len - used;
@@ -39,13 +65,13 @@ static inline void fd_block_update(void *chain, uint8_t *block, size_t block_len
             return;
         }
         memcpy(block + used, data, room);
-        compress(chain, block, 1);
+        fd_compress_active(family, chain, block, 1);
         data += room;
         len -= room;
     }
     size_t nblocks = len / block_len;
     if (nblocks != 0) {
-        compress(chain, data, nblocks);
+        fd_compress_active(family, chain, data, nblocks);
         data += nblocks * block_len;
         len -= nblocks * block_len;
     }
@@ -53,22 +79,31 @@ static inline void fd_block_update(void *chain, uint8_t *block, size_t block_len
         memcpy(block, data, len);
 }
 
-/* Appends the 0x80 marker and zero bytes so that exactly length_field_len
- * bytes remain at the end of `block`, compressing one extra block first when
- * the buffered tail leaves no room for the length field. The caller writes
- * the message length there, in its family's byte order, and compresses. */
-static inline void fd_block_pad(void *chain, uint8_t *block, size_t block_len, uint64_t byte_count,
-                                size_t length_field_len, fd_compress_fn *compress)
+/* Pads the message (the 0x80 marker, zeros and the length field, FIPS
+ * 180-4 5.1, RFC 1321 3.1-3.2), compresses its last block or two and writes
+ * the first digest_len bytes of the digest. Leaves the state padded:
+ * finalize a copy to keep hashing. */
+static FD_ALWAYS_INLINE void fd_stream_final(enum fd_family family, fd_hash_state *state,
+                                             uint8_t *out, size_t digest_len)
 {
+    const fd_family_info *f = fd_family(family);
+    const size_t block_len = f->block_len;
+    void *chain = fd_state_chain(family, state);
+    uint8_t *block = fd_state_block(family, state);
+    const uint64_t byte_count = *fd_state_byte_count(family, state);
     size_t used = (size_t)(byte_count & (block_len - 1));
 
+    assert(digest_len <= f->chain_len);
     block[used++] = 0x80;
-    if (used > block_len - length_field_len) {
+    if (used > block_len - f->length_field_len) {
         memset(block + used, 0, block_len - used);
-        compress(chain, block, 1);
+        fd_compress_active(family, chain, block, 1);
         used = 0;
     }
-    memset(block + used, 0, block_len - length_field_len - used);
+    memset(block + used, 0, block_len - f->length_field_len - used);
+    fd_store_length_field(family, block + block_len, byte_count);
+    fd_compress_active(family, chain, block, 1);
+    fd_store_digest(family, out, chain, digest_len);
 }
 
 #endif /* FD_BUFFER_H */

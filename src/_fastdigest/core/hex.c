@@ -7,6 +7,8 @@
  * 64-bit word. */
 #include "core/hex.h"
 
+#include <assert.h>
+
 #include <string.h>
 
 #include "kernels/x86/x86.h"
@@ -46,6 +48,8 @@ static inline __m128i nibbles_to_digits(__m128i nibbles)
 void fd_hex_encode(const uint8_t *bytes, size_t len, char *out)
 {
     size_t i = 0;
+
+    assert((bytes != NULL && out != NULL) || len == 0);
 #if defined(FD_HEX_SSE2)
     const __m128i low_nibble = _mm_set1_epi8(0x0F);
     for (; i + 16 <= len; i += 16) {

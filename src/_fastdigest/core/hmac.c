@@ -1,10 +1,19 @@
-/* HMAC and PBKDF2-HMAC on the descriptor table and the active kernels. */
+/* HMAC and PBKDF2-HMAC on the descriptor table and the active kernels,
+ * written once for every family over its description (core/family.h). The
+ * parts that set the speed (the end of an HMAC, PBKDF2's loops) are
+ * always-inlined functions of the family, instantiated per family (and
+ * PBKDF2's loop of one block per algorithm) by a switch over FD_FAMILIES or
+ * FD_ALGORITHMS, so that each copy has its block length, byte order and
+ * digest length as constants. */
 #include "core/hmac.h"
 
+#include <assert.h>
 #include <stdbool.h>
 #include <string.h>
 
+#include "core/family.h"
 #include "dispatch/dispatch.h"
+#include "kernels/compiler.h"
 #include "kernels/endian.h"
 
 /* RFC 2104, section 2: the bytes XORed into the padded key for the inner and
@@ -22,19 +31,16 @@
 static bool key_both_at_once(const fd_algorithm *algorithm, fd_hmac_state *hmac,
                              const uint8_t *padded_key)
 {
-    const fd_kernel *kernel = &fd_active_kernels[algorithm->family];
+    const enum fd_family family = algorithm->family;
+    const fd_kernel *kernel = &fd_active_kernels[family];
 
-    if (algorithm->family == FD_FAMILY_SHA256 && kernel->hmac_key.sha256 != NULL) {
-        kernel->hmac_key.sha256(padded_key, hmac->inner.sha256.chain, hmac->outer.sha256.chain);
-        hmac->inner.sha256.byte_count = hmac->outer.sha256.byte_count = FD_SHA256_BLOCK_LEN;
-        return true;
-    }
-    if (algorithm->family == FD_FAMILY_SHA1 && kernel->hmac_key.sha1 != NULL) {
-        kernel->hmac_key.sha1(padded_key, hmac->inner.sha1.chain, hmac->outer.sha1.chain);
-        hmac->inner.sha1.byte_count = hmac->outer.sha1.byte_count = FD_SHA1_BLOCK_LEN;
-        return true;
-    }
-    return false;
+    if (!fd_has_hmac_key(family, kernel))
+        return false;
+    fd_call_hmac_key(family, kernel, padded_key, fd_state_chain(family, &hmac->inner),
+                     fd_state_chain(family, &hmac->outer));
+    *fd_state_byte_count(family, &hmac->inner) = algorithm->block_len;
+    *fd_state_byte_count(family, &hmac->outer) = algorithm->block_len;
+    return true;
 }
 
 void fd_hmac_init(fd_hmac_state *hmac, enum fd_algorithm_id id, const uint8_t *key, size_t key_len)
@@ -46,6 +52,7 @@ void fd_hmac_init(fd_hmac_state *hmac, enum fd_algorithm_id id, const uint8_t *k
     uint8_t keyed[3][FD_MAX_BLOCK_LEN];
     uint8_t *padded_key = keyed[0], *inner_block = keyed[1], *outer_block = keyed[2];
 
+    assert(key != NULL || key_len == 0);
     hmac->algorithm = algorithm;
     /* K': the key zero-padded to a block. RFC 2104: a key longer than a
      * block is replaced by its hash. */
@@ -84,6 +91,7 @@ void fd_hmac_init(fd_hmac_state *hmac, enum fd_algorithm_id id, const uint8_t *k
 
 void fd_hmac_update(fd_hmac_state *hmac, const uint8_t *data, size_t len)
 {
+    assert(data != NULL || len == 0);
     hmac->algorithm->update(&hmac->inner, data, len);
 }
 
@@ -94,203 +102,110 @@ void fd_hmac_update(fd_hmac_state *hmac, const uint8_t *data, size_t len)
  * and padding that never changes, compressed without update()'s buffering
  * and final()'s padding. */
 
-/* A compress kernel of the families with 32-bit words (MD5, SHA-1,
- * SHA-256); each family's own kernel type is this one, with its chain
- * length spelled in the parameter. */
-typedef void compress32_fn(uint32_t *chain, const uint8_t *blocks, size_t nblocks);
+/* A block holds one digest, the 0x80 marker and the length field: a key
+ * longer than a block hashes to a K' of one block, and a block made of one
+ * digest is one block. */
+#define DIGEST_FITS_ONE_BLOCK(algorithm, ALGORITHM, family, FAMILY, digest_len)                  \
+    _Static_assert((digest_len) + 1 + FD_##FAMILY##_LENGTH_FIELD_LEN <= FD_##FAMILY##_BLOCK_LEN, \
+                   #algorithm "'s digest and its padding fit one block");
+FD_ALGORITHMS(DIGEST_FITS_ONE_BLOCK)
+#undef DIGEST_FITS_ONE_BLOCK
 
 /* Writes the padding of a message of block_len + digest_len bytes into the
  * block after its first digest_len bytes (the outer hash of every HMAC, and
- * each hash of a PBKDF2 iteration from U_2 on): the 0x80 marker, zeros, and the
- * length in bits in the family's field (FIPS 180-4, 5.1; RFC 1321, 3.1-3.2). */
-static void pad_one_digest_block(const fd_algorithm *algorithm, uint8_t *block)
+ * each hash of a PBKDF2 iteration from U_2 on): the 0x80 marker, zeros, and
+ * the length in bits in the family's field (FIPS 180-4, 5.1; RFC 1321,
+ * 3.1-3.2). */
+static FD_ALWAYS_INLINE void pad_one_digest_block(enum fd_family family, size_t digest_len,
+                                                  uint8_t *block)
 {
-    size_t block_len = algorithm->block_len;
-    uint64_t message_bits = (uint64_t)(block_len + algorithm->digest_len) * 8;
+    const size_t block_len = fd_family(family)->block_len;
 
+    assert(digest_len + 1 + fd_family(family)->length_field_len <= block_len);
     memset(block, 0, block_len);
-    block[algorithm->digest_len] = 0x80;
-    if (algorithm->family == FD_FAMILY_MD5)
-        fd_store_le64(block + block_len - 8, message_bits);
-    else
-        /* SHA-512's field is 128 bits; its high half stays zero. */
-        fd_store_be64(block + block_len - 8, message_bits);
-}
-
-/* Word stores for the loop below. endian.h's byte-wise stores are the
- * portable form, but in this loop GCC leaves some of them as single-byte
- * shifts and stores, which then cost more than the conversion itself; where
- * the compiler tells the byte order, a word is stored with one (byte-swapped)
- * memcpy instead, which is as legal at any alignment. */
-#if defined(__GNUC__) && defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-static inline void store_word_be32(uint8_t *p, uint32_t v)
-{
-    v = __builtin_bswap32(v);
-    memcpy(p, &v, sizeof v);
-}
-static inline void store_word_le32(uint8_t *p, uint32_t v)
-{
-    memcpy(p, &v, sizeof v);
-}
-static inline void store_word_be64(uint8_t *p, uint64_t v)
-{
-    v = __builtin_bswap64(v);
-    memcpy(p, &v, sizeof v);
-}
-#elif defined(__GNUC__) && defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
-static inline void store_word_be32(uint8_t *p, uint32_t v)
-{
-    memcpy(p, &v, sizeof v);
-}
-static inline void store_word_le32(uint8_t *p, uint32_t v)
-{
-    v = __builtin_bswap32(v);
-    memcpy(p, &v, sizeof v);
-}
-static inline void store_word_be64(uint8_t *p, uint64_t v)
-{
-    memcpy(p, &v, sizeof v);
-}
-#else
-static inline void store_word_be32(uint8_t *p, uint32_t v)
-{
-    fd_store_be32(p, v);
-}
-static inline void store_word_le32(uint8_t *p, uint32_t v)
-{
-    fd_store_le32(p, v);
-}
-static inline void store_word_be64(uint8_t *p, uint64_t v)
-{
-    fd_store_be64(p, v);
-}
-#endif
-
-static inline void store_words32(uint8_t *out, const uint32_t *words, size_t count,
-                                 bool little_endian)
-{
-    for (size_t i = 0; i < count; i++) {
-        if (little_endian)
-            store_word_le32(out + 4 * i, words[i]);
-        else
-            store_word_be32(out + 4 * i, words[i]);
-    }
-}
-
-static inline void load_words32(uint32_t *words, const uint8_t *in, size_t count,
-                                bool little_endian)
-{
-    for (size_t i = 0; i < count; i++)
-        words[i] = little_endian ? fd_load_le32(in + 4 * i) : fd_load_be32(in + 4 * i);
-}
-
-/* SHA-512/224's digest ends in the high half of its fourth word: the store
- * writes that half only, so the 0x80 marker after the digest survives. */
-static inline void store_digest64(uint8_t *out, const uint64_t *words, size_t digest_len)
-{
-    size_t whole = digest_len / 8;
-
-    for (size_t i = 0; i < whole; i++)
-        store_word_be64(out + 8 * i, words[i]);
-    if (digest_len % 8 != 0)
-        store_word_be32(out + 8 * whole, (uint32_t)(words[whole] >> 32));
-}
-
-static inline void load_digest64(uint64_t *words, const uint8_t *in, size_t digest_len)
-{
-    size_t whole = digest_len / 8;
-
-    for (size_t i = 0; i < whole; i++)
-        words[i] = fd_load_be64(in + 8 * i);
-    if (digest_len % 8 != 0)
-        words[whole] = (uint64_t)fd_load_be32(in + 8 * whole) << 32;
+    block[digest_len] = 0x80;
+    fd_store_length_field(family, block + block_len, block_len + digest_len);
 }
 
 /* Compresses block (a digest, padded by pad_one_digest_block) onto a copy
  * of the keyed outer chain and writes the resulting digest to out. */
-static void compress_outer(const fd_algorithm *algorithm, const fd_hash_state *outer,
-                           const uint8_t *block, uint8_t *out)
+static FD_ALWAYS_INLINE void compress_outer(enum fd_family family, size_t digest_len,
+                                            const fd_hash_state *outer, const uint8_t *block,
+                                            uint8_t *out)
 {
-    const fd_kernel *kernel = &fd_active_kernels[algorithm->family];
-    uint32_t chain32[8];
-    uint64_t chain64[8];
+    fd_any_chain chain;
 
-    switch (algorithm->family) {
-    case FD_FAMILY_MD5:
-        memcpy(chain32, outer->md5.chain, sizeof outer->md5.chain);
-        kernel->blocks.md5(chain32, block, 1);
-        store_words32(out, chain32, 4, true);
-        break;
-    case FD_FAMILY_SHA1:
-        memcpy(chain32, outer->sha1.chain, sizeof outer->sha1.chain);
-        kernel->blocks.sha1(chain32, block, 1);
-        store_words32(out, chain32, 5, false);
-        break;
-    case FD_FAMILY_SHA256:
-        memcpy(chain32, outer->sha256.chain, sizeof outer->sha256.chain);
-        kernel->blocks.sha256(chain32, block, 1);
-        store_words32(out, chain32, algorithm->digest_len / 4, false);
-        break;
-    case FD_FAMILY_SHA512:
-        memcpy(chain64, outer->sha512.chain, sizeof outer->sha512.chain);
-        kernel->blocks.sha512(chain64, block, 1);
-        store_digest64(out, chain64, algorithm->digest_len);
-        break;
-    case FD_FAMILY_COUNT:
-        break;
-    }
-    fd_secure_zero(chain32, sizeof chain32);
-    fd_secure_zero(chain64, sizeof chain64);
+    fd_copy_chain(family, &chain, fd_state_const_chain(family, outer));
+    fd_call_blocks(family, &fd_active_kernels[family], &chain, block, 1);
+    fd_store_digest_by_words(family, out, &chain, digest_len);
+    fd_secure_zero(&chain, sizeof chain);
 }
 
-/* The padded last blocks of a SHA-1 or SHA-256 state, written out for a
- * kernel's hmac_finish rather than compressed: the buffered bytes, 0x80,
- * zeros and the 64-bit big-endian bit length, as fd_block_pad pads them.
- * Returns the block count, 1 or 2. */
-static size_t write_padded_tail(const uint8_t *buffered, uint64_t byte_count,
-                                uint8_t tail[2 * FD_SHA256_BLOCK_LEN])
+/* The padded last blocks of a state, written out for a kernel's
+ * hmac_finish rather than compressed: the buffered bytes, 0x80, zeros and
+ * the length field, as buffer.h's fd_stream_final pads them. Returns the
+ * block count, 1 or 2. */
+static FD_ALWAYS_INLINE size_t write_padded_tail(enum fd_family family, const fd_hash_state *state,
+                                                 uint8_t *tail)
 {
-    size_t used = (size_t)(byte_count % FD_SHA256_BLOCK_LEN);
-    size_t tail_len = used + 1 + 8 <= FD_SHA256_BLOCK_LEN ? FD_SHA256_BLOCK_LEN
-                                                          : 2 * FD_SHA256_BLOCK_LEN;
+    const fd_family_info *f = fd_family(family);
+    const uint64_t byte_count = fd_state_count(family, state);
+    const size_t used = (size_t)(byte_count & (f->block_len - 1));
+    const size_t tail_len = used + 1 + f->length_field_len <= f->block_len ? f->block_len
+                                                                           : 2 * f->block_len;
 
     memset(tail, 0, tail_len);
-    memcpy(tail, buffered, used);
+    memcpy(tail, fd_state_const_block(family, state), used);
     tail[used] = 0x80;
-    fd_store_be64(tail + tail_len - 8, byte_count << 3);
-    return tail_len / FD_SHA256_BLOCK_LEN;
+    fd_store_length_field(family, tail + tail_len, byte_count);
+    return tail_len / f->block_len;
 }
 
 /* Writes the MAC of an HMAC whose inner hash has had all its message;
  * inner and outer are left as they were. */
-static void hmac_finish(const fd_algorithm *algorithm, const fd_hash_state *inner,
-                        const fd_hash_state *outer, uint8_t *out)
+static FD_ALWAYS_INLINE void hmac_finish_family(enum fd_family family,
+                                                const fd_algorithm *algorithm,
+                                                const fd_hash_state *inner,
+                                                const fd_hash_state *outer, uint8_t *out)
 {
-    const fd_kernel *kernel = &fd_active_kernels[algorithm->family];
+    const fd_family_info *f = fd_family(family);
+    const fd_kernel *kernel = &fd_active_kernels[family];
+    const size_t digest_len = fd_family_digest_len(family, algorithm->digest_len);
     uint8_t block[2 * FD_MAX_BLOCK_LEN];
     size_t blocks_written;
 
-    if (algorithm->family == FD_FAMILY_SHA256 && kernel->hmac_finish.sha256 != NULL) {
-        blocks_written = write_padded_tail(inner->sha256.block, inner->sha256.byte_count, block);
-        kernel->hmac_finish.sha256(inner->sha256.chain, block, blocks_written, outer->sha256.chain,
-                                   algorithm->digest_len / 4, out);
-    }
-    else if (algorithm->family == FD_FAMILY_SHA1 && kernel->hmac_finish.sha1 != NULL) {
-        blocks_written = write_padded_tail(inner->sha1.block, inner->sha1.byte_count, block);
-        kernel->hmac_finish.sha1(inner->sha1.chain, block, blocks_written, outer->sha1.chain, out);
+    if (fd_has_hmac_finish(family, kernel)) {
+        blocks_written = write_padded_tail(family, inner, block);
+        fd_call_hmac_finish(family, kernel, fd_state_const_chain(family, inner), block,
+                            blocks_written, fd_state_const_chain(family, outer), digest_len, out);
     }
     else {
         /* The inner hash is finalized on a copy, its digest written into the
          * outer hash's padded block. */
         fd_hash_state inner_copy;
-        memcpy(&inner_copy, inner, algorithm->state_len);
-        pad_one_digest_block(algorithm, block);
+        memcpy(&inner_copy, inner, f->state_len);
+        pad_one_digest_block(family, digest_len, block);
         algorithm->final(&inner_copy, block);
-        compress_outer(algorithm, outer, block, out);
-        fd_secure_zero(&inner_copy, algorithm->state_len);
+        compress_outer(family, digest_len, outer, block, out);
+        fd_secure_zero(&inner_copy, f->state_len);
         blocks_written = 1;
     }
-    fd_secure_zero(block, blocks_written * algorithm->block_len);
+    fd_secure_zero(block, blocks_written * f->block_len);
+}
+
+static void hmac_finish(const fd_algorithm *algorithm, const fd_hash_state *inner,
+                        const fd_hash_state *outer, uint8_t *out)
+{
+    switch (algorithm->family) {
+#define HMAC_FINISH_CASE(name, NAME, ...)                                   \
+    case FD_FAMILY_##NAME:                                                  \
+        hmac_finish_family(FD_FAMILY_##NAME, algorithm, inner, outer, out); \
+        break;
+        FD_FAMILIES(HMAC_FINISH_CASE)
+#undef HMAC_FINISH_CASE
+    case FD_FAMILY_COUNT:
+        break;
+    }
 }
 
 void fd_hmac_final(const fd_hmac_state *hmac, uint8_t *out)
@@ -336,128 +251,79 @@ void fd_hmac(enum fd_algorithm_id id, const uint8_t *key, size_t key_len, const 
  * others. Several output blocks are derived side by side where a kernel
  * allows (see "several output blocks side by side" below). */
 
-/* Iterations 2..c of one output block of a 32-bit-word family. On entry
- * block holds U_1 and its padding, and t holds U_1 as words; on return t
- * holds T. digest_words is the digest length in words (7 for SHA-224). */
-static inline void pbkdf2_iterate32(compress32_fn *compress, const uint32_t *inner_chain,
-                                    const uint32_t *outer_chain, size_t chain_words,
-                                    size_t digest_words, bool little_endian, uint8_t *block,
-                                    uint32_t iterations_left, uint32_t *t)
+/* T ^= U over the digest's words (words past it are left as they are). */
+static FD_ALWAYS_INLINE void xor_words(enum fd_family family, size_t digest_len, void *t,
+                                       const void *u)
 {
-    uint32_t chain[8];
+    const size_t word_len = fd_family(family)->word_len;
 
-    for (; iterations_left != 0; iterations_left--) {
-        memcpy(chain, inner_chain, chain_words * sizeof chain[0]);
-        compress(chain, block, 1);
-        store_words32(block, chain, digest_words, little_endian);
-        memcpy(chain, outer_chain, chain_words * sizeof chain[0]);
-        compress(chain, block, 1);
-        store_words32(block, chain, digest_words, little_endian);
-        for (size_t i = 0; i < digest_words; i++)
-            t[i] ^= chain[i];
-    }
-    fd_secure_zero(chain, sizeof chain);
+    for (size_t i = 0; i < (digest_len + word_len - 1) / word_len; i++)
+        fd_set_chain_word(family, t, i, fd_chain_word(family, t, i) ^ fd_chain_word(family, u, i));
 }
 
-/* The SHA-512 family's counterpart of pbkdf2_iterate32; t has
- * ceil(digest_len / 8) words, of which only digest_len bytes are read. */
-static inline void pbkdf2_iterate64(fd_sha512_blocks_fn *compress, const uint64_t *inner_chain,
-                                    const uint64_t *outer_chain, size_t digest_len, uint8_t *block,
-                                    uint32_t iterations_left, uint64_t *t)
+/* Iterations 2..c of one output block. On entry block holds U_1 and its
+ * padding, and t holds U_1 as chain words; on return t holds T (its words
+ * past the digest mean nothing). The kernel's compress function is read
+ * from the copy `kernel`, once, not from the global table in every
+ * iteration. */
+static FD_ALWAYS_INLINE void pbkdf2_iterate(enum fd_family family, size_t digest_len,
+                                            const fd_kernel *kernel, const void *inner_chain,
+                                            const void *outer_chain, uint8_t *block,
+                                            uint32_t iterations_left, void *t)
 {
-    uint64_t chain[8];
-    size_t t_words = (digest_len + 7) / 8;
+    fd_any_chain chain;
 
     for (; iterations_left != 0; iterations_left--) {
-        memcpy(chain, inner_chain, sizeof chain);
-        compress(chain, block, 1);
-        store_digest64(block, chain, digest_len);
-        memcpy(chain, outer_chain, sizeof chain);
-        compress(chain, block, 1);
-        store_digest64(block, chain, digest_len);
-        for (size_t i = 0; i < t_words; i++)
-            t[i] ^= chain[i];
+        fd_copy_chain(family, &chain, inner_chain);
+        fd_call_blocks(family, kernel, &chain, block, 1);
+        fd_store_digest_by_words(family, block, &chain, digest_len);
+        fd_copy_chain(family, &chain, outer_chain);
+        fd_call_blocks(family, kernel, &chain, block, 1);
+        fd_store_digest_by_words(family, block, &chain, digest_len);
+        xor_words(family, digest_len, t, &chain);
     }
-    fd_secure_zero(chain, sizeof chain);
+    fd_secure_zero(&chain, sizeof chain);
 }
 
 /* Computes one output block T_i from block (U_1, padded) into t_bytes. The
  * kernel is read once here, never inside the loop; a kernel with a PBKDF2
  * loop of its own runs the whole loop. */
-static void pbkdf2_output_block(enum fd_algorithm_id id, fd_hmac_state *keyed, uint8_t *block,
+static FD_ALWAYS_INLINE void pbkdf2_output_block_of(enum fd_family family, size_t digest_len,
+                                                    const fd_hmac_state *keyed, uint8_t *block,
+                                                    uint32_t iterations_left, uint8_t *t_bytes)
+{
+    const fd_kernel kernel = fd_active_kernels[family];
+    const void *inner_chain = fd_state_const_chain(family, &keyed->inner);
+    const void *outer_chain = fd_state_const_chain(family, &keyed->outer);
+    fd_any_chain t;
+
+    memset(&t, 0, sizeof t);
+    fd_load_digest(family, &t, block, digest_len);
+    if (fd_has_pbkdf2(family, &kernel))
+        fd_call_pbkdf2(family, &kernel, inner_chain, outer_chain, digest_len, &t, iterations_left);
+    else
+        pbkdf2_iterate(family, digest_len, &kernel, inner_chain, outer_chain, block,
+                       iterations_left, &t);
+    fd_store_digest_by_words(family, t_bytes, &t, digest_len);
+    fd_secure_zero(&t, sizeof t);
+}
+
+/* One copy of the loop for each algorithm, with its digest length a
+ * constant: the compiler then unrolls each copy's word loops. */
+static void pbkdf2_output_block(enum fd_algorithm_id id, const fd_hmac_state *keyed, uint8_t *block,
                                 uint32_t iterations_left, uint8_t *t_bytes)
 {
-    const fd_algorithm *algorithm = &fd_algorithms[id];
-    const fd_kernel *kernel = &fd_active_kernels[algorithm->family];
-    size_t digest_len = algorithm->digest_len;
-    uint32_t t32[8] = {0};
-    uint64_t t64[8];
-
-    switch (algorithm->family) {
-    case FD_FAMILY_MD5:
-        load_words32(t32, block, 4, true);
-        pbkdf2_iterate32(kernel->blocks.md5, keyed->inner.md5.chain, keyed->outer.md5.chain, 4, 4,
-                         true, block, iterations_left, t32);
-        store_words32(t_bytes, t32, 4, true);
+    switch (id) {
+#define OUTPUT_BLOCK_CASE(algorithm, ALGORITHM, family, FAMILY, digest_len)                   \
+    case FD_##ALGORITHM:                                                                      \
+        pbkdf2_output_block_of(FD_FAMILY_##FAMILY, digest_len, keyed, block, iterations_left, \
+                               t_bytes);                                                      \
         break;
-    case FD_FAMILY_SHA1:
-        load_words32(t32, block, 5, false);
-        if (kernel->pbkdf2.sha1 != NULL)
-            kernel->pbkdf2.sha1(keyed->inner.sha1.chain, keyed->outer.sha1.chain, t32,
-                                iterations_left);
-        else
-            pbkdf2_iterate32(kernel->blocks.sha1, keyed->inner.sha1.chain, keyed->outer.sha1.chain,
-                             5, 5, false, block, iterations_left, t32);
-        store_words32(t_bytes, t32, 5, false);
-        break;
-    case FD_FAMILY_SHA256:
-        load_words32(t32, block, digest_len / 4, false);
-        if (kernel->pbkdf2.sha256 != NULL)
-            kernel->pbkdf2.sha256(keyed->inner.sha256.chain, keyed->outer.sha256.chain,
-                                  digest_len / 4, t32, iterations_left);
-        /* Separate calls with constant digest lengths let the compiler
-         * unroll each copy of the loop. */
-        else if (id == FD_SHA224)
-            pbkdf2_iterate32(kernel->blocks.sha256, keyed->inner.sha256.chain,
-                             keyed->outer.sha256.chain, 8, FD_SHA224_DIGEST_LEN / 4, false, block,
-                             iterations_left, t32);
-        else
-            pbkdf2_iterate32(kernel->blocks.sha256, keyed->inner.sha256.chain,
-                             keyed->outer.sha256.chain, 8, FD_SHA256_DIGEST_LEN / 4, false, block,
-                             iterations_left, t32);
-        store_words32(t_bytes, t32, digest_len / 4, false);
-        break;
-    case FD_FAMILY_SHA512:
-        load_digest64(t64, block, digest_len);
-        switch (id) {
-        case FD_SHA384:
-            pbkdf2_iterate64(kernel->blocks.sha512, keyed->inner.sha512.chain,
-                             keyed->outer.sha512.chain, FD_SHA384_DIGEST_LEN, block,
-                             iterations_left, t64);
-            break;
-        case FD_SHA512_224:
-            pbkdf2_iterate64(kernel->blocks.sha512, keyed->inner.sha512.chain,
-                             keyed->outer.sha512.chain, FD_SHA512_224_DIGEST_LEN, block,
-                             iterations_left, t64);
-            break;
-        case FD_SHA512_256:
-            pbkdf2_iterate64(kernel->blocks.sha512, keyed->inner.sha512.chain,
-                             keyed->outer.sha512.chain, FD_SHA512_256_DIGEST_LEN, block,
-                             iterations_left, t64);
-            break;
-        default:
-            pbkdf2_iterate64(kernel->blocks.sha512, keyed->inner.sha512.chain,
-                             keyed->outer.sha512.chain, FD_SHA512_DIGEST_LEN, block,
-                             iterations_left, t64);
-            break;
-        }
-        store_digest64(t_bytes, t64, digest_len);
-        break;
-    case FD_FAMILY_COUNT:
+        FD_ALGORITHMS(OUTPUT_BLOCK_CASE)
+#undef OUTPUT_BLOCK_CASE
+    case FD_ALGORITHM_COUNT:
         break;
     }
-    fd_secure_zero(t32, sizeof t32);
-    fd_secure_zero(t64, sizeof t64);
 }
 
 /* ---- several output blocks side by side ---------------------------------
@@ -485,50 +351,31 @@ typedef struct pbkdf2_rows {
  * two) and compresses each lane's block onto it, then writes each busy
  * lane's digest over the start of its block, where the next compression
  * reads it. */
-static void compress_digest_lanes(const fd_algorithm *algorithm, const fd_multi_kernel *multi,
-                                  const fd_hash_state *state, fd_lane_chains *chains,
-                                  const uint8_t *const *lane_blocks,
-                                  uint8_t (*blocks)[FD_MAX_BLOCK_LEN], size_t count)
+static FD_ALWAYS_INLINE void
+compress_digest_lanes(enum fd_family family, size_t digest_len, const fd_multi_kernel *multi,
+                      const fd_hash_state *state, fd_lane_chains *chains,
+                      const uint8_t *const *lane_blocks, uint8_t (*blocks)[FD_MAX_BLOCK_LEN],
+                      size_t count)
 {
-    const unsigned lanes = multi->lanes;
+    const void *keyed_chain = fd_state_const_chain(family, state);
 
-    switch (algorithm->family) {
-    case FD_FAMILY_MD5:
-        for (unsigned lane = 0; lane < lanes; lane++)
-            memcpy(chains->md5[lane], state->md5.chain, sizeof chains->md5[lane]);
-        multi->blocks.md5(chains->md5, lane_blocks, 1);
-        for (size_t lane = 0; lane < count; lane++)
-            store_words32(blocks[lane], chains->md5[lane], 4, true);
-        break;
-    case FD_FAMILY_SHA1:
-        for (unsigned lane = 0; lane < lanes; lane++)
-            memcpy(chains->sha1[lane], state->sha1.chain, sizeof chains->sha1[lane]);
-        multi->blocks.sha1(chains->sha1, lane_blocks, 1);
-        for (size_t lane = 0; lane < count; lane++)
-            store_words32(blocks[lane], chains->sha1[lane], 5, false);
-        break;
-    case FD_FAMILY_SHA256:
-        for (unsigned lane = 0; lane < lanes; lane++)
-            memcpy(chains->sha256[lane], state->sha256.chain, sizeof chains->sha256[lane]);
-        multi->blocks.sha256(chains->sha256, lane_blocks, 1);
-        for (size_t lane = 0; lane < count; lane++)
-            store_words32(blocks[lane], chains->sha256[lane], algorithm->digest_len / 4, false);
-        break;
-    case FD_FAMILY_SHA512:
-        for (unsigned lane = 0; lane < lanes; lane++)
-            memcpy(chains->sha512[lane], state->sha512.chain, sizeof chains->sha512[lane]);
-        multi->blocks.sha512(chains->sha512, lane_blocks, 1);
-        for (size_t lane = 0; lane < count; lane++)
-            store_digest64(blocks[lane], chains->sha512[lane], algorithm->digest_len);
-        break;
-    case FD_FAMILY_COUNT:
-        break;
-    }
+    for (unsigned lane = 0; lane < multi->lanes; lane++)
+        fd_copy_chain(family, fd_lane_chain(family, chains, lane), keyed_chain);
+    fd_call_blocks_multi(family, multi, chains, lane_blocks, 1);
+    for (size_t lane = 0; lane < count; lane++)
+        fd_store_digest_by_words(family, blocks[lane], fd_lane_chain(family, chains, lane),
+                                 digest_len);
 }
 
-static void xor_digest(uint8_t *t, const uint8_t *u, size_t digest_len)
+/* Every digest length is a multiple of four bytes, so T ^= U goes a 32-bit
+ * word at a time. */
+#define DIGEST_IS_WORDS(algorithm, ALGORITHM, family, FAMILY, digest_len) \
+    _Static_assert((digest_len) % 4 == 0, #algorithm "'s digest is whole 32-bit words");
+FD_ALGORITHMS(DIGEST_IS_WORDS)
+#undef DIGEST_IS_WORDS
+
+static FD_ALWAYS_INLINE void xor_digest(uint8_t *t, const uint8_t *u, size_t digest_len)
 {
-    /* Every digest length is a multiple of four bytes. */
     for (size_t i = 0; i < digest_len; i += 4) {
         uint32_t t_word, u_word;
         memcpy(&t_word, t + i, 4);
@@ -541,9 +388,10 @@ static void xor_digest(uint8_t *t, const uint8_t *u, size_t digest_len)
 /* Iterations 2..c of count blocks (rows) through the multi-buffer kernel's
  * lanes; lanes past count compress row 0's block again, and their results
  * are dropped. */
-static void pbkdf2_iterate_lanes(const fd_algorithm *algorithm, const fd_multi_kernel *multi,
-                                 const fd_hmac_state *keyed, pbkdf2_rows *rows, size_t count,
-                                 uint32_t iterations_left)
+static FD_ALWAYS_INLINE void pbkdf2_iterate_lanes(enum fd_family family, size_t digest_len,
+                                                  const fd_multi_kernel *multi,
+                                                  const fd_hmac_state *keyed, pbkdf2_rows *rows,
+                                                  size_t count, uint32_t iterations_left)
 {
     const uint8_t *lane_blocks[FD_BATCH_MAX_LANES];
     fd_lane_chains chains;
@@ -551,82 +399,36 @@ static void pbkdf2_iterate_lanes(const fd_algorithm *algorithm, const fd_multi_k
     for (unsigned lane = 0; lane < multi->lanes; lane++)
         lane_blocks[lane] = rows->blocks[lane < count ? lane : 0];
     for (; iterations_left != 0; iterations_left--) {
-        compress_digest_lanes(algorithm, multi, &keyed->inner, &chains, lane_blocks, rows->blocks,
-                              count);
-        compress_digest_lanes(algorithm, multi, &keyed->outer, &chains, lane_blocks, rows->blocks,
-                              count);
+        compress_digest_lanes(family, digest_len, multi, &keyed->inner, &chains, lane_blocks,
+                              rows->blocks, count);
+        compress_digest_lanes(family, digest_len, multi, &keyed->outer, &chains, lane_blocks,
+                              rows->blocks, count);
         for (size_t lane = 0; lane < count; lane++)
-            xor_digest(rows->t[lane], rows->blocks[lane], algorithm->digest_len);
+            xor_digest(rows->t[lane], rows->blocks[lane], digest_len);
     }
     fd_secure_zero(&chains, sizeof chains);
-}
-
-/* Whether run has its family's loop. */
-static bool has_lanes_run(enum fd_family family, const fd_pbkdf2_lanes_run *run)
-{
-    switch (family) {
-    case FD_FAMILY_MD5:
-        return run->md5 != NULL;
-    case FD_FAMILY_SHA1:
-        return run->sha1 != NULL;
-    case FD_FAMILY_SHA256:
-        return run->sha256 != NULL;
-    case FD_FAMILY_SHA512:
-        return run->sha512 != NULL;
-    case FD_FAMILY_COUNT:
-        break;
-    }
-    return false;
 }
 
 /* Iterations 2..c of count blocks (rows) through a kernel's own loop
  * (fd_kernel.pbkdf2_lanes, fd_multi_kernel.pbkdf2), which takes U_1 and
  * returns T as chain words. */
-static void pbkdf2_run_kernel_lanes(const fd_algorithm *algorithm, const fd_pbkdf2_lanes_run *run,
-                                    const fd_hmac_state *keyed, pbkdf2_rows *rows, size_t count,
-                                    uint32_t iterations_left)
+static FD_ALWAYS_INLINE void pbkdf2_run_kernel_lanes(enum fd_family family, size_t digest_len,
+                                                     const fd_pbkdf2_lanes_run *run,
+                                                     const fd_hmac_state *keyed, pbkdf2_rows *rows,
+                                                     size_t count, uint32_t iterations_left)
 {
-    const size_t digest_len = algorithm->digest_len;
     fd_lane_chains words;
 
     /* The words past a digest, which a kernel may load with it. */
     memset(&words, 0, sizeof words);
-
-    switch (algorithm->family) {
-    case FD_FAMILY_SHA1:
-        for (size_t lane = 0; lane < count; lane++)
-            load_words32(words.sha1[lane], rows->blocks[lane], 5, false);
-        run->sha1(keyed->inner.sha1.chain, keyed->outer.sha1.chain, words.sha1, count,
-                  iterations_left);
-        for (size_t lane = 0; lane < count; lane++)
-            store_words32(rows->t[lane], words.sha1[lane], 5, false);
-        break;
-    case FD_FAMILY_SHA256:
-        for (size_t lane = 0; lane < count; lane++)
-            load_words32(words.sha256[lane], rows->blocks[lane], digest_len / 4, false);
-        run->sha256(keyed->inner.sha256.chain, keyed->outer.sha256.chain, digest_len / 4,
-                    words.sha256, count, iterations_left);
-        for (size_t lane = 0; lane < count; lane++)
-            store_words32(rows->t[lane], words.sha256[lane], digest_len / 4, false);
-        break;
-    case FD_FAMILY_SHA512:
-        for (size_t lane = 0; lane < count; lane++)
-            load_digest64(words.sha512[lane], rows->blocks[lane], digest_len);
-        run->sha512(keyed->inner.sha512.chain, keyed->outer.sha512.chain, digest_len, words.sha512,
-                    count, iterations_left);
-        for (size_t lane = 0; lane < count; lane++)
-            store_digest64(rows->t[lane], words.sha512[lane], digest_len);
-        break;
-    case FD_FAMILY_MD5:
-        for (size_t lane = 0; lane < count; lane++)
-            load_words32(words.md5[lane], rows->blocks[lane], 4, true);
-        run->md5(keyed->inner.md5.chain, keyed->outer.md5.chain, words.md5, count, iterations_left);
-        for (size_t lane = 0; lane < count; lane++)
-            store_words32(rows->t[lane], words.md5[lane], 4, true);
-        break;
-    case FD_FAMILY_COUNT:
-        break;
-    }
+    for (size_t lane = 0; lane < count; lane++)
+        fd_load_digest(family, fd_lane_chain(family, &words, lane), rows->blocks[lane], digest_len);
+    fd_call_pbkdf2_lanes(family, run, fd_state_const_chain(family, &keyed->inner),
+                         fd_state_const_chain(family, &keyed->outer), digest_len, &words, count,
+                         iterations_left);
+    for (size_t lane = 0; lane < count; lane++)
+        fd_store_digest_by_words(family, rows->t[lane], fd_lane_chain(family, &words, lane),
+                                 digest_len);
     fd_secure_zero(&words, sizeof words);
 }
 
@@ -654,6 +456,49 @@ static size_t next_round(const fd_kernel *kernel, const fd_multi_kernel *multi, 
     return 1;
 }
 
+/* Iterations 2..c of a round of count blocks through lanes (path is
+ * PBKDF2_KERNEL_LANES or PBKDF2_MULTI_LANES). */
+static FD_ALWAYS_INLINE void pbkdf2_lanes_round_of(enum fd_family family,
+                                                   const fd_algorithm *algorithm,
+                                                   enum pbkdf2_path path, const fd_kernel *kernel,
+                                                   const fd_multi_kernel *multi,
+                                                   const fd_hmac_state *keyed, pbkdf2_rows *rows,
+                                                   size_t count, uint32_t iterations_left)
+{
+    const size_t digest_len = fd_family_digest_len(family, algorithm->digest_len);
+
+    if (path == PBKDF2_KERNEL_LANES) {
+        assert(count >= 1 && count <= kernel->pbkdf2_lanes.lanes);
+        pbkdf2_run_kernel_lanes(family, digest_len, &kernel->pbkdf2_lanes.run, keyed, rows, count,
+                                iterations_left);
+        return;
+    }
+    assert(count >= 1 && count <= multi->lanes);
+    if (fd_has_pbkdf2_lanes(family, &multi->pbkdf2.run))
+        pbkdf2_run_kernel_lanes(family, digest_len, &multi->pbkdf2.run, keyed, rows, count,
+                                iterations_left);
+    else
+        pbkdf2_iterate_lanes(family, digest_len, multi, keyed, rows, count, iterations_left);
+}
+
+static void pbkdf2_lanes_round(const fd_algorithm *algorithm, enum pbkdf2_path path,
+                               const fd_kernel *kernel, const fd_multi_kernel *multi,
+                               const fd_hmac_state *keyed, pbkdf2_rows *rows, size_t count,
+                               uint32_t iterations_left)
+{
+    switch (algorithm->family) {
+#define LANES_ROUND_CASE(name, NAME, ...)                                                    \
+    case FD_FAMILY_##NAME:                                                                   \
+        pbkdf2_lanes_round_of(FD_FAMILY_##NAME, algorithm, path, kernel, multi, keyed, rows, \
+                              count, iterations_left);                                       \
+        break;
+        FD_FAMILIES(LANES_ROUND_CASE)
+#undef LANES_ROUND_CASE
+    case FD_FAMILY_COUNT:
+        break;
+    }
+}
+
 void fd_pbkdf2_hmac(enum fd_algorithm_id id, const uint8_t *password, size_t password_len,
                     const uint8_t *salt, size_t salt_len, uint32_t iterations, uint8_t *out,
                     size_t out_len)
@@ -672,6 +517,9 @@ void fd_pbkdf2_hmac(enum fd_algorithm_id id, const uint8_t *password, size_t pas
     fd_hash_state inner;
     pbkdf2_rows rows;
 
+    assert(iterations >= 1);
+    assert(out_len >= 1 && (out_len - 1) / digest_len < UINT32_MAX);
+    assert(salt != NULL || salt_len == 0);
     fd_hmac_init(&keyed, id, password, password_len);
     memcpy(&salted, &keyed.inner, state_len);
     algorithm->update(&salted, salt, salt_len);
@@ -687,28 +535,17 @@ void fd_pbkdf2_hmac(enum fd_algorithm_id id, const uint8_t *password, size_t pas
             fd_store_be32(index_be, index);
             memcpy(&inner, &salted, state_len);
             algorithm->update(&inner, index_be, sizeof index_be);
-            pad_one_digest_block(algorithm, rows.blocks[row]);
+            pad_one_digest_block(algorithm->family, digest_len, rows.blocks[row]);
             hmac_finish(algorithm, &inner, &keyed.outer, rows.blocks[row]);
             memcpy(rows.t[row], rows.blocks[row], digest_len);
         }
         rows_used = count > rows_used ? count : rows_used;
 
-        switch (path) {
-        case PBKDF2_ONE_BLOCK:
+        if (path == PBKDF2_ONE_BLOCK)
             pbkdf2_output_block(id, &keyed, rows.blocks[0], iterations - 1, rows.t[0]);
-            break;
-        case PBKDF2_KERNEL_LANES:
-            pbkdf2_run_kernel_lanes(algorithm, &kernel->pbkdf2_lanes.run, &keyed, &rows, count,
-                                    iterations - 1);
-            break;
-        case PBKDF2_MULTI_LANES:
-            if (has_lanes_run(algorithm->family, &multi->pbkdf2.run))
-                pbkdf2_run_kernel_lanes(algorithm, &multi->pbkdf2.run, &keyed, &rows, count,
-                                        iterations - 1);
-            else
-                pbkdf2_iterate_lanes(algorithm, multi, &keyed, &rows, count, iterations - 1);
-            break;
-        }
+        else
+            pbkdf2_lanes_round(algorithm, path, kernel, multi, &keyed, &rows, count,
+                               iterations - 1);
 
         for (size_t row = 0; row < count; row++) {
             size_t take = out_len < digest_len ? out_len : digest_len;

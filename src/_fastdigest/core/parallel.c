@@ -10,6 +10,7 @@
 
 #include "core/parallel.h"
 
+#include <assert.h>
 #include <stdint.h>
 #include <stdlib.h>
 
@@ -103,6 +104,7 @@ static void join_worker(worker *w)
 
 bool fd_parallel_run(size_t parts, fd_parallel_task *task, void *context)
 {
+    assert(task != NULL);
     worker *workers = parts > 1 ? malloc((parts - 1) * sizeof *workers) : NULL;
     bool succeeded = true;
     if (workers == NULL) {
@@ -189,16 +191,19 @@ void fd_parallel_unlock(fd_parallel_monitor *monitor)
 
 void fd_parallel_wait(fd_parallel_monitor *monitor, unsigned condition)
 {
+    assert(condition < sizeof monitor->conditions / sizeof monitor->conditions[0]);
     SleepConditionVariableSRW(&monitor->conditions[condition], &monitor->lock, INFINITE, 0);
 }
 
 void fd_parallel_wake_one(fd_parallel_monitor *monitor, unsigned condition)
 {
+    assert(condition < sizeof monitor->conditions / sizeof monitor->conditions[0]);
     WakeConditionVariable(&monitor->conditions[condition]);
 }
 
 void fd_parallel_wake_all(fd_parallel_monitor *monitor, unsigned condition)
 {
+    assert(condition < sizeof monitor->conditions / sizeof monitor->conditions[0]);
     WakeAllConditionVariable(&monitor->conditions[condition]);
 }
 #else
@@ -251,16 +256,19 @@ void fd_parallel_unlock(fd_parallel_monitor *monitor)
 
 void fd_parallel_wait(fd_parallel_monitor *monitor, unsigned condition)
 {
+    assert(condition < sizeof monitor->conditions / sizeof monitor->conditions[0]);
     pthread_cond_wait(&monitor->conditions[condition], &monitor->lock);
 }
 
 void fd_parallel_wake_one(fd_parallel_monitor *monitor, unsigned condition)
 {
+    assert(condition < sizeof monitor->conditions / sizeof monitor->conditions[0]);
     pthread_cond_signal(&monitor->conditions[condition]);
 }
 
 void fd_parallel_wake_all(fd_parallel_monitor *monitor, unsigned condition)
 {
+    assert(condition < sizeof monitor->conditions / sizeof monitor->conditions[0]);
     pthread_cond_broadcast(&monitor->conditions[condition]);
 }
 #endif

@@ -1,6 +1,7 @@
 /* The portable state format (state_format.h has the layout). */
 #include "core/state_format.h"
 
+#include <assert.h>
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -21,60 +22,44 @@ static const uint8_t algorithm_codes[FD_ALGORITHM_COUNT] = {
     [FD_SHA384] = 5, [FD_SHA512] = 6, [FD_SHA512_224] = 7, [FD_SHA512_256] = 8,
 };
 
-/* Where each family's struct keeps its fields inside fd_hash_state, so that
- * one export and one import serve the four families. The fields are read and
- * written through memcpy at these offsets: that is byte access to the
- * object's representation, which C allows for any type and alignment. */
-typedef struct family_layout {
-    size_t word_count;
-    size_t word_len; /* 4 or 8 bytes */
-    size_t chain_offset;
-    size_t count_offset;
-    size_t block_offset;
-    /* The largest byte count of a message the standard allows: SHA-1 and
-     * SHA-224/256 take messages shorter than 2^64 bits (FIPS 180-4, 1),
-     * MD5 any length (RFC 1321 keeps the low 64 bits of the bit count), and
-     * SHA-384/512 up to 2^128 bits, beyond any 64-bit byte count. */
-    uint64_t max_byte_count;
-} family_layout;
-
-#define FAMILY_LAYOUT(member, words, word_bytes, limit)                                   \
-    {                                                                                     \
-        .word_count = (words), .word_len = (word_bytes),                                  \
-        .chain_offset = offsetof(fd_hash_state, member.chain),                            \
-        .count_offset = offsetof(fd_hash_state, member.byte_count),                       \
-        .block_offset = offsetof(fd_hash_state, member.block), .max_byte_count = (limit), \
-    }
-
-static const family_layout family_layouts[FD_FAMILY_COUNT] = {
-    [FD_FAMILY_MD5] = FAMILY_LAYOUT(md5, 4, 4, UINT64_MAX),
-    [FD_FAMILY_SHA1] = FAMILY_LAYOUT(sha1, 5, 4, (UINT64_C(1) << 61) - 1),
-    [FD_FAMILY_SHA256] = FAMILY_LAYOUT(sha256, 8, 4, (UINT64_C(1) << 61) - 1),
-    [FD_FAMILY_SHA512] = FAMILY_LAYOUT(sha512, 8, 8, UINT64_MAX),
-};
-
-#undef FAMILY_LAYOUT
-
-static size_t chain_len(const family_layout *layout)
-{
-    return layout->word_count * layout->word_len;
-}
+/* Each family's fields are where its description (core/family.h) says its
+ * struct keeps them inside fd_hash_state, so that one export and one import
+ * serve every family. The fields are read and written through memcpy at
+ * those offsets: that is byte access to the object's representation, which
+ * C allows for any type and alignment. A chain is its words one after the
+ * other, 4 or 8 bytes each, which the format writes big-endian.
+ *
+ * The format's sizes, which state_format.h's layout and FD_STATE_MAX_LEN
+ * spell out: a 16-byte header, a chain of the family's words, and a tail
+ * shorter than a block. */
+_Static_assert(FD_STATE_HEADER_LEN == 4 + 1 + 1 + 2 + 8, "the header's fields");
+#define STATE_FITS(name, NAME, word_type, chain_words, block_len, ...)                        \
+    _Static_assert(FD_STATE_HEADER_LEN + sizeof(fd_##name##_chain) + (block_len)-1 <=         \
+                       FD_STATE_MAX_LEN,                                                      \
+                   "FD_STATE_MAX_LEN holds a " #name " state");                               \
+    _Static_assert((block_len)-1 <= 0xffff, "a " #name " tail length fits the 2-byte field"); \
+    _Static_assert(sizeof(word_type) == 4 || sizeof(word_type) == 8,                          \
+                   "the format writes " #name "'s chain as 32- or 64-bit words");
+FD_FAMILIES(STATE_FITS)
+#undef STATE_FITS
 
 size_t fd_state_len(enum fd_algorithm_id id, uint64_t byte_count)
 {
+    assert((unsigned)id < FD_ALGORITHM_COUNT);
     const fd_algorithm *algorithm = &fd_algorithms[id];
     size_t tail_len = (size_t)(byte_count & (algorithm->block_len - 1));
-    return FD_STATE_HEADER_LEN + chain_len(&family_layouts[algorithm->family]) + tail_len;
+    return FD_STATE_HEADER_LEN + fd_family(algorithm->family)->chain_len + tail_len;
 }
 
 size_t fd_state_export(enum fd_algorithm_id id, const fd_hash_state *state,
                        uint8_t out[FD_STATE_MAX_LEN])
 {
     const fd_algorithm *algorithm = &fd_algorithms[id];
-    const family_layout *layout = &family_layouts[algorithm->family];
+    const fd_family_info *layout = fd_family(algorithm->family);
     const uint8_t *fields = (const uint8_t *)state;
     uint64_t byte_count;
 
+    assert(algorithm_codes[id] != 0);
     memcpy(&byte_count, fields + layout->count_offset, sizeof byte_count);
     size_t tail_len = (size_t)(byte_count & (algorithm->block_len - 1));
 
@@ -87,7 +72,7 @@ size_t fd_state_export(enum fd_algorithm_id id, const fd_hash_state *state,
 
     uint8_t *cursor = out + FD_STATE_HEADER_LEN;
     const uint8_t *chain = fields + layout->chain_offset;
-    for (size_t i = 0; i < layout->word_count; i++, chain += layout->word_len) {
+    for (size_t i = 0; i < layout->chain_words; i++, chain += layout->word_len) {
         if (layout->word_len == 4) {
             uint32_t word;
             memcpy(&word, chain, sizeof word);
@@ -131,6 +116,8 @@ static bool algorithm_from_code(uint8_t code, enum fd_algorithm_id *id)
 enum fd_state_error fd_state_import(const uint8_t *blob, size_t len, enum fd_algorithm_id *id,
                                     fd_hash_state *state, char *reason, size_t reason_len)
 {
+    assert(blob != NULL || len == 0);
+    assert(reason != NULL || reason_len == 0);
     /* The magic is checked on whatever part of it the blob has, so that a
      * short blob of something else is called that, not a cut state. */
     size_t magic_present = len < sizeof state_magic ? len : sizeof state_magic;
@@ -152,7 +139,7 @@ enum fd_state_error fd_state_import(const uint8_t *blob, size_t len, enum fd_alg
                       "unknown algorithm code %u (1 to %d are defined)", (unsigned)blob[5],
                       FD_ALGORITHM_COUNT);
     const fd_algorithm *algorithm = &fd_algorithms[found];
-    const family_layout *layout = &family_layouts[algorithm->family];
+    const fd_family_info *layout = fd_family(algorithm->family);
     size_t block_len = algorithm->block_len;
 
     size_t tail_len = (size_t)blob[6] << 8 | blob[7];
@@ -168,7 +155,7 @@ enum fd_state_error fd_state_import(const uint8_t *blob, size_t len, enum fd_alg
                       ", which leaves %zu bytes in a %zu-byte block",
                       tail_len, byte_count, count_remainder, block_len);
 
-    size_t expected_len = FD_STATE_HEADER_LEN + chain_len(layout) + tail_len;
+    size_t expected_len = FD_STATE_HEADER_LEN + layout->chain_len + tail_len;
     if (len < expected_len)
         return refuse(FD_STATE_TRUNCATED, reason, reason_len,
                       "truncated: %zu bytes, where a %s state with a %zu-byte tail has %zu", len,
@@ -188,7 +175,7 @@ enum fd_state_error fd_state_import(const uint8_t *blob, size_t len, enum fd_alg
     uint8_t *fields = (uint8_t *)state;
     const uint8_t *cursor = blob + FD_STATE_HEADER_LEN;
     uint8_t *chain = fields + layout->chain_offset;
-    for (size_t i = 0; i < layout->word_count; i++, chain += layout->word_len) {
+    for (size_t i = 0; i < layout->chain_words; i++, chain += layout->word_len) {
         if (layout->word_len == 4) {
             uint32_t word = fd_load_be32(cursor);
             memcpy(chain, &word, sizeof word);
@@ -213,7 +200,7 @@ enum fd_state_error fd_state_import(const uint8_t *blob, size_t len, enum fd_alg
         fd_hash_state initial;
         algorithm->init(&initial);
         const uint8_t *initial_chain = (const uint8_t *)&initial + layout->chain_offset;
-        if (memcmp(fields + layout->chain_offset, initial_chain, chain_len(layout)) != 0)
+        if (memcmp(fields + layout->chain_offset, initial_chain, layout->chain_len) != 0)
             return refuse(FD_STATE_CHAIN_NOT_INITIAL, reason, reason_len,
                           "the chaining words differ from %s's initial values, which a state "
                           "that has not yet hashed a whole block (byte count %" PRIu64

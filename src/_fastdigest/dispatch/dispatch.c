@@ -8,6 +8,7 @@
  * rest NULL). */
 #include "dispatch/dispatch.h"
 
+#include <assert.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <string.h>
@@ -19,6 +20,12 @@
 #include "kernels/x86/sha512ni/sha512ni.h"
 #include "kernels/x86/shani/shani.h"
 #include "kernels/x86/ssse3/ssse3.h"
+
+/* A lane count, checked by the compiler: 2 to FD_BATCH_MAX_LANES, the most
+ * the batch driver's lanes and PBKDF2's rows hold (core/batch.c,
+ * core/hmac.c). A count outside is an array of negative size, an error:
+ * C11 has no _Static_assert inside an expression. */
+#define LANES(n) ((unsigned)sizeof(char[(n) >= 2 && (n) <= FD_BATCH_MAX_LANES ? (n) : -1]))
 
 /* ---- single-stream kernels ---------------------------------------------
  *
@@ -48,7 +55,7 @@ static const fd_kernel sha1_kernels[] = {
      .pbkdf2.sha1 = fd_sha1_pbkdf2_shani,
      .hmac_finish.sha1 = fd_sha1_hmac_finish_shani,
      .hmac_key.sha1 = fd_sha1_hmac_key_shani_x2,
-     .pbkdf2_lanes = {.lanes = 2, .min_blocks = 2, .run.sha1 = fd_sha1_pbkdf2_shani_x2}},
+     .pbkdf2_lanes = {.lanes = LANES(2), .min_blocks = 2, .run.sha1 = fd_sha1_pbkdf2_shani_x2}},
 #endif
 #ifdef FD_HAVE_AVX2
     {.name = "avx2",
@@ -81,7 +88,7 @@ static const fd_kernel sha256_kernels[] = {
      .pbkdf2.sha256 = fd_sha256_pbkdf2_shani,
      .hmac_finish.sha256 = fd_sha256_hmac_finish_shani,
      .hmac_key.sha256 = fd_sha256_hmac_key_shani_x2,
-     .pbkdf2_lanes = {.lanes = 2, .min_blocks = 2, .run.sha256 = fd_sha256_pbkdf2_shani_x2}},
+     .pbkdf2_lanes = {.lanes = LANES(2), .min_blocks = 2, .run.sha256 = fd_sha256_pbkdf2_shani_x2}},
 #endif
 #ifdef FD_HAVE_AVX2
     {.name = "avx2", .required_features = FD_AVX2_FEATURES, .blocks.sha256 = fd_sha256_blocks_avx2},
@@ -105,7 +112,9 @@ static const fd_kernel sha512_kernels[] = {
     {.name = "avx512",
      .required_features = FD_AVX512_FEATURES,
      .blocks.sha512 = fd_sha512_blocks_avx512,
-     .pbkdf2_lanes = {.lanes = 4, .min_blocks = 2, .run.sha512 = fd_sha512_pbkdf2_avx512_x4}},
+     .pbkdf2_lanes = {.lanes = LANES(4),
+                      .min_blocks = 2,
+                      .run.sha512 = fd_sha512_pbkdf2_avx512_x4}},
 #endif
 #ifdef FD_HAVE_SHA512NI
     /* After AVX-512, as OpenSSL 3.6 puts it before its AVX2 code (it has no
@@ -122,12 +131,10 @@ static const fd_kernel sha512_kernels[] = {
     {.name = NULL},
 };
 
-const fd_kernel *const fd_kernel_lists[FD_FAMILY_COUNT] = {
-    [FD_FAMILY_MD5] = md5_kernels,
-    [FD_FAMILY_SHA1] = sha1_kernels,
-    [FD_FAMILY_SHA256] = sha256_kernels,
-    [FD_FAMILY_SHA512] = sha512_kernels,
-};
+/* Every family of FD_FAMILIES (kernels/kernel.h) has its name_kernels. */
+#define KERNEL_LIST(fam, FAM, ...) [FD_FAMILY_##FAM] = fam##_kernels,
+const fd_kernel *const fd_kernel_lists[FD_FAMILY_COUNT] = {FD_FAMILIES(KERNEL_LIST)};
+#undef KERNEL_LIST
 
 /* ---- multi-buffer kernels -----------------------------------------------
  *
@@ -147,7 +154,7 @@ static const fd_multi_kernel md5_multi_kernels[] = {
 #ifdef FD_HAVE_AVX512_MULTI
     {.name = "avx512_x16",
      .required_features = FD_AVX512_FEATURES,
-     .lanes = 16,
+     .lanes = LANES(16),
      .drain_min_busy = 4,
      .pbkdf2 = {.min_blocks = 2, .run.md5 = fd_md5_pbkdf2_avx512_x16},
      .blocks.md5 = fd_md5_blocks_avx512_x16},
@@ -155,7 +162,7 @@ static const fd_multi_kernel md5_multi_kernels[] = {
 #ifdef FD_HAVE_AVX2_MULTI
     {.name = "avx2_x8",
      .required_features = FD_AVX2_FEATURES,
-     .lanes = 8,
+     .lanes = LANES(8),
      .drain_min_busy = 3,
      .pbkdf2 = {.min_blocks = 2, .run.md5 = fd_md5_pbkdf2_avx2_x8},
      .blocks.md5 = fd_md5_blocks_avx2_x8},
@@ -167,7 +174,7 @@ static const fd_multi_kernel sha1_multi_kernels[] = {
 #ifdef FD_HAVE_AVX512_MULTI
     {.name = "avx512_x16",
      .required_features = FD_AVX512_FEATURES,
-     .lanes = 16,
+     .lanes = LANES(16),
      .drain_min_busy = 12,
      .pbkdf2 = {.min_blocks = 6},
      .blocks.sha1 = fd_sha1_blocks_avx512_x16},
@@ -175,7 +182,7 @@ static const fd_multi_kernel sha1_multi_kernels[] = {
 #ifdef FD_HAVE_SHANI_X2
     {.name = "shani_x2",
      .required_features = FD_SHANI_FEATURES,
-     .lanes = 2,
+     .lanes = LANES(2),
      .drain_min_busy = 2,
      .blocks.sha1 = fd_sha1_blocks_shani_x2},
 #endif
@@ -184,7 +191,7 @@ static const fd_multi_kernel sha1_multi_kernels[] = {
      * kernel's speed; on Zen 3 with SHA-NI it ties shani_x2. */
     {.name = "avx2_x8",
      .required_features = FD_AVX2_FEATURES,
-     .lanes = 8,
+     .lanes = LANES(8),
      .drain_min_busy = 2,
      .pbkdf2 = {.min_blocks = 4},
      .blocks.sha1 = fd_sha1_blocks_avx2_x8},
@@ -202,14 +209,14 @@ static const fd_multi_kernel sha256_multi_kernels[] = {
 #ifdef FD_HAVE_SHANI_X2
     {.name = "shani_x2",
      .required_features = FD_SHANI_FEATURES,
-     .lanes = 2,
+     .lanes = LANES(2),
      .drain_min_busy = 2,
      .blocks.sha256 = fd_sha256_blocks_shani_x2},
 #endif
 #ifdef FD_HAVE_AVX512_MULTI
     {.name = "avx512_x16",
      .required_features = FD_AVX512_FEATURES,
-     .lanes = 16,
+     .lanes = LANES(16),
      .drain_min_busy = 16,
      .pbkdf2 = {.min_blocks = 4},
      .blocks.sha256 = fd_sha256_blocks_avx512_x16},
@@ -219,7 +226,7 @@ static const fd_multi_kernel sha256_multi_kernels[] = {
      * kernel's speed. */
     {.name = "avx2_x8",
      .required_features = FD_AVX2_FEATURES,
-     .lanes = 8,
+     .lanes = LANES(8),
      .drain_min_busy = 2,
      .pbkdf2 = {.min_blocks = 3},
      .blocks.sha256 = fd_sha256_blocks_avx2_x8},
@@ -231,7 +238,7 @@ static const fd_multi_kernel sha512_multi_kernels[] = {
 #ifdef FD_HAVE_AVX512_MULTI
     {.name = "avx512_x8",
      .required_features = FD_AVX512_FEATURES,
-     .lanes = 8,
+     .lanes = LANES(8),
      .drain_min_busy = 4,
      .pbkdf2 = {.min_blocks = 3},
      .blocks.sha512 = fd_sha512_blocks_avx512_x8},
@@ -239,7 +246,7 @@ static const fd_multi_kernel sha512_multi_kernels[] = {
 #ifdef FD_HAVE_AVX2_MULTI
     {.name = "avx2_x4",
      .required_features = FD_AVX2_FEATURES,
-     .lanes = 4,
+     .lanes = LANES(4),
      .drain_min_busy = 3,
      .pbkdf2 = {.min_blocks = 3},
      .blocks.sha512 = fd_sha512_blocks_avx2_x4},
@@ -247,12 +254,11 @@ static const fd_multi_kernel sha512_multi_kernels[] = {
     {.name = NULL},
 };
 
+/* And its name_multi_kernels. */
+#define MULTI_KERNEL_LIST(fam, FAM, ...) [FD_FAMILY_##FAM] = fam##_multi_kernels,
 const fd_multi_kernel *const fd_multi_kernel_lists[FD_FAMILY_COUNT] = {
-    [FD_FAMILY_MD5] = md5_multi_kernels,
-    [FD_FAMILY_SHA1] = sha1_multi_kernels,
-    [FD_FAMILY_SHA256] = sha256_multi_kernels,
-    [FD_FAMILY_SHA512] = sha512_multi_kernels,
-};
+    FD_FAMILIES(MULTI_KERNEL_LIST)};
+#undef MULTI_KERNEL_LIST
 
 /* Where the lists' order is wrong for a CPU, measured: the multi-buffer
  * kernel to prefer on it, when its features are there. */
@@ -277,6 +283,7 @@ static bool has_features(uint32_t required, uint32_t features)
 const fd_multi_kernel *fd_choose_multi_kernel(enum fd_family family, uint32_t features,
                                               fd_cpu_model model)
 {
+    assert((unsigned)family < FD_FAMILY_COUNT);
     const fd_multi_kernel *list = fd_multi_kernel_lists[family];
 
     for (size_t i = 0; i < sizeof multi_kernel_exceptions / sizeof multi_kernel_exceptions[0];
@@ -300,17 +307,22 @@ const fd_multi_kernel *fd_choose_multi_kernel(enum fd_family family, uint32_t fe
 
 /* ---- the select ---------------------------------------------------------- */
 
-fd_kernel fd_active_kernels[FD_FAMILY_COUNT] = {
-    [FD_FAMILY_MD5] = {.name = "portable", .blocks.md5 = fd_md5_blocks_portable},
-    [FD_FAMILY_SHA1] = {.name = "portable", .blocks.sha1 = fd_sha1_blocks_portable},
-    [FD_FAMILY_SHA256] = {.name = "portable", .blocks.sha256 = fd_sha256_blocks_portable},
-    [FD_FAMILY_SHA512] = {.name = "portable", .blocks.sha512 = fd_sha512_blocks_portable},
-};
+/* Every family's portable kernel is fd_name_blocks_portable
+ * (kernels/portable/portable.h). */
+#define PORTABLE_KERNEL(fam, FAM, ...) \
+    [FD_FAMILY_##FAM] = {.name = "portable", .blocks.fam = fd_##fam##_blocks_portable},
+fd_kernel fd_active_kernels[FD_FAMILY_COUNT] = {FD_FAMILIES(PORTABLE_KERNEL)};
+#undef PORTABLE_KERNEL
 
 fd_multi_kernel fd_active_multi_kernels[FD_FAMILY_COUNT];
 
 void fd_use_kernel(enum fd_family family, const fd_kernel *kernel)
 {
+    assert((unsigned)family < FD_FAMILY_COUNT);
+    assert(kernel != NULL && kernel->name != NULL);
+    /* The CPU's own features, not less the FASTDIGEST_DISABLE mask: tests
+     * may run a kernel the mask hides from the select. */
+    assert(has_features(kernel->required_features, fd_cpu_detected_features()));
     fd_active_kernels[family] = *kernel;
 }
 
@@ -318,6 +330,10 @@ void fd_use_multi_kernel(enum fd_family family, const fd_multi_kernel *kernel)
 {
     static const fd_multi_kernel none = {.name = NULL};
 
+    assert((unsigned)family < FD_FAMILY_COUNT);
+    assert(kernel == NULL ||
+           (kernel->name != NULL && kernel->lanes >= 2 && kernel->lanes <= FD_BATCH_MAX_LANES &&
+            has_features(kernel->required_features, fd_cpu_detected_features())));
     fd_active_multi_kernels[family] = kernel != NULL ? *kernel : none;
 }
 

@@ -18,13 +18,21 @@
 
 /* ---- kernels (dispatch.c) ------------------------------------------------ */
 
+/* Each union below has one member per family (kernels/kernel.h's
+ * FD_FAMILIES), named after it, of that family's function type: a row sets
+ * the members of its own family, `.blocks.sha256 = ...`. */
+#define FD_FAMILY_MEMBER(name, type) fd_##name##_##type *name;
+#define FD_BLOCKS_MEMBER(name, ...) FD_FAMILY_MEMBER(name, blocks_fn)
+#define FD_PBKDF2_MEMBER(name, ...) FD_FAMILY_MEMBER(name, pbkdf2_fn)
+#define FD_PBKDF2_LANES_MEMBER(name, ...) FD_FAMILY_MEMBER(name, pbkdf2_lanes_fn)
+#define FD_HMAC_FINISH_MEMBER(name, ...) FD_FAMILY_MEMBER(name, hmac_finish_fn)
+#define FD_HMAC_KEY_MEMBER(name, ...) FD_FAMILY_MEMBER(name, hmac_key_fn)
+#define FD_BLOCKS_MULTI_MEMBER(name, ...) FD_FAMILY_MEMBER(name, blocks_multi_fn)
+
 /* A kernel's PBKDF2 loop over several output blocks at once (kernel.h's
  * fd_*_pbkdf2_lanes_fn), for its family. */
 typedef union fd_pbkdf2_lanes_run {
-    fd_md5_pbkdf2_lanes_fn *md5;
-    fd_sha1_pbkdf2_lanes_fn *sha1;
-    fd_sha256_pbkdf2_lanes_fn *sha256;
-    fd_sha512_pbkdf2_lanes_fn *sha512;
+    FD_FAMILIES(FD_PBKDF2_LANES_MEMBER)
 } fd_pbkdf2_lanes_run;
 
 /* A single-stream kernel and its optional capabilities: a capability it
@@ -33,15 +41,11 @@ typedef struct fd_kernel {
     const char *name; /* "portable", "shani", "avx2", ... */
     uint32_t required_features;
     union {
-        fd_md5_blocks_fn *md5;
-        fd_sha1_blocks_fn *sha1;
-        fd_sha256_blocks_fn *sha256;
-        fd_sha512_blocks_fn *sha512;
+        FD_FAMILIES(FD_BLOCKS_MEMBER)
     } blocks;
     /* PBKDF2's loop of iterations 2..c with the digest in registers. */
     union {
-        fd_sha1_pbkdf2_fn *sha1;
-        fd_sha256_pbkdf2_fn *sha256;
+        FD_FAMILIES(FD_PBKDF2_MEMBER)
     } pbkdf2;
     /* PBKDF2's loop for several output blocks at once: up to `lanes` of
      * them per call, and never fewer than `min_blocks` (measured: below
@@ -54,13 +58,11 @@ typedef struct fd_kernel {
     } pbkdf2_lanes;
     /* The end of an HMAC: the inner hash's last blocks and the outer block. */
     union {
-        fd_sha1_hmac_finish_fn *sha1;
-        fd_sha256_hmac_finish_fn *sha256;
+        FD_FAMILIES(FD_HMAC_FINISH_MEMBER)
     } hmac_finish;
     /* HMAC's two keyed blocks compressed together. */
     union {
-        fd_sha1_hmac_key_fn *sha1;
-        fd_sha256_hmac_key_fn *sha256;
+        FD_FAMILIES(FD_HMAC_KEY_MEMBER)
     } hmac_key;
 } fd_kernel;
 
@@ -86,12 +88,17 @@ typedef struct fd_multi_kernel {
         fd_pbkdf2_lanes_run run;
     } pbkdf2;
     union {
-        fd_md5_blocks_multi_fn *md5;
-        fd_sha1_blocks_multi_fn *sha1;
-        fd_sha256_blocks_multi_fn *sha256;
-        fd_sha512_blocks_multi_fn *sha512;
+        FD_FAMILIES(FD_BLOCKS_MULTI_MEMBER)
     } blocks;
 } fd_multi_kernel;
+
+#undef FD_FAMILY_MEMBER
+#undef FD_BLOCKS_MEMBER
+#undef FD_PBKDF2_MEMBER
+#undef FD_PBKDF2_LANES_MEMBER
+#undef FD_HMAC_FINISH_MEMBER
+#undef FD_HMAC_KEY_MEMBER
+#undef FD_BLOCKS_MULTI_MEMBER
 
 /* The kernels compiled into this build for each family, fastest first. Each
  * single-stream list ends with the portable C (no required features) and
@@ -123,7 +130,8 @@ void fd_select_kernels(bool portable_only);
 
 /* Install one kernel for one family (tests and benchmarks run every
  * backend so); a NULL multi-buffer kernel means none. The caller guarantees
- * the CPU has kernel->required_features. */
+ * the CPU has kernel->required_features (the CPU's own, FASTDIGEST_DISABLE
+ * aside), which an assert() checks where they are compiled in. */
 void fd_use_kernel(enum fd_family family, const fd_kernel *kernel);
 void fd_use_multi_kernel(enum fd_family family, const fd_multi_kernel *kernel);
 

@@ -8,16 +8,16 @@
 #include <string.h>
 
 /* ---- x86: CPUID and XGETBV ---------------------------------------------
- * MSVC (and clang-cl, which also defines _MSC_VER) has __cpuidex and
+ * MSVC and clang-cl (FD_COMPILER_MSVC_INTRINSICS) have __cpuidex and
  * _xgetbv in <intrin.h>; GCC and Clang elsewhere, MinGW included, have
  * <cpuid.h> and inline assembly. ARM64EC defines _M_X64 but runs no x86
  * kernel (kernels/x86/x86.h leaves them out), so it detects nothing here. */
 #if (defined(__x86_64__) || defined(__i386__) || defined(_M_X64) || defined(_M_IX86)) && \
     !defined(_M_ARM64EC)
-#if defined(_MSC_VER)
+#if defined(FD_COMPILER_MSVC_INTRINSICS)
 #define FD_X86_CPUID 1
 #include <intrin.h>
-#elif defined(__GNUC__)
+#elif defined(FD_COMPILER_GNU)
 #define FD_X86_CPUID 1
 #include <cpuid.h>
 #endif
@@ -68,7 +68,7 @@ enum { CPUID_EAX, CPUID_EBX, CPUID_ECX, CPUID_EDX };
  * only a 32-bit CPU older than the Pentium can lack). */
 static unsigned cpuid_max_leaf(void)
 {
-#if defined(_MSC_VER)
+#if defined(FD_COMPILER_MSVC_INTRINSICS)
     int regs[4];
     __cpuid(regs, 0);
     return (unsigned)regs[CPUID_EAX];
@@ -79,7 +79,7 @@ static unsigned cpuid_max_leaf(void)
 
 static void cpuid(unsigned leaf, unsigned subleaf, uint32_t regs[4])
 {
-#if defined(_MSC_VER)
+#if defined(FD_COMPILER_MSVC_INTRINSICS)
     int out[4];
     __cpuidex(out, (int)leaf, (int)subleaf);
     for (int i = 0; i < 4; i++)
@@ -96,14 +96,14 @@ static void cpuid(unsigned leaf, unsigned subleaf, uint32_t regs[4])
 
 /* XCR0, read with XGETBV: which register states the OS saves on a context
  * switch. Call it only when CPUID reports OSXSAVE. */
-#if defined(_MSC_VER) && defined(__clang__)
+#if defined(FD_COMPILER_MSVC_INTRINSICS) && defined(FD_COMPILER_CLANG)
 /* clang-cl declares _xgetbv for code compiled for XSAVE only. */
 __attribute__((target("xsave")))
 #endif
 static uint64_t
 read_xcr0(void)
 {
-#if defined(_MSC_VER)
+#if defined(FD_COMPILER_MSVC_INTRINSICS)
     return _xgetbv(0);
 #else
     /* Emitted as bytes so that no -mxsave flag is needed. */

@@ -34,18 +34,18 @@
 #if defined(__aarch64__) && !defined(__AARCH64EB__)
 
 /* Whether this compiler builds the kernels with default flags (see above). */
-#if defined(__clang__)
-#if __clang_major__ >= 16 || defined(__ARM_FEATURE_SHA2)
+#if defined(FD_COMPILER_CLANG)
+#if FD_COMPILER_CLANG_MAJOR >= 16 || defined(__ARM_FEATURE_SHA2)
 #define FD_ARM_CAN_BUILD_SHA2 1
 #endif
-#if __clang_major__ >= 16 || defined(__ARM_FEATURE_SHA512)
+#if FD_COMPILER_CLANG_MAJOR >= 16 || defined(__ARM_FEATURE_SHA512)
 #define FD_ARM_CAN_BUILD_SHA512 1
 #endif
-#elif defined(__GNUC__)
-#if __GNUC__ >= 6
+#elif defined(FD_COMPILER_GCC)
+#if FD_COMPILER_GCC_MAJOR >= 6
 #define FD_ARM_CAN_BUILD_SHA2 1
 #endif
-#if __GNUC__ >= 8
+#if FD_COMPILER_GCC_MAJOR >= 8
 #define FD_ARM_CAN_BUILD_SHA512 1
 #endif
 #endif

@@ -18,9 +18,9 @@
 /* GCC 12 refuses to inline the SHA intrinsics into a function that gains
  * the feature through __attribute__((target)); a pragma before the header
  * gives the whole file the feature instead. */
-#if defined(__clang__)
+#if defined(FD_COMPILER_CLANG)
 #pragma clang attribute push(__attribute__((target("sha2"))), apply_to = function)
-#elif defined(__GNUC__)
+#elif defined(FD_COMPILER_GCC)
 #pragma GCC target("+crypto")
 #endif
 
@@ -135,14 +135,14 @@ static FD_ALWAYS_INLINE void compress_blocks(uint32x4_t *abcd, uint32_t *e, cons
                        load_word_group(blocks + 32), load_word_group(blocks + 48));
 }
 
-void fd_sha1_blocks_armv8(uint32_t chain[5], const uint8_t *blocks, size_t nblocks)
+void fd_sha1_blocks_armv8(fd_sha1_chain *chain, const uint8_t *blocks, size_t nblocks)
 {
-    uint32x4_t abcd = vld1q_u32(chain);
-    uint32_t e = chain[4];
+    uint32x4_t abcd = vld1q_u32(chain->words);
+    uint32_t e = chain->words[4];
 
     compress_blocks(&abcd, &e, blocks, nblocks);
-    vst1q_u32(chain, abcd);
-    chain[4] = e;
+    vst1q_u32(chain->words, abcd);
+    chain->words[4] = e;
 }
 
 /* ---- HMAC and PBKDF2 (see kernels/kernel.h and sha1_shani.c) ---------------------
@@ -163,32 +163,38 @@ static FD_ALWAYS_INLINE void compress_digest_block(uint32x4_t *chain_abcd, uint3
                    vld1q_u32(group3_words));
 }
 
-void fd_sha1_pbkdf2_armv8(const uint32_t inner_chain[5], const uint32_t outer_chain[5],
-                          uint32_t words[5], uint32_t iterations_left)
+void fd_sha1_pbkdf2_armv8(const fd_sha1_chain *inner_chain, const fd_sha1_chain *outer_chain,
+                          size_t digest_len, fd_sha1_chain *words, uint32_t iterations_left)
 {
-    const uint32x4_t inner_abcd = vld1q_u32(inner_chain), outer_abcd = vld1q_u32(outer_chain);
-    uint32x4_t u_abcd = vld1q_u32(words), t_abcd = u_abcd;
-    uint32_t u_e = words[4], t_e = u_e;
+    const uint32x4_t inner_abcd = vld1q_u32(inner_chain->words);
+    const uint32x4_t outer_abcd = vld1q_u32(outer_chain->words);
+    uint32x4_t u_abcd = vld1q_u32(words->words), t_abcd = u_abcd;
+    uint32_t u_e = words->words[4], t_e = u_e;
+
+    (void)digest_len; /* SHA-1's */
 
     for (; iterations_left != 0; iterations_left--) {
         uint32x4_t abcd = inner_abcd;
-        uint32_t e = inner_chain[4];
+        uint32_t e = inner_chain->words[4];
         compress_digest_block(&abcd, &e, u_abcd, u_e);
         u_abcd = outer_abcd;
-        u_e = outer_chain[4];
+        u_e = outer_chain->words[4];
         compress_digest_block(&u_abcd, &u_e, abcd, e);
         t_abcd = veorq_u32(t_abcd, u_abcd);
         t_e ^= u_e;
     }
-    vst1q_u32(words, t_abcd);
-    words[4] = t_e;
+    vst1q_u32(words->words, t_abcd);
+    words->words[4] = t_e;
 }
 
-void fd_sha1_hmac_finish_armv8(const uint32_t inner_chain[5], const uint8_t *tail,
-                               size_t tail_blocks, const uint32_t outer_chain[5], uint8_t out[20])
+void fd_sha1_hmac_finish_armv8(const fd_sha1_chain *inner_chain, const uint8_t *tail,
+                               size_t tail_blocks, const fd_sha1_chain *outer_chain,
+                               size_t digest_len, uint8_t *out)
 {
-    uint32x4_t abcd = vld1q_u32(inner_chain), outer_abcd = vld1q_u32(outer_chain);
-    uint32_t e = inner_chain[4], outer_e = outer_chain[4];
+    uint32x4_t abcd = vld1q_u32(inner_chain->words), outer_abcd = vld1q_u32(outer_chain->words);
+    uint32_t e = inner_chain->words[4], outer_e = outer_chain->words[4];
+
+    (void)digest_len; /* SHA-1's */
 
     compress_blocks(&abcd, &e, tail, tail_blocks);
     compress_digest_block(&outer_abcd, &outer_e, abcd, e);
@@ -196,7 +202,7 @@ void fd_sha1_hmac_finish_armv8(const uint32_t inner_chain[5], const uint8_t *tai
     fd_store_be32(out + 16, outer_e);
 }
 
-#if defined(__clang__)
+#if defined(FD_COMPILER_CLANG)
 #pragma clang attribute pop
 #endif
 

@@ -17,9 +17,9 @@
 /* GCC 12 refuses to inline the SHA intrinsics into a function that gains
  * the feature through __attribute__((target)); a pragma before the header
  * gives the whole file the feature instead. */
-#if defined(__clang__)
+#if defined(FD_COMPILER_CLANG)
 #pragma clang attribute push(__attribute__((target("sha2"))), apply_to = function)
-#elif defined(__GNUC__)
+#elif defined(FD_COMPILER_GCC)
 #pragma GCC target("+crypto")
 #endif
 
@@ -87,14 +87,14 @@ static FD_ALWAYS_INLINE void compress_blocks(uint32x4_t *abcd, uint32x4_t *efgh,
                        load_word_group(blocks + 32), load_word_group(blocks + 48));
 }
 
-void fd_sha256_blocks_armv8(uint32_t chain[8], const uint8_t *blocks, size_t nblocks)
+void fd_sha256_blocks_armv8(fd_sha256_chain *chain, const uint8_t *blocks, size_t nblocks)
 {
-    uint32x4_t abcd = vld1q_u32(chain);
-    uint32x4_t efgh = vld1q_u32(chain + 4);
+    uint32x4_t abcd = vld1q_u32(chain->words);
+    uint32x4_t efgh = vld1q_u32(chain->words + 4);
 
     compress_blocks(&abcd, &efgh, blocks, nblocks);
-    vst1q_u32(chain, abcd);
-    vst1q_u32(chain + 4, efgh);
+    vst1q_u32(chain->words, abcd);
+    vst1q_u32(chain->words + 4, efgh);
 }
 
 /* ---- HMAC and PBKDF2 (see fd_sha256_pbkdf2_fn, fd_sha256_hmac_finish_fn
@@ -163,22 +163,23 @@ static FD_ALWAYS_INLINE void pbkdf2_iterate(const uint32_t inner_chain[8],
     }
 }
 
-void fd_sha256_pbkdf2_armv8(const uint32_t inner_chain[8], const uint32_t outer_chain[8],
-                            size_t digest_words, uint32_t words[8], uint32_t iterations_left)
+void fd_sha256_pbkdf2_armv8(const fd_sha256_chain *inner_chain, const fd_sha256_chain *outer_chain,
+                            size_t digest_len, fd_sha256_chain *words, uint32_t iterations_left)
 {
-    if (digest_words == 7)
-        pbkdf2_iterate(inner_chain, outer_chain, 7, words, iterations_left);
+    if (digest_len == FD_SHA224_DIGEST_LEN)
+        pbkdf2_iterate(inner_chain->words, outer_chain->words, 7, words->words, iterations_left);
     else
-        pbkdf2_iterate(inner_chain, outer_chain, 8, words, iterations_left);
+        pbkdf2_iterate(inner_chain->words, outer_chain->words, 8, words->words, iterations_left);
 }
 
-void fd_sha256_hmac_finish_armv8(const uint32_t inner_chain[8], const uint8_t *tail,
-                                 size_t tail_blocks, const uint32_t outer_chain[8],
-                                 size_t digest_words, uint8_t *out)
+void fd_sha256_hmac_finish_armv8(const fd_sha256_chain *inner_chain, const uint8_t *tail,
+                                 size_t tail_blocks, const fd_sha256_chain *outer_chain,
+                                 size_t digest_len, uint8_t *out)
 {
-    const digest_block_padding padding = padding_after_digest(digest_words);
-    uint32x4_t abcd = vld1q_u32(inner_chain), efgh = vld1q_u32(inner_chain + 4);
-    uint32x4_t outer_abcd = vld1q_u32(outer_chain), outer_efgh = vld1q_u32(outer_chain + 4);
+    const digest_block_padding padding = padding_after_digest(digest_len / 4);
+    uint32x4_t abcd = vld1q_u32(inner_chain->words), efgh = vld1q_u32(inner_chain->words + 4);
+    uint32x4_t outer_abcd = vld1q_u32(outer_chain->words);
+    uint32x4_t outer_efgh = vld1q_u32(outer_chain->words + 4);
 
     compress_blocks(&abcd, &efgh, tail, tail_blocks);
     compress_block(&outer_abcd, &outer_efgh, abcd, mark_digest_end(&padding, efgh), padding.group2,
@@ -188,10 +189,10 @@ void fd_sha256_hmac_finish_armv8(const uint32_t inner_chain[8], const uint8_t *t
     uint8_t digest[FD_SHA256_DIGEST_LEN];
     vst1q_u8(digest, vrev32q_u8(vreinterpretq_u8_u32(outer_abcd)));
     vst1q_u8(digest + 16, vrev32q_u8(vreinterpretq_u8_u32(outer_efgh)));
-    memcpy(out, digest, 4 * digest_words);
+    memcpy(out, digest, digest_len);
 }
 
-#if defined(__clang__)
+#if defined(FD_COMPILER_CLANG)
 #pragma clang attribute pop
 #endif
 

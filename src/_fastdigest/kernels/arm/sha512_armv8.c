@@ -26,9 +26,9 @@
  * "arch=armv8.2-a+sha3" and inlines them only into code built for at least
  * that, so this file is; that is safe because the SHA512 instructions are an
  * ARMv8.2 extension: a CPU that has them implements ARMv8.2. */
-#if defined(__clang__)
+#if defined(FD_COMPILER_CLANG)
 #pragma clang attribute push(__attribute__((target("sha3"))), apply_to = function)
-#elif defined(__GNUC__)
+#elif defined(FD_COMPILER_GCC)
 #pragma GCC target("arch=armv8.2-a+sha3")
 #endif
 
@@ -68,13 +68,13 @@ static inline uint64x2_t next_word_pair(uint64x2_t w0, uint64x2_t w1, uint64x2_t
     return vsha512su1q_u64(vsha512su0q_u64(w0, w1), w7, vextq_u64(w4, w5, 1));
 }
 
-void fd_sha512_blocks_armv8(uint64_t chain[8], const uint8_t *blocks, size_t nblocks)
+void fd_sha512_blocks_armv8(fd_sha512_chain *chain, const uint8_t *blocks, size_t nblocks)
 {
     sha512_vector_state s = {
-        vld1q_u64(chain),
-        vld1q_u64(chain + 2),
-        vld1q_u64(chain + 4),
-        vld1q_u64(chain + 6),
+        vld1q_u64(chain->words),
+        vld1q_u64(chain->words + 2),
+        vld1q_u64(chain->words + 4),
+        vld1q_u64(chain->words + 6),
     };
 
     for (; nblocks != 0; nblocks--, blocks += FD_SHA512_BLOCK_LEN) {
@@ -124,13 +124,13 @@ void fd_sha512_blocks_armv8(uint64_t chain[8], const uint8_t *blocks, size_t nbl
         s.ef = vaddq_u64(s.ef, in.ef);
         s.gh = vaddq_u64(s.gh, in.gh);
     }
-    vst1q_u64(chain, s.ab);
-    vst1q_u64(chain + 2, s.cd);
-    vst1q_u64(chain + 4, s.ef);
-    vst1q_u64(chain + 6, s.gh);
+    vst1q_u64(chain->words, s.ab);
+    vst1q_u64(chain->words + 2, s.cd);
+    vst1q_u64(chain->words + 4, s.ef);
+    vst1q_u64(chain->words + 6, s.gh);
 }
 
-#if defined(__clang__)
+#if defined(FD_COMPILER_CLANG)
 #pragma clang attribute pop
 #endif
 

@@ -83,9 +83,9 @@ static inline uint32_t step_i(uint32_t a, uint32_t b, uint32_t c, uint32_t d, ui
     return fd_rotl32(a, s) + b;
 }
 
-void fd_md5_blocks_tuned(uint32_t chain[4], const uint8_t *blocks, size_t nblocks)
+void fd_md5_blocks_tuned(fd_md5_chain *chain, const uint8_t *blocks, size_t nblocks)
 {
-    uint32_t a = chain[0], b = chain[1], c = chain[2], d = chain[3];
+    uint32_t a = chain->words[0], b = chain->words[1], c = chain->words[2], d = chain->words[3];
 
     for (; nblocks != 0; nblocks--, blocks += FD_MD5_BLOCK_LEN) {
         /* Word k of the block, read where it is used so that the compiler
@@ -113,8 +113,8 @@ void fd_md5_blocks_tuned(uint32_t chain[4], const uint8_t *blocks, size_t nblock
         c += c0;
         d += d0;
     }
-    chain[0] = a;
-    chain[1] = b;
-    chain[2] = c;
-    chain[3] = d;
+    chain->words[0] = a;
+    chain->words[1] = b;
+    chain->words[2] = c;
+    chain->words[3] = d;
 }

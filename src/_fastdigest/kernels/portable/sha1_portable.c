@@ -39,14 +39,15 @@ static inline void sha1_round(int t, uint32_t w[16], uint32_t a, uint32_t *b, ui
     *b = fd_rotl32(*b, 30);
 }
 
-void fd_sha1_blocks_portable(uint32_t chain[5], const uint8_t *blocks, size_t nblocks)
+void fd_sha1_blocks_portable(fd_sha1_chain *chain, const uint8_t *blocks, size_t nblocks)
 {
     for (; nblocks != 0; nblocks--, blocks += FD_SHA1_BLOCK_LEN) {
         uint32_t w[16];
         for (int t = 0; t < 16; t++)
             w[t] = fd_load_be32(blocks + 4 * t);
 
-        uint32_t a = chain[0], b = chain[1], c = chain[2], d = chain[3], e = chain[4];
+        uint32_t a = chain->words[0], b = chain->words[1], c = chain->words[2], d = chain->words[3],
+                 e = chain->words[4];
         for (int t = 0; t < 80; t += 5) {
             sha1_round(t, w, a, &b, c, d, &e);
             sha1_round(t + 1, w, e, &a, b, c, &d);
@@ -54,10 +55,10 @@ void fd_sha1_blocks_portable(uint32_t chain[5], const uint8_t *blocks, size_t nb
             sha1_round(t + 3, w, c, &d, e, a, &b);
             sha1_round(t + 4, w, b, &c, d, e, &a);
         }
-        chain[0] += a;
-        chain[1] += b;
-        chain[2] += c;
-        chain[3] += d;
-        chain[4] += e;
+        chain->words[0] += a;
+        chain->words[1] += b;
+        chain->words[2] += c;
+        chain->words[3] += d;
+        chain->words[4] += e;
     }
 }

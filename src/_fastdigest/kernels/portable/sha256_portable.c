@@ -19,7 +19,7 @@ static inline void sha256_round(uint32_t a, uint32_t b, uint32_t c, uint32_t *d,
     *h = t1 + sigma0 + majority;
 }
 
-void fd_sha256_blocks_portable(uint32_t chain[8], const uint8_t *blocks, size_t nblocks)
+void fd_sha256_blocks_portable(fd_sha256_chain *chain, const uint8_t *blocks, size_t nblocks)
 {
     const uint32_t *k = fd_sha256_round_constants;
 
@@ -33,8 +33,8 @@ void fd_sha256_blocks_portable(uint32_t chain[8], const uint8_t *blocks, size_t 
             w[t] = w[t - 16] + s0 + w[t - 7] + s1;
         }
 
-        uint32_t a = chain[0], b = chain[1], c = chain[2], d = chain[3];
-        uint32_t e = chain[4], f = chain[5], g = chain[6], h = chain[7];
+        uint32_t a = chain->words[0], b = chain->words[1], c = chain->words[2], d = chain->words[3];
+        uint32_t e = chain->words[4], f = chain->words[5], g = chain->words[6], h = chain->words[7];
         for (int t = 0; t < 64; t += 8) {
             sha256_round(a, b, c, &d, e, f, g, &h, k[t] + w[t]);
             sha256_round(h, a, b, &c, d, e, f, &g, k[t + 1] + w[t + 1]);
@@ -45,13 +45,13 @@ void fd_sha256_blocks_portable(uint32_t chain[8], const uint8_t *blocks, size_t 
             sha256_round(c, d, e, &f, g, h, a, &b, k[t + 6] + w[t + 6]);
             sha256_round(b, c, d, &e, f, g, h, &a, k[t + 7] + w[t + 7]);
         }
-        chain[0] += a;
-        chain[1] += b;
-        chain[2] += c;
-        chain[3] += d;
-        chain[4] += e;
-        chain[5] += f;
-        chain[6] += g;
-        chain[7] += h;
+        chain->words[0] += a;
+        chain->words[1] += b;
+        chain->words[2] += c;
+        chain->words[3] += d;
+        chain->words[4] += e;
+        chain->words[5] += f;
+        chain->words[6] += g;
+        chain->words[7] += h;
     }
 }

@@ -18,7 +18,7 @@ static inline void sha512_round(uint64_t a, uint64_t b, uint64_t c, uint64_t *d,
     *h = t1 + sigma0 + majority;
 }
 
-void fd_sha512_blocks_portable(uint64_t chain[8], const uint8_t *blocks, size_t nblocks)
+void fd_sha512_blocks_portable(fd_sha512_chain *chain, const uint8_t *blocks, size_t nblocks)
 {
     const uint64_t *k = fd_sha512_round_constants;
 
@@ -32,8 +32,8 @@ void fd_sha512_blocks_portable(uint64_t chain[8], const uint8_t *blocks, size_t 
             w[t] = w[t - 16] + s0 + w[t - 7] + s1;
         }
 
-        uint64_t a = chain[0], b = chain[1], c = chain[2], d = chain[3];
-        uint64_t e = chain[4], f = chain[5], g = chain[6], h = chain[7];
+        uint64_t a = chain->words[0], b = chain->words[1], c = chain->words[2], d = chain->words[3];
+        uint64_t e = chain->words[4], f = chain->words[5], g = chain->words[6], h = chain->words[7];
         for (int t = 0; t < 80; t += 8) {
             sha512_round(a, b, c, &d, e, f, g, &h, k[t] + w[t]);
             sha512_round(h, a, b, &c, d, e, f, &g, k[t + 1] + w[t + 1]);
@@ -44,13 +44,13 @@ void fd_sha512_blocks_portable(uint64_t chain[8], const uint8_t *blocks, size_t 
             sha512_round(c, d, e, &f, g, h, a, &b, k[t + 6] + w[t + 6]);
             sha512_round(b, c, d, &e, f, g, h, &a, k[t + 7] + w[t + 7]);
         }
-        chain[0] += a;
-        chain[1] += b;
-        chain[2] += c;
-        chain[3] += d;
-        chain[4] += e;
-        chain[5] += f;
-        chain[6] += g;
-        chain[7] += h;
+        chain->words[0] += a;
+        chain->words[1] += b;
+        chain->words[2] += c;
+        chain->words[3] += d;
+        chain->words[4] += e;
+        chain->words[5] += f;
+        chain->words[6] += g;
+        chain->words[7] += h;
     }
 }

@@ -23,9 +23,10 @@ typedef struct fd_sha1_vars {
     uint32_t a, b, c, d, e;
 } fd_sha1_vars;
 
-static FD_ALWAYS_INLINE fd_sha1_vars fd_sha1_vars_from_chain(const uint32_t chain[5])
+static FD_ALWAYS_INLINE fd_sha1_vars fd_sha1_vars_from_chain(const fd_sha1_chain *chain)
 {
-    fd_sha1_vars v = {chain[0], chain[1], chain[2], chain[3], chain[4]};
+    fd_sha1_vars v = {chain->words[0], chain->words[1], chain->words[2], chain->words[3],
+                      chain->words[4]};
     return v;
 }
 

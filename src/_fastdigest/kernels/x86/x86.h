@@ -14,13 +14,15 @@
 #ifndef FD_KERNELS_X86_H
 #define FD_KERNELS_X86_H
 
+#include "kernels/compiler.h"
+
 /* ARM64EC defines _M_X64 but has no SHA extensions or AVX-512. */
 #if defined(__x86_64__) || (defined(_M_X64) && !defined(_M_ARM64EC))
 #define FD_X86_64 1
 #endif
 
 /* A target attribute, for GCC and Clang; nothing for MSVC. */
-#if defined(__GNUC__) || defined(__clang__)
+#if defined(FD_COMPILER_GNU)
 #define FD_X86_TARGET(features) __attribute__((target(features)))
 #else
 #define FD_X86_TARGET(features)

@@ -72,20 +72,24 @@ static FD_ALWAYS_INLINE __m256i step_i(__m256i a, __m256i b, __m256i c, __m256i 
 }
 
 FD_TARGET_AVX2
-void fd_md5_blocks_avx2_x8(uint32_t (*chains)[4], const uint8_t *const *blocks, size_t nblocks)
+void fd_md5_blocks_avx2_x8(fd_md5_chain *chains, const uint8_t *const *blocks, size_t nblocks)
 {
-    __m256i a = _mm256_setr_epi32((int)chains[0][0], (int)chains[1][0], (int)chains[2][0],
-                                  (int)chains[3][0], (int)chains[4][0], (int)chains[5][0],
-                                  (int)chains[6][0], (int)chains[7][0]);
-    __m256i b = _mm256_setr_epi32((int)chains[0][1], (int)chains[1][1], (int)chains[2][1],
-                                  (int)chains[3][1], (int)chains[4][1], (int)chains[5][1],
-                                  (int)chains[6][1], (int)chains[7][1]);
-    __m256i c = _mm256_setr_epi32((int)chains[0][2], (int)chains[1][2], (int)chains[2][2],
-                                  (int)chains[3][2], (int)chains[4][2], (int)chains[5][2],
-                                  (int)chains[6][2], (int)chains[7][2]);
-    __m256i d = _mm256_setr_epi32((int)chains[0][3], (int)chains[1][3], (int)chains[2][3],
-                                  (int)chains[3][3], (int)chains[4][3], (int)chains[5][3],
-                                  (int)chains[6][3], (int)chains[7][3]);
+    __m256i a = _mm256_setr_epi32((int)chains[0].words[0], (int)chains[1].words[0],
+                                  (int)chains[2].words[0], (int)chains[3].words[0],
+                                  (int)chains[4].words[0], (int)chains[5].words[0],
+                                  (int)chains[6].words[0], (int)chains[7].words[0]);
+    __m256i b = _mm256_setr_epi32((int)chains[0].words[1], (int)chains[1].words[1],
+                                  (int)chains[2].words[1], (int)chains[3].words[1],
+                                  (int)chains[4].words[1], (int)chains[5].words[1],
+                                  (int)chains[6].words[1], (int)chains[7].words[1]);
+    __m256i c = _mm256_setr_epi32((int)chains[0].words[2], (int)chains[1].words[2],
+                                  (int)chains[2].words[2], (int)chains[3].words[2],
+                                  (int)chains[4].words[2], (int)chains[5].words[2],
+                                  (int)chains[6].words[2], (int)chains[7].words[2]);
+    __m256i d = _mm256_setr_epi32((int)chains[0].words[3], (int)chains[1].words[3],
+                                  (int)chains[2].words[3], (int)chains[3].words[3],
+                                  (int)chains[4].words[3], (int)chains[5].words[3],
+                                  (int)chains[6].words[3], (int)chains[7].words[3]);
 
     for (size_t offset = 0; nblocks != 0; nblocks--, offset += FD_MD5_BLOCK_LEN) {
         const __m256i a0 = a, b0 = b, c0 = c, d0 = d;
@@ -121,7 +125,7 @@ void fd_md5_blocks_avx2_x8(uint32_t (*chains)[4], const uint8_t *const *blocks, 
     _mm256_storeu_si256((__m256i *)(void *)words[3], d);
     for (int lane = 0; lane < 8; lane++) {
         for (int w = 0; w < 4; w++)
-            chains[lane][w] = words[w][lane];
+            chains[lane].words[w] = words[w][lane];
     }
 }
 
@@ -159,9 +163,11 @@ static FD_ALWAYS_INLINE void compress_digest_block(__m256i u[4], const __m256i c
 }
 
 FD_TARGET_AVX2
-void fd_md5_pbkdf2_avx2_x8(const uint32_t inner_chain[4], const uint32_t outer_chain[4],
-                           uint32_t (*words)[4], size_t count, uint32_t iterations_left)
+void fd_md5_pbkdf2_avx2_x8(const fd_md5_chain *inner_chain, const fd_md5_chain *outer_chain,
+                           size_t digest_len, fd_md5_chain *words, size_t count,
+                           uint32_t iterations_left)
 {
+    (void)digest_len; /* MD5's */
     /* Word w of row l is 4 * l + w words from words[0]; lanes past count
      * read row 0 and are never stored. */
     int row_starts[8];
@@ -172,8 +178,8 @@ void fd_md5_pbkdf2_avx2_x8(const uint32_t inner_chain[4], const uint32_t outer_c
     __m256i inner[4], outer[4], u[4], t[4];
 
     for (int w = 0; w < 4; w++) {
-        inner[w] = _mm256_set1_epi32((int)inner_chain[w]);
-        outer[w] = _mm256_set1_epi32((int)outer_chain[w]);
+        inner[w] = _mm256_set1_epi32((int)inner_chain->words[w]);
+        outer[w] = _mm256_set1_epi32((int)outer_chain->words[w]);
         u[w] = _mm256_i32gather_epi32(base, _mm256_add_epi32(row_words, _mm256_set1_epi32(w)), 4);
         t[w] = u[w];
     }
@@ -199,7 +205,7 @@ void fd_md5_pbkdf2_avx2_x8(const uint32_t inner_chain[4], const uint32_t outer_c
     for (size_t lane = 0; lane < count; lane++) {
         __m128i row = lane < 4 ? _mm256_castsi256_si128(rows[lane])
                                : _mm256_extracti128_si256(rows[lane - 4], 1);
-        _mm_storeu_si128((__m128i *)(void *)words[lane], row);
+        _mm_storeu_si128((__m128i *)(void *)words[lane].words, row);
     }
 }
 

@@ -161,8 +161,9 @@ static FD_ALWAYS_INLINE void scheduled_round(int t, uint32_t a, uint32_t *b, uin
 }
 
 /* The 80 rounds of one block onto v, and the feed-forward. Five rounds a
- * loop iteration, with the names rotated by hand (as in sha1.c): the
- * working variables stay scalars, which GCC then keeps in registers. */
+ * loop iteration, with the names rotated by hand (as in
+ * portable/sha1_portable.c): the working variables stay scalars, which GCC
+ * then keeps in registers. */
 FD_TARGET_AVX2
 static FD_ALWAYS_INLINE void block_rounds(fd_sha1_vars *v, uint32_t *w_plus_k, int lane,
                                           __m256i *words, const uint32_t *first_words)
@@ -208,12 +209,13 @@ static FD_ALWAYS_INLINE void compress_blocks(fd_sha1_vars *v, const uint8_t *blo
 }
 
 FD_TARGET_AVX2
-void fd_sha1_blocks_avx2(uint32_t chain[5], const uint8_t *blocks, size_t nblocks)
+void fd_sha1_blocks_avx2(fd_sha1_chain *chain, const uint8_t *blocks, size_t nblocks)
 {
     fd_sha1_vars v = fd_sha1_vars_from_chain(chain);
 
     compress_blocks(&v, blocks, nblocks);
-    chain[0] = v.a, chain[1] = v.b, chain[2] = v.c, chain[3] = v.d, chain[4] = v.e;
+    chain->words[0] = v.a, chain->words[1] = v.b, chain->words[2] = v.c, chain->words[3] = v.d;
+    chain->words[4] = v.e;
 }
 
 /* ---- PBKDF2 ---------------------------------------------------------------
@@ -252,9 +254,10 @@ static FD_ALWAYS_INLINE void compress_digest_block(fd_sha1_vars *v, const fd_sha
 }
 
 FD_TARGET_AVX2
-void fd_sha1_pbkdf2_avx2(const uint32_t inner_chain[5], const uint32_t outer_chain[5],
-                         uint32_t words[5], uint32_t iterations_left)
+void fd_sha1_pbkdf2_avx2(const fd_sha1_chain *inner_chain, const fd_sha1_chain *outer_chain,
+                         size_t digest_len, fd_sha1_chain *words, uint32_t iterations_left)
 {
+    (void)digest_len; /* SHA-1's */
     fd_sha1_vars u = fd_sha1_vars_from_chain(words), t = u;
 
     for (; iterations_left != 0; iterations_left--) {
@@ -264,7 +267,8 @@ void fd_sha1_pbkdf2_avx2(const uint32_t inner_chain[5], const uint32_t outer_cha
         compress_digest_block(&u, &inner);
         t.a ^= u.a, t.b ^= u.b, t.c ^= u.c, t.d ^= u.d, t.e ^= u.e;
     }
-    words[0] = t.a, words[1] = t.b, words[2] = t.c, words[3] = t.d, words[4] = t.e;
+    words->words[0] = t.a, words->words[1] = t.b, words->words[2] = t.c, words->words[3] = t.d;
+    words->words[4] = t.e;
 }
 
 #endif /* FD_HAVE_AVX2 */

@@ -47,14 +47,14 @@ static inline uint32_t round_constant(int t)
 }
 
 FD_TARGET_AVX2
-void fd_sha1_blocks_avx2_x8(uint32_t (*chains)[5], const uint8_t *const *blocks, size_t nblocks)
+void fd_sha1_blocks_avx2_x8(fd_sha1_chain *chains, const uint8_t *const *blocks, size_t nblocks)
 {
     uint32_t words[5][8];
     __m256i s[5];
 
     for (int i = 0; i < 5; i++) {
         for (int lane = 0; lane < 8; lane++)
-            words[i][lane] = chains[lane][i];
+            words[i][lane] = chains[lane].words[i];
         s[i] = _mm256_loadu_si256((const __m256i *)(const void *)words[i]);
     }
 
@@ -98,7 +98,7 @@ void fd_sha1_blocks_avx2_x8(uint32_t (*chains)[5], const uint8_t *const *blocks,
         _mm256_storeu_si256((__m256i *)(void *)words[i], s[i]);
     for (int lane = 0; lane < 8; lane++) {
         for (int i = 0; i < 5; i++)
-            chains[lane][i] = words[i][lane];
+            chains[lane].words[i] = words[i][lane];
     }
 }
 

@@ -181,7 +181,7 @@ static FD_ALWAYS_INLINE void sha256_round(uint32_t *a, uint32_t b, uint32_t *b_x
     uint32_t sigma1 = rotr32(e, 25);
     uint32_t sigma1_part = rotr32(e, 11);
     uint32_t a_full = *a + *sigma0_pending;
-#ifdef __clang__
+#ifdef FD_COMPILER_CLANG
     FD_VALUE_BARRIER(a_full);
 #endif
     t1 += e_and_f;
@@ -322,15 +322,15 @@ static FD_ALWAYS_INLINE void compress_blocks(round_state *state, const uint8_t *
 }
 
 FD_TARGET_AVX2
-void fd_sha256_blocks_avx2(uint32_t chain[8], const uint8_t *blocks, size_t nblocks)
+void fd_sha256_blocks_avx2(fd_sha256_chain *chain, const uint8_t *blocks, size_t nblocks)
 {
     round_state r;
 
     for (int i = 0; i < 8; i++)
-        r.s[i] = chain[i];
+        r.s[i] = chain->words[i];
     compress_blocks(&r, blocks, nblocks);
     for (int i = 0; i < 8; i++)
-        chain[i] = r.s[i];
+        chain->words[i] = r.s[i];
 }
 
 #endif /* FD_HAVE_AVX2 */

@@ -78,12 +78,12 @@ static FD_ALWAYS_INLINE void round_t(__m256i s[8], int t, __m256i w, __m256i *b_
 }
 
 FD_TARGET_AVX2
-void fd_sha256_blocks_avx2_x8(uint32_t (*chains)[8], const uint8_t *const *blocks, size_t nblocks)
+void fd_sha256_blocks_avx2_x8(fd_sha256_chain *chains, const uint8_t *const *blocks, size_t nblocks)
 {
     __m256i rows[8], s[8];
 
     for (int lane = 0; lane < 8; lane++)
-        rows[lane] = _mm256_loadu_si256((const __m256i *)(const void *)chains[lane]);
+        rows[lane] = _mm256_loadu_si256((const __m256i *)(const void *)chains[lane].words);
     transpose8(rows, s);
 
     for (size_t offset = 0; nblocks != 0; nblocks--, offset += FD_SHA256_BLOCK_LEN) {
@@ -116,7 +116,7 @@ void fd_sha256_blocks_avx2_x8(uint32_t (*chains)[8], const uint8_t *const *block
 
     transpose8(s, rows);
     for (int lane = 0; lane < 8; lane++)
-        _mm256_storeu_si256((__m256i *)(void *)chains[lane], rows[lane]);
+        _mm256_storeu_si256((__m256i *)(void *)chains[lane].words, rows[lane]);
 }
 
 #endif /* FD_HAVE_AVX2_MULTI */

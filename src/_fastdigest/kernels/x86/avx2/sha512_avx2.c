@@ -180,7 +180,7 @@ static FD_ALWAYS_INLINE void rounds8(uint64_t s[8], uint64_t *b_xor_c, const uin
 }
 
 FD_TARGET_AVX2
-void fd_sha512_blocks_avx2(uint64_t chain[8], const uint8_t *blocks, size_t nblocks)
+void fd_sha512_blocks_avx2(fd_sha512_chain *chain, const uint8_t *blocks, size_t nblocks)
 {
     /* W[t] + K[t] of two blocks: entries 4j..4j+3 hold rounds 2j and 2j+1
      * of the first block, then of the second. */
@@ -188,7 +188,7 @@ void fd_sha512_blocks_avx2(uint64_t chain[8], const uint8_t *blocks, size_t nblo
     uint64_t s[8];
 
     for (int i = 0; i < 8; i++)
-        s[i] = chain[i];
+        s[i] = chain->words[i];
 
     while (nblocks != 0) {
         const uint8_t *second = nblocks >= 2 ? blocks + FD_SHA512_BLOCK_LEN : blocks;
@@ -245,7 +245,7 @@ void fd_sha512_blocks_avx2(uint64_t chain[8], const uint8_t *blocks, size_t nblo
     }
 
     for (int i = 0; i < 8; i++)
-        chain[i] = s[i];
+        chain->words[i] = s[i];
 }
 
 #endif /* FD_HAVE_AVX2 */

@@ -103,13 +103,13 @@ static FD_ALWAYS_INLINE void round_t(__m256i s[8], int t, __m256i w)
 }
 
 FD_TARGET_AVX2
-void fd_sha512_blocks_avx2_x4(uint64_t (*chains)[8], const uint8_t *const *blocks, size_t nblocks)
+void fd_sha512_blocks_avx2_x4(fd_sha512_chain *chains, const uint8_t *const *blocks, size_t nblocks)
 {
     __m256i s[8];
 
     for (int i = 0; i < 8; i++)
-        s[i] = _mm256_setr_epi64x((long long)chains[0][i], (long long)chains[1][i],
-                                  (long long)chains[2][i], (long long)chains[3][i]);
+        s[i] = _mm256_setr_epi64x((long long)chains[0].words[i], (long long)chains[1].words[i],
+                                  (long long)chains[2].words[i], (long long)chains[3].words[i]);
 
     for (size_t offset = 0; nblocks != 0; nblocks--, offset += FD_SHA512_BLOCK_LEN) {
         __m256i s_in[8], w[16];
@@ -150,7 +150,7 @@ void fd_sha512_blocks_avx2_x4(uint64_t (*chains)[8], const uint8_t *const *block
         _mm256_storeu_si256((__m256i *)(void *)words[i], s[i]);
     for (int lane = 0; lane < 4; lane++) {
         for (int i = 0; i < 8; i++)
-            chains[lane][i] = words[i][lane];
+            chains[lane].words[i] = words[i][lane];
     }
 }
 

@@ -54,9 +54,9 @@ FD_MD5_STEP(step_h, TERNARY_H)
 FD_MD5_STEP(step_i, TERNARY_I)
 
 FD_TARGET_AVX512
-void fd_md5_blocks_avx512_x16(uint32_t (*chains)[4], const uint8_t *const *blocks, size_t nblocks)
+void fd_md5_blocks_avx512_x16(fd_md5_chain *chains, const uint8_t *const *blocks, size_t nblocks)
 {
-    /* Word w of lane l is chains[l][w], 4 * l + w words from the start. */
+    /* Word w of lane l is chains[l].words[w], 4 * l + w words from the start. */
     const __m512i lane_words = _mm512_setr_epi32(0, 4, 8, 12, 16, 20, 24, 28, 32, 36, 40, 44, 48,
                                                  52, 56, 60);
     const void *base = chains;
@@ -143,9 +143,11 @@ static FD_ALWAYS_INLINE void compress_digest_block(__m512i u[4], const __m512i c
 }
 
 FD_TARGET_AVX512
-void fd_md5_pbkdf2_avx512_x16(const uint32_t inner_chain[4], const uint32_t outer_chain[4],
-                              uint32_t (*words)[4], size_t count, uint32_t iterations_left)
+void fd_md5_pbkdf2_avx512_x16(const fd_md5_chain *inner_chain, const fd_md5_chain *outer_chain,
+                              size_t digest_len, fd_md5_chain *words, size_t count,
+                              uint32_t iterations_left)
 {
+    (void)digest_len; /* MD5's */
     /* Word w of row l is 4 * l + w words from words[0]; lanes past count
      * read row 0 and are never stored. */
     const __mmask16 busy = (__mmask16)((1u << count) - 1);
@@ -155,8 +157,8 @@ void fd_md5_pbkdf2_avx512_x16(const uint32_t inner_chain[4], const uint32_t oute
     __m512i inner[4], outer[4], u[4], t[4];
 
     for (int w = 0; w < 4; w++) {
-        inner[w] = _mm512_set1_epi32((int)inner_chain[w]);
-        outer[w] = _mm512_set1_epi32((int)outer_chain[w]);
+        inner[w] = _mm512_set1_epi32((int)inner_chain->words[w]);
+        outer[w] = _mm512_set1_epi32((int)outer_chain->words[w]);
         u[w] = _mm512_i32gather_epi32(_mm512_add_epi32(row_words, _mm512_set1_epi32(w)), base, 4);
         t[w] = u[w];
     }

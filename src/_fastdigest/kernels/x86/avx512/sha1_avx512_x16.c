@@ -53,11 +53,11 @@ static inline uint32_t round_constant(int t)
 }
 
 FD_TARGET_AVX512
-void fd_sha1_blocks_avx512_x16(uint32_t (*chains)[5], const uint8_t *const *blocks, size_t nblocks)
+void fd_sha1_blocks_avx512_x16(fd_sha1_chain *chains, const uint8_t *const *blocks, size_t nblocks)
 {
     const __m512i swap_bytes_in_words = _mm512_set4_epi32(0x0c0d0e0f, 0x08090a0b, 0x04050607,
                                                           0x00010203);
-    /* Word i of lane l is chains[l][i], 5 * l + i words from the start. */
+    /* Word i of lane l is chains[l].words[i], 5 * l + i words from the start. */
     const __m512i lane_words = _mm512_setr_epi32(0, 5, 10, 15, 20, 25, 30, 35, 40, 45, 50, 55, 60,
                                                  65, 70, 75);
     const void *base = chains;

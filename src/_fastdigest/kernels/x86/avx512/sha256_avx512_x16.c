@@ -75,12 +75,12 @@ static FD_ALWAYS_INLINE void round_t(__m512i s[8], int t, __m512i w)
 }
 
 FD_TARGET_AVX512
-void fd_sha256_blocks_avx512_x16(uint32_t (*chains)[8], const uint8_t *const *blocks,
+void fd_sha256_blocks_avx512_x16(fd_sha256_chain *chains, const uint8_t *const *blocks,
                                  size_t nblocks)
 {
     const __m512i swap_bytes_in_words = _mm512_set4_epi32(0x0c0d0e0f, 0x08090a0b, 0x04050607,
                                                           0x00010203);
-    /* Word i of lane l is chains[l][i], 8 * l + i words from the start. */
+    /* Word i of lane l is chains[l].words[i], 8 * l + i words from the start. */
     const __m512i lane_words = _mm512_setr_epi32(0, 8, 16, 24, 32, 40, 48, 56, 64, 72, 80, 88, 96,
                                                  104, 112, 120);
     const void *base = chains;

@@ -172,7 +172,7 @@ static FD_ALWAYS_INLINE void rounds8(uint64_t s[9], uint64_t *b_xor_c, const uin
 }
 
 FD_TARGET_AVX512
-void fd_sha512_blocks_avx512(uint64_t chain[8], const uint8_t *blocks, size_t nblocks)
+void fd_sha512_blocks_avx512(fd_sha512_chain *chain, const uint8_t *blocks, size_t nblocks)
 {
     /* W[t] + K[t] of four blocks: entries 8j..8j+7 hold rounds 2j and 2j+1
      * of the first block, then of the second, third and fourth. */
@@ -180,7 +180,7 @@ void fd_sha512_blocks_avx512(uint64_t chain[8], const uint8_t *blocks, size_t nb
     uint64_t s[9];
 
     for (int i = 0; i < 8; i++)
-        s[i] = chain[i];
+        s[i] = chain->words[i];
 
     while (nblocks != 0) {
         size_t group = nblocks < GROUP_BLOCKS ? nblocks : GROUP_BLOCKS;
@@ -243,7 +243,7 @@ void fd_sha512_blocks_avx512(uint64_t chain[8], const uint8_t *blocks, size_t nb
     }
 
     for (int i = 0; i < 8; i++)
-        chain[i] = s[i];
+        chain->words[i] = s[i];
 }
 
 #endif /* FD_HAVE_AVX512 */

@@ -142,22 +142,22 @@ static FD_ALWAYS_INLINE void transpose4(const __m256i r[4], __m256i x[4])
 }
 
 FD_TARGET_AVX512
-static FD_ALWAYS_INLINE void pbkdf2_iterate(const uint64_t inner_chain[8],
-                                            const uint64_t outer_chain[8], size_t digest_len,
-                                            uint64_t (*words)[8], size_t count,
+static FD_ALWAYS_INLINE void pbkdf2_iterate(const fd_sha512_chain *inner_chain,
+                                            const fd_sha512_chain *outer_chain, size_t digest_len,
+                                            fd_sha512_chain *words, size_t count,
                                             uint32_t iterations_left)
 {
     __m256i inner[8], outer[8], u[8], t[8], w[16], rows[LANES];
 
     for (int i = 0; i < 8; i++) {
-        inner[i] = _mm256_set1_epi64x((long long)inner_chain[i]);
-        outer[i] = _mm256_set1_epi64x((long long)outer_chain[i]);
+        inner[i] = _mm256_set1_epi64x((long long)inner_chain->words[i]);
+        outer[i] = _mm256_set1_epi64x((long long)outer_chain->words[i]);
     }
     /* Lanes past count repeat row 0; only rows below count are stored. */
     for (int half = 0; half < 2; half++) {
         for (size_t lane = 0; lane < LANES; lane++)
             rows[lane] = _mm256_loadu_si256(
-                (const __m256i *)(const void *)(words[lane < count ? lane : 0] + 4 * half));
+                (const __m256i *)(const void *)(words[lane < count ? lane : 0].words + 4 * half));
         transpose4(rows, &u[4 * half]);
     }
     for (int i = 0; i < 8; i++)
@@ -175,7 +175,7 @@ static FD_ALWAYS_INLINE void pbkdf2_iterate(const uint64_t inner_chain[8],
     for (int half = 0; half < 2; half++) {
         transpose4(&t[4 * half], rows);
         for (size_t lane = 0; lane < count; lane++)
-            _mm256_storeu_si256((__m256i *)(void *)(words[lane] + 4 * half), rows[lane]);
+            _mm256_storeu_si256((__m256i *)(void *)(words[lane].words + 4 * half), rows[lane]);
     }
 }
 
@@ -183,9 +183,9 @@ static FD_ALWAYS_INLINE void pbkdf2_iterate(const uint64_t inner_chain[8],
  * of a row (and the low half of SHA-512/224's fourth word) is written with
  * whatever the lanes hold there. */
 FD_TARGET_AVX512
-void fd_sha512_pbkdf2_avx512_x4(const uint64_t inner_chain[8], const uint64_t outer_chain[8],
-                                size_t digest_len, uint64_t (*words)[8], size_t count,
-                                uint32_t iterations_left)
+void fd_sha512_pbkdf2_avx512_x4(const fd_sha512_chain *inner_chain,
+                                const fd_sha512_chain *outer_chain, size_t digest_len,
+                                fd_sha512_chain *words, size_t count, uint32_t iterations_left)
 {
     /* Constant digest lengths, so that each copy of the loop builds its
      * padding words once. */

@@ -104,9 +104,10 @@ static FD_ALWAYS_INLINE void round_t(__m512i s[8], int t, __m512i w)
 }
 
 FD_TARGET_AVX512
-void fd_sha512_blocks_avx512_x8(uint64_t (*chains)[8], const uint8_t *const *blocks, size_t nblocks)
+void fd_sha512_blocks_avx512_x8(fd_sha512_chain *chains, const uint8_t *const *blocks,
+                                size_t nblocks)
 {
-    /* Word i of lane l is chains[l][i], 8 * l + i words from the start. */
+    /* Word i of lane l is chains[l].words[i], 8 * l + i words from the start. */
     const __m512i lane_words = _mm512_setr_epi64(0, 8, 16, 24, 32, 40, 48, 56);
     const void *base = chains;
     __m512i s[8];

@@ -180,9 +180,9 @@ static FD_ALWAYS_INLINE void compress_blocks(uint64_t words[8], const uint8_t *b
 }
 
 FD_TARGET_SHA512NI
-void fd_sha512_blocks_sha512ni(uint64_t chain[8], const uint8_t *blocks, size_t nblocks)
+void fd_sha512_blocks_sha512ni(fd_sha512_chain *chain, const uint8_t *blocks, size_t nblocks)
 {
-    compress_blocks(chain, blocks, nblocks);
+    compress_blocks(chain->words, blocks, nblocks);
 }
 
 #endif /* FD_HAVE_SHA512NI */

@@ -32,10 +32,10 @@
 #include "kernels/kernel.h"
 #include "kernels/x86/x86.h"
 
-#if defined(__clang__)
-#define FD_SHA512NI_COMPILER (__clang_major__ >= 17)
-#elif defined(__GNUC__)
-#define FD_SHA512NI_COMPILER (__GNUC__ >= 14)
+#if defined(FD_COMPILER_CLANG)
+#define FD_SHA512NI_COMPILER (FD_COMPILER_CLANG_MAJOR >= 17)
+#elif defined(FD_COMPILER_GCC)
+#define FD_SHA512NI_COMPILER (FD_COMPILER_GCC_MAJOR >= 14)
 #else
 #define FD_SHA512NI_COMPILER 0
 #endif

@@ -144,7 +144,7 @@ static FD_ALWAYS_INLINE void compress_blocks(__m128i *abcd, __m128i *e, const ui
 }
 
 FD_TARGET_SHANI
-void fd_sha1_blocks_shani(uint32_t chain[5], const uint8_t *blocks, size_t nblocks)
+void fd_sha1_blocks_shani(fd_sha1_chain *chain, const uint8_t *blocks, size_t nblocks)
 {
     __m128i abcd, e;
 
@@ -177,9 +177,10 @@ static FD_ALWAYS_INLINE void compress_digest_block(__m128i *chain_abcd, __m128i 
 
 /* T is accumulated in the state's layout. */
 FD_TARGET_SHANI
-void fd_sha1_pbkdf2_shani(const uint32_t inner_chain[5], const uint32_t outer_chain[5],
-                          uint32_t words[5], uint32_t iterations_left)
+void fd_sha1_pbkdf2_shani(const fd_sha1_chain *inner_chain, const fd_sha1_chain *outer_chain,
+                          size_t digest_len, fd_sha1_chain *words, uint32_t iterations_left)
 {
+    (void)digest_len; /* SHA-1's */
     __m128i inner_abcd, inner_e, outer_abcd, outer_e, u_abcd, u_e;
 
     chain_to_state(inner_chain, &inner_abcd, &inner_e);
@@ -200,13 +201,15 @@ void fd_sha1_pbkdf2_shani(const uint32_t inner_chain[5], const uint32_t outer_ch
 }
 
 FD_TARGET_SHANI
-void fd_sha1_hmac_finish_shani(const uint32_t inner_chain[5], const uint8_t *tail,
-                               size_t tail_blocks, const uint32_t outer_chain[5], uint8_t out[20])
+void fd_sha1_hmac_finish_shani(const fd_sha1_chain *inner_chain, const uint8_t *tail,
+                               size_t tail_blocks, const fd_sha1_chain *outer_chain,
+                               size_t digest_len, uint8_t *out)
 {
     const __m128i reverse_bytes = _mm_set_epi8(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14,
                                                15);
     __m128i abcd, e, outer_abcd, outer_e;
 
+    (void)digest_len; /* SHA-1's */
     chain_to_state(inner_chain, &abcd, &e);
     chain_to_state(outer_chain, &outer_abcd, &outer_e);
     compress_blocks(&abcd, &e, tail, tail_blocks);

@@ -39,18 +39,18 @@ static FD_ALWAYS_INLINE __m128i sha1rnds4(__m128i abcd, __m128i e_plus_words, in
  * e alone in the top lane of its own vector, the other lanes zero so that
  * adding it to the first words adds only e. */
 FD_TARGET_SHANI
-static FD_ALWAYS_INLINE void chain_to_state(const uint32_t chain[5], __m128i *abcd, __m128i *e)
+static FD_ALWAYS_INLINE void chain_to_state(const fd_sha1_chain *chain, __m128i *abcd, __m128i *e)
 {
-    *abcd = _mm_shuffle_epi32(_mm_loadu_si128((const __m128i *)(const void *)chain), 0x1b);
-    *e = _mm_insert_epi32(_mm_setzero_si128(), (int)chain[4], 3);
+    *abcd = _mm_shuffle_epi32(_mm_loadu_si128((const __m128i *)(const void *)chain->words), 0x1b);
+    *e = _mm_insert_epi32(_mm_setzero_si128(), (int)chain->words[4], 3);
 }
 
 /* And back to FIPS order. */
 FD_TARGET_SHANI
-static FD_ALWAYS_INLINE void state_to_chain(__m128i abcd, __m128i e, uint32_t chain[5])
+static FD_ALWAYS_INLINE void state_to_chain(__m128i abcd, __m128i e, fd_sha1_chain *chain)
 {
-    _mm_storeu_si128((__m128i *)(void *)chain, _mm_shuffle_epi32(abcd, 0x1b));
-    chain[4] = (uint32_t)_mm_extract_epi32(e, 3);
+    _mm_storeu_si128((__m128i *)(void *)chain->words, _mm_shuffle_epi32(abcd, 0x1b));
+    chain->words[4] = (uint32_t)_mm_extract_epi32(e, 3);
 }
 
 #endif /* FD_SHA1_SHANI_STEPS_H */

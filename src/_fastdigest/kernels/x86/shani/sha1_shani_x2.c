@@ -131,13 +131,13 @@ static FD_ALWAYS_INLINE void compress_pair(__m128i abcd[2], __m128i e[2], __m128
 
 #ifdef FD_HAVE_SHANI_X2
 FD_TARGET_SHANI
-void fd_sha1_blocks_shani_x2(uint32_t (*chains)[5], const uint8_t *const *blocks, size_t nblocks)
+void fd_sha1_blocks_shani_x2(fd_sha1_chain *chains, const uint8_t *const *blocks, size_t nblocks)
 {
     __m128i abcd[2], e[2];
     const uint8_t *p[2] = {blocks[0], blocks[1]};
 
     for (int lane = 0; lane < 2; lane++)
-        chain_to_state(chains[lane], &abcd[lane], &e[lane]);
+        chain_to_state(&chains[lane], &abcd[lane], &e[lane]);
     for (; nblocks != 0; nblocks--) {
         __m128i w0[2], w1[2], w2[2], w3[2];
         load_groups(w0, p, 0);
@@ -149,14 +149,14 @@ void fd_sha1_blocks_shani_x2(uint32_t (*chains)[5], const uint8_t *const *blocks
         p[1] += FD_SHA1_BLOCK_LEN;
     }
     for (int lane = 0; lane < 2; lane++)
-        state_to_chain(abcd[lane], e[lane], chains[lane]);
+        state_to_chain(abcd[lane], e[lane], &chains[lane]);
 }
 #endif
 
 /* HMAC's keyed blocks (core/hmac.c), as fd_sha256_hmac_key_shani_x2 does them. */
 FD_TARGET_SHANI
-void fd_sha1_hmac_key_shani_x2(const uint8_t padded_key[FD_SHA1_BLOCK_LEN], uint32_t inner_chain[5],
-                               uint32_t outer_chain[5])
+void fd_sha1_hmac_key_shani_x2(const uint8_t padded_key[FD_SHA1_BLOCK_LEN],
+                               fd_sha1_chain *inner_chain, fd_sha1_chain *outer_chain)
 {
     const __m128i inner_pad = _mm_set1_epi32(0x36363636), outer_pad = _mm_set1_epi32(0x5c5c5c5c);
     __m128i abcd[2], e[2], w[4][2];
@@ -178,8 +178,9 @@ void fd_sha1_hmac_key_shani_x2(const uint8_t padded_key[FD_SHA1_BLOCK_LEN], uint
  * registers (abcd is the block's first word group, e with the 0x80 marker
  * beside it the second), with two blocks' chains interleaved. */
 FD_TARGET_SHANI
-void fd_sha1_pbkdf2_shani_x2(const uint32_t inner_chain[5], const uint32_t outer_chain[5],
-                             uint32_t (*words)[5], size_t count, uint32_t iterations_left)
+void fd_sha1_pbkdf2_shani_x2(const fd_sha1_chain *inner_chain, const fd_sha1_chain *outer_chain,
+                             size_t digest_len, fd_sha1_chain *words, size_t count,
+                             uint32_t iterations_left)
 {
     /* W[5] = 0x80000000 (INT32_MIN), W[6..14] = 0, W[15] = the bit length of
      * the keyed block and the digest (FIPS 180-4, 5.1.1). */
@@ -187,11 +188,12 @@ void fd_sha1_pbkdf2_shani_x2(const uint32_t inner_chain[5], const uint32_t outer
     const __m128i group3 = _mm_set_epi32(0, 0, 0, (FD_SHA1_BLOCK_LEN + FD_SHA1_DIGEST_LEN) * 8);
     __m128i inner_abcd, inner_e, outer_abcd, outer_e, u_abcd[2], u_e[2], t_abcd[2], t_e[2];
 
+    (void)digest_len; /* SHA-1's */
     chain_to_state(inner_chain, &inner_abcd, &inner_e);
     chain_to_state(outer_chain, &outer_abcd, &outer_e);
     for (int lane = 0; lane < 2; lane++) {
         /* A single block runs in both lanes; only the first is stored. */
-        chain_to_state(words[(size_t)lane < count ? lane : 0], &u_abcd[lane], &u_e[lane]);
+        chain_to_state(&words[(size_t)lane < count ? lane : 0], &u_abcd[lane], &u_e[lane]);
         t_abcd[lane] = u_abcd[lane];
         t_e[lane] = u_e[lane];
     }
@@ -215,7 +217,7 @@ void fd_sha1_pbkdf2_shani_x2(const uint32_t inner_chain[5], const uint32_t outer
         }
     }
     for (size_t lane = 0; lane < count; lane++)
-        state_to_chain(t_abcd[lane], t_e[lane], words[lane]);
+        state_to_chain(t_abcd[lane], t_e[lane], &words[lane]);
 }
 
 #endif /* FD_HAVE_SHANI */

@@ -99,7 +99,7 @@ static FD_ALWAYS_INLINE void compress_blocks(__m128i *abef, __m128i *cdgh, const
 }
 
 FD_TARGET_SHANI
-void fd_sha256_blocks_shani(uint32_t chain[8], const uint8_t *blocks, size_t nblocks)
+void fd_sha256_blocks_shani(fd_sha256_chain *chain, const uint8_t *blocks, size_t nblocks)
 {
     __m128i abef, cdgh;
 
@@ -122,15 +122,15 @@ void fd_sha256_blocks_shani(uint32_t chain[8], const uint8_t *blocks, size_t nbl
 /* The PBKDF2 loop for a digest of digest_words words (a constant after
  * inlining); T is accumulated in word groups. */
 FD_TARGET_SHANI
-static FD_ALWAYS_INLINE void pbkdf2_iterate(const uint32_t inner_chain[8],
-                                            const uint32_t outer_chain[8], size_t digest_words,
-                                            uint32_t words[8], uint32_t iterations_left)
+static FD_ALWAYS_INLINE void pbkdf2_iterate(const fd_sha256_chain *inner_chain,
+                                            const fd_sha256_chain *outer_chain, size_t digest_words,
+                                            fd_sha256_chain *words, uint32_t iterations_left)
 {
     const digest_block_padding padding = padding_after_digest(digest_words);
     __m128i inner_abef, inner_cdgh, outer_abef, outer_cdgh;
-    __m128i u0 = _mm_loadu_si128((const __m128i *)(const void *)words);
-    __m128i u1 = mark_digest_end(&padding,
-                                 _mm_loadu_si128((const __m128i *)(const void *)(words + 4)));
+    __m128i u0 = _mm_loadu_si128((const __m128i *)(const void *)words->words);
+    __m128i u1 = mark_digest_end(
+        &padding, _mm_loadu_si128((const __m128i *)(const void *)(words->words + 4)));
 
     chain_to_state(inner_chain, &inner_abef, &inner_cdgh);
     chain_to_state(outer_chain, &outer_abef, &outer_cdgh);
@@ -151,33 +151,33 @@ static FD_ALWAYS_INLINE void pbkdf2_iterate(const uint32_t inner_chain[8],
         t1 = _mm_xor_si128(t1, u1);
     }
 
-    _mm_storeu_si128((__m128i *)(void *)words, t0);
+    _mm_storeu_si128((__m128i *)(void *)words->words, t0);
     if (padding.truncated) {
-        words[4] = (uint32_t)_mm_cvtsi128_si32(t1);
-        words[5] = (uint32_t)_mm_extract_epi32(t1, 1);
-        words[6] = (uint32_t)_mm_extract_epi32(t1, 2);
+        words->words[4] = (uint32_t)_mm_cvtsi128_si32(t1);
+        words->words[5] = (uint32_t)_mm_extract_epi32(t1, 1);
+        words->words[6] = (uint32_t)_mm_extract_epi32(t1, 2);
     }
     else {
-        _mm_storeu_si128((__m128i *)(void *)(words + 4), t1);
+        _mm_storeu_si128((__m128i *)(void *)(words->words + 4), t1);
     }
 }
 
 FD_TARGET_SHANI
-void fd_sha256_pbkdf2_shani(const uint32_t inner_chain[8], const uint32_t outer_chain[8],
-                            size_t digest_words, uint32_t words[8], uint32_t iterations_left)
+void fd_sha256_pbkdf2_shani(const fd_sha256_chain *inner_chain, const fd_sha256_chain *outer_chain,
+                            size_t digest_len, fd_sha256_chain *words, uint32_t iterations_left)
 {
-    if (digest_words == 7)
+    if (digest_len == FD_SHA224_DIGEST_LEN)
         pbkdf2_iterate(inner_chain, outer_chain, 7, words, iterations_left);
     else
         pbkdf2_iterate(inner_chain, outer_chain, 8, words, iterations_left);
 }
 
 FD_TARGET_SHANI
-void fd_sha256_hmac_finish_shani(const uint32_t inner_chain[8], const uint8_t *tail,
-                                 size_t tail_blocks, const uint32_t outer_chain[8],
-                                 size_t digest_words, uint8_t *out)
+void fd_sha256_hmac_finish_shani(const fd_sha256_chain *inner_chain, const uint8_t *tail,
+                                 size_t tail_blocks, const fd_sha256_chain *outer_chain,
+                                 size_t digest_len, uint8_t *out)
 {
-    const digest_block_padding padding = padding_after_digest(digest_words);
+    const digest_block_padding padding = padding_after_digest(digest_len / 4);
     const __m128i swap_bytes_in_words = _mm_set_epi8(12, 13, 14, 15, 8, 9, 10, 11, 4, 5, 6, 7, 0, 1,
                                                      2, 3);
     __m128i abef, cdgh, outer_abef, outer_cdgh, w0, w1;
@@ -194,7 +194,7 @@ void fd_sha256_hmac_finish_shani(const uint32_t inner_chain[8], const uint8_t *t
     uint8_t digest[FD_SHA256_DIGEST_LEN];
     _mm_storeu_si128((__m128i *)(void *)digest, _mm_shuffle_epi8(w0, swap_bytes_in_words));
     _mm_storeu_si128((__m128i *)(void *)(digest + 16), _mm_shuffle_epi8(w1, swap_bytes_in_words));
-    memcpy(out, digest, 4 * digest_words);
+    memcpy(out, digest, digest_len);
 }
 
 #endif /* FD_HAVE_SHANI */

@@ -34,10 +34,11 @@ static FD_ALWAYS_INLINE __m128i next_word_group(__m128i partial, __m128i group2,
 /* FIPS order a..h (two vectors, a in lane 0) to the layout of sha256rnds2:
  * ABEF = (a, b, e, f) and CDGH = (c, d, g, h), first letter in lane 3. */
 FD_TARGET_SHANI
-static FD_ALWAYS_INLINE void chain_to_state(const uint32_t chain[8], __m128i *abef, __m128i *cdgh)
+static FD_ALWAYS_INLINE void chain_to_state(const fd_sha256_chain *chain, __m128i *abef,
+                                            __m128i *cdgh)
 {
-    __m128i abcd = _mm_loadu_si128((const __m128i *)(const void *)chain);
-    __m128i efgh = _mm_loadu_si128((const __m128i *)(const void *)(chain + 4));
+    __m128i abcd = _mm_loadu_si128((const __m128i *)(const void *)chain->words);
+    __m128i efgh = _mm_loadu_si128((const __m128i *)(const void *)(chain->words + 4));
     __m128i badc = _mm_shuffle_epi32(abcd, 0xb1); /* lanes 0..3: b a d c */
     __m128i hgfe = _mm_shuffle_epi32(efgh, 0x1b); /* lanes 0..3: h g f e */
 
@@ -47,13 +48,13 @@ static FD_ALWAYS_INLINE void chain_to_state(const uint32_t chain[8], __m128i *ab
 
 /* And back to FIPS order. */
 FD_TARGET_SHANI
-static FD_ALWAYS_INLINE void state_to_chain(__m128i abef, __m128i cdgh, uint32_t chain[8])
+static FD_ALWAYS_INLINE void state_to_chain(__m128i abef, __m128i cdgh, fd_sha256_chain *chain)
 {
     __m128i abfe = _mm_shuffle_epi32(abef, 0x1b); /* lanes 0..3: a b e f */
     __m128i ghcd = _mm_shuffle_epi32(cdgh, 0xb1); /* lanes 0..3: g h c d */
 
-    _mm_storeu_si128((__m128i *)(void *)chain, _mm_blend_epi16(abfe, ghcd, 0xf0));
-    _mm_storeu_si128((__m128i *)(void *)(chain + 4), _mm_alignr_epi8(ghcd, abfe, 8));
+    _mm_storeu_si128((__m128i *)(void *)chain->words, _mm_blend_epi16(abfe, ghcd, 0xf0));
+    _mm_storeu_si128((__m128i *)(void *)(chain->words + 4), _mm_alignr_epi8(ghcd, abfe, 8));
 }
 
 /* ---- blocks made of one digest (HMAC's outer hash, PBKDF2's iterations) */

@@ -119,13 +119,14 @@ static FD_ALWAYS_INLINE void compress_pair(__m128i abef[2], __m128i cdgh[2], __m
 
 #ifdef FD_HAVE_SHANI_X2
 FD_TARGET_SHANI
-void fd_sha256_blocks_shani_x2(uint32_t (*chains)[8], const uint8_t *const *blocks, size_t nblocks)
+void fd_sha256_blocks_shani_x2(fd_sha256_chain *chains, const uint8_t *const *blocks,
+                               size_t nblocks)
 {
     __m128i abef[2], cdgh[2];
     const uint8_t *p[2] = {blocks[0], blocks[1]};
 
     for (int lane = 0; lane < 2; lane++)
-        chain_to_state(chains[lane], &abef[lane], &cdgh[lane]);
+        chain_to_state(&chains[lane], &abef[lane], &cdgh[lane]);
     for (; nblocks != 0; nblocks--) {
         __m128i w0[2], w1[2], w2[2], w3[2];
         load_groups(w0, p, 0);
@@ -137,7 +138,7 @@ void fd_sha256_blocks_shani_x2(uint32_t (*chains)[8], const uint8_t *const *bloc
         p[1] += FD_SHA256_BLOCK_LEN;
     }
     for (int lane = 0; lane < 2; lane++)
-        state_to_chain(abef[lane], cdgh[lane], chains[lane]);
+        state_to_chain(abef[lane], cdgh[lane], &chains[lane]);
 }
 #endif
 
@@ -147,7 +148,7 @@ void fd_sha256_blocks_shani_x2(uint32_t (*chains)[8], const uint8_t *const *bloc
  * them). */
 FD_TARGET_SHANI
 void fd_sha256_hmac_key_shani_x2(const uint8_t padded_key[FD_SHA256_BLOCK_LEN],
-                                 uint32_t inner_chain[8], uint32_t outer_chain[8])
+                                 fd_sha256_chain *inner_chain, fd_sha256_chain *outer_chain)
 {
     const __m128i inner_pad = _mm_set1_epi32(0x36363636), outer_pad = _mm_set1_epi32(0x5c5c5c5c);
     __m128i abef[2], cdgh[2], w[4][2];
@@ -170,10 +171,10 @@ void fd_sha256_hmac_key_shani_x2(const uint8_t padded_key[FD_SHA256_BLOCK_LEN],
  * a chain of dependent sha256rnds2; the other's fills the cycles in between,
  * so two blocks cost little more than one. */
 FD_TARGET_SHANI
-static FD_ALWAYS_INLINE void pbkdf2_iterate_pair(const uint32_t inner_chain[8],
-                                                 const uint32_t outer_chain[8], size_t digest_words,
-                                                 uint32_t (*words)[8], size_t count,
-                                                 uint32_t iterations_left)
+static FD_ALWAYS_INLINE void pbkdf2_iterate_pair(const fd_sha256_chain *inner_chain,
+                                                 const fd_sha256_chain *outer_chain,
+                                                 size_t digest_words, fd_sha256_chain *words,
+                                                 size_t count, uint32_t iterations_left)
 {
     const digest_block_padding padding = padding_after_digest(digest_words);
     __m128i inner_abef, inner_cdgh, outer_abef, outer_cdgh, u0[2], u1[2], t0[2], t1[2];
@@ -182,7 +183,7 @@ static FD_ALWAYS_INLINE void pbkdf2_iterate_pair(const uint32_t inner_chain[8],
     chain_to_state(outer_chain, &outer_abef, &outer_cdgh);
     for (int lane = 0; lane < 2; lane++) {
         /* A single block runs in both lanes; only the first is stored. */
-        const uint32_t *u = words[(size_t)lane < count ? lane : 0];
+        const uint32_t *u = words[(size_t)lane < count ? lane : 0].words;
         u0[lane] = _mm_loadu_si128((const __m128i *)(const void *)u);
         u1[lane] = mark_digest_end(&padding,
                                    _mm_loadu_si128((const __m128i *)(const void *)(u + 4)));
@@ -212,25 +213,25 @@ static FD_ALWAYS_INLINE void pbkdf2_iterate_pair(const uint32_t inner_chain[8],
     }
 
     for (size_t lane = 0; lane < count; lane++) {
-        _mm_storeu_si128((__m128i *)(void *)words[lane], t0[lane]);
+        _mm_storeu_si128((__m128i *)(void *)words[lane].words, t0[lane]);
         if (padding.truncated) {
             /* SHA-224's eighth word is the marker, not T's. */
-            words[lane][4] = (uint32_t)_mm_cvtsi128_si32(t1[lane]);
-            words[lane][5] = (uint32_t)_mm_extract_epi32(t1[lane], 1);
-            words[lane][6] = (uint32_t)_mm_extract_epi32(t1[lane], 2);
+            words[lane].words[4] = (uint32_t)_mm_cvtsi128_si32(t1[lane]);
+            words[lane].words[5] = (uint32_t)_mm_extract_epi32(t1[lane], 1);
+            words[lane].words[6] = (uint32_t)_mm_extract_epi32(t1[lane], 2);
         }
         else {
-            _mm_storeu_si128((__m128i *)(void *)(words[lane] + 4), t1[lane]);
+            _mm_storeu_si128((__m128i *)(void *)(words[lane].words + 4), t1[lane]);
         }
     }
 }
 
 FD_TARGET_SHANI
-void fd_sha256_pbkdf2_shani_x2(const uint32_t inner_chain[8], const uint32_t outer_chain[8],
-                               size_t digest_words, uint32_t (*words)[8], size_t count,
-                               uint32_t iterations_left)
+void fd_sha256_pbkdf2_shani_x2(const fd_sha256_chain *inner_chain,
+                               const fd_sha256_chain *outer_chain, size_t digest_len,
+                               fd_sha256_chain *words, size_t count, uint32_t iterations_left)
 {
-    if (digest_words == 7)
+    if (digest_len == FD_SHA224_DIGEST_LEN)
         pbkdf2_iterate_pair(inner_chain, outer_chain, 7, words, count, iterations_left);
     else
         pbkdf2_iterate_pair(inner_chain, outer_chain, 8, words, count, iterations_left);

@@ -119,7 +119,7 @@ static FD_ALWAYS_INLINE void block_rounds(fd_sha1_vars *v, uint32_t *w_plus_k, _
 /* ---- the kernel ------------------------------------------------------------ */
 
 FD_TARGET_SSSE3
-void fd_sha1_blocks_ssse3(uint32_t chain[5], const uint8_t *blocks, size_t nblocks)
+void fd_sha1_blocks_ssse3(fd_sha1_chain *chain, const uint8_t *blocks, size_t nblocks)
 {
     _Alignas(16) uint32_t w_plus_k[4 * GROUPS];
     fd_sha1_vars v = fd_sha1_vars_from_chain(chain);
@@ -134,7 +134,8 @@ void fd_sha1_blocks_ssse3(uint32_t chain[5], const uint8_t *blocks, size_t nbloc
         }
         block_rounds(&v, w_plus_k, words, NULL);
     }
-    chain[0] = v.a, chain[1] = v.b, chain[2] = v.c, chain[3] = v.d, chain[4] = v.e;
+    chain->words[0] = v.a, chain->words[1] = v.b, chain->words[2] = v.c, chain->words[3] = v.d;
+    chain->words[4] = v.e;
 }
 
 /* ---- PBKDF2 (as in sha1_avx2.c) --------------------------------------------- */
@@ -160,9 +161,10 @@ static FD_ALWAYS_INLINE void compress_digest_block(fd_sha1_vars *v, const fd_sha
 }
 
 FD_TARGET_SSSE3
-void fd_sha1_pbkdf2_ssse3(const uint32_t inner_chain[5], const uint32_t outer_chain[5],
-                          uint32_t words[5], uint32_t iterations_left)
+void fd_sha1_pbkdf2_ssse3(const fd_sha1_chain *inner_chain, const fd_sha1_chain *outer_chain,
+                          size_t digest_len, fd_sha1_chain *words, uint32_t iterations_left)
 {
+    (void)digest_len; /* SHA-1's */
     fd_sha1_vars u = fd_sha1_vars_from_chain(words), t = u;
 
     for (; iterations_left != 0; iterations_left--) {
@@ -172,7 +174,8 @@ void fd_sha1_pbkdf2_ssse3(const uint32_t inner_chain[5], const uint32_t outer_ch
         compress_digest_block(&u, &inner);
         t.a ^= u.a, t.b ^= u.b, t.c ^= u.c, t.d ^= u.d, t.e ^= u.e;
     }
-    words[0] = t.a, words[1] = t.b, words[2] = t.c, words[3] = t.d, words[4] = t.e;
+    words->words[0] = t.a, words->words[1] = t.b, words->words[2] = t.c, words->words[3] = t.d;
+    words->words[4] = t.e;
 }
 
 #endif /* FD_HAVE_SSSE3 */

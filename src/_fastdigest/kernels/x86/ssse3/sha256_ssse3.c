@@ -162,13 +162,13 @@ static FD_ALWAYS_INLINE void rounds16_beside_schedule(round_state *r, __m128i w[
 }
 
 FD_TARGET_SSSE3
-void fd_sha256_blocks_ssse3(uint32_t chain[8], const uint8_t *blocks, size_t nblocks)
+void fd_sha256_blocks_ssse3(fd_sha256_chain *chain, const uint8_t *blocks, size_t nblocks)
 {
     _Alignas(16) uint32_t w_plus_k[64];
     round_state local, *r = &local;
 
     for (int i = 0; i < 8; i++)
-        r->s[i] = chain[i];
+        r->s[i] = chain->words[i];
     for (; nblocks != 0; nblocks--, blocks += FD_SHA256_BLOCK_LEN) {
         __m128i w[4];
 
@@ -185,8 +185,8 @@ void fd_sha256_blocks_ssse3(uint32_t chain[8], const uint8_t *blocks, size_t nbl
             rounds8(r, &w_plus_k[t]);
         r->s[0] += r->sigma0_pending;
         for (int i = 0; i < 8; i++) {
-            r->s[i] += chain[i];
-            chain[i] = r->s[i];
+            r->s[i] += chain->words[i];
+            chain->words[i] = r->s[i];
         }
     }
 }
