@@ -3,7 +3,7 @@
 
 Usage:
     python benchmarks/bench_rows.py                          # 1,000,000 and 10,000,000 rows
-    python benchmarks/bench_rows.py --chart docs/benchmarks/zen4-rows.svg
+    python benchmarks/bench_rows.py --chart FILE.svg         # and an SVG chart of rows per second
     python benchmarks/bench_rows.py --rows 1000000 --rounds 5 --no-memory
     python benchmarks/bench_rows.py --quick                  # 50,000 rows, 2 rounds: a smoke run
     python benchmarks/bench_rows.py --json

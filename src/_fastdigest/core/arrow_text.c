@@ -3,6 +3,7 @@
  * printf per row), strings passed through. */
 #include "core/arrow_text.h"
 
+#include <assert.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -205,8 +206,11 @@ static bool little_endian(void)
  * remainders are its digits, nine at a time, least significant first. */
 static size_t write_decimal(const uint8_t *p, size_t width, int scale, uint8_t *out)
 {
-    uint32_t limbs[8];
+    /* Zeroed so that no compiler at any level sees a limb read unwritten:
+     * the widths Arrow's decimals have (4, 8, 16, 32) fill at least one. */
+    uint32_t limbs[8] = {0};
     const size_t count = width / 4;
+    assert(count >= 1 && count <= sizeof limbs / sizeof limbs[0]);
     const bool little = little_endian();
     for (size_t i = 0; i < count; i++)
         limbs[i] = little ? fd_load_le32(p + 4 * i) : fd_load_be32(p + width - 4 * (i + 1));
