@@ -10,6 +10,8 @@
 #      tests/ outside the checkout, so that fastdigest is imported from the venv (checked). The rest
 #      of the suite tests the same compiled code as the editable build's run in .ci/run, and the
 #      whole quick tier runs against a wheel on every other Python in .ci/pythons.sh;
+#      Then the command line's start-up CPU on one small file, against the bare interpreter's
+#      (benchmarks/bench_cli.py --startup --max-ratio 1.5: the check that keeps it from creeping up);
 #   4. `pip install` of the sdist in another fresh venv (a second build, from the sdist alone) and a
 #      quick subset of the sdist's own tests against it.
 # The build tools come from PyPI into a throwaway venv. Each stage prints its time.
@@ -127,6 +129,11 @@ assert fastdigest.__file__.startswith(sys.prefix), fastdigest.__file__
 print("fastdigest", fastdigest.__version__, "from", fastdigest.__file__)'
 "$WORK/wheel-venv/bin/python" -m pytest -q -p no:cacheprovider suite/tests/test_api.py \
     suite/tests/test_hashlib_namespace.py suite/tests/test_typing.py suite/tests/test_cli.py suite/tests/test_vectors.py
+
+stage "the command line's start-up from the wheel: within 1.5x the bare interpreter's CPU"
+# From $WORK, so that `-m fastdigest` finds the venv's package, not the checkout's.
+"$WORK/wheel-venv/bin/python" "$ROOT/benchmarks/bench_cli.py" --startup --runs 60 --max-ratio 1.5 \
+    --python "$WORK/wheel-venv/bin/python"
 
 stage "pip install of the sdist in another fresh venv: a quick subset of its own tests"
 "$PYTHON" -m venv "$WORK/sdist-venv"
