@@ -104,7 +104,13 @@ void guest_run(uint8_t *mailbox)
     uint64_t *jobs = (uint64_t *)(void *)(mailbox + box[MAILBOX_JOBS]);
     for (uint64_t i = 0; i < box[MAILBOX_JOB_COUNT]; i++) {
         uint64_t *job = jobs + JOB_WORDS * i;
-        GUEST_KERNEL(job + 2, mailbox + job[0], (size_t)job[1]);
+        /* The chain is the job's words from 2 on; the kernel takes it typed. */
+        fd_sha512_chain chain;
+        for (size_t w = 0; w < 8; w++)
+            chain.words[w] = job[2 + w];
+        GUEST_KERNEL(&chain, mailbox + job[0], (size_t)job[1]);
+        for (size_t w = 0; w < 8; w++)
+            job[2 + w] = chain.words[w];
     }
     uint64_t *cases = (uint64_t *)(void *)(mailbox + box[MAILBOX_CASES]);
     for (uint64_t i = 0; i < box[MAILBOX_CASE_COUNT]; i++)
