@@ -267,6 +267,7 @@ DWORD WINAPI WaitForSingleObject(HANDLE handle, DWORD milliseconds);
 BOOL WINAPI CloseHandle(HANDLE handle);
 DWORD WINAPI GetActiveProcessorCount(WORD group_number);
 typedef struct _RTL_SRWLOCK { void *Ptr; } SRWLOCK, *PSRWLOCK;
+#define SRWLOCK_INIT {0}
 typedef struct _RTL_CONDITION_VARIABLE { void *Ptr; } CONDITION_VARIABLE, *PCONDITION_VARIABLE;
 void WINAPI InitializeSRWLock(PSRWLOCK lock);
 void WINAPI AcquireSRWLockExclusive(PSRWLOCK lock);

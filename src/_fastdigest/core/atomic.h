@@ -1,7 +1,8 @@
 /* Words that several threads read and write without a lock: the reference
  * count of a digest column (core/arrow_hash.c), the counter the batch
- * driver's threads take pieces from (core/batch.c) and the binding's GIL
- * threshold (python/locking.h).
+ * driver's threads take pieces from (core/batch.c), the binding's GIL
+ * threshold (python/locking.h) and the flag that says the process-wide
+ * set-up is done (python/module.c).
  *
  * C11's <stdatomic.h>, except under MSVC itself: its C compiler offers C11
  * atomics only behind an experimental switch (/experimental:c11atomics;
@@ -115,6 +116,38 @@ static inline size_t fd_relaxed_load(fd_relaxed_size *value)
 static inline void fd_relaxed_store(fd_relaxed_size *value, size_t new_value)
 {
     atomic_store_explicit(value, new_value, memory_order_relaxed);
+}
+#endif
+
+/* ---- published flags -------------------------------------------------------- */
+
+/* A flag that one thread sets once, after writes that other threads may
+ * then rely on, and that those threads read before relying on them: the
+ * set is a release, the read an acquire, so a thread that sees the flag set
+ * sees every write made before it was set. Starts clear; a static one is
+ * clear without initialisation (C11 7.17.2.1 makes the zero of static
+ * storage a valid atomic value). Under MSVC, Interlocked calls, which are
+ * full barriers on x86 and ARM64 alike (a volatile read is an acquire only
+ * under /volatile:ms, which is not ARM64's default). */
+#ifdef FD_MSVC_ATOMICS
+typedef volatile long fd_published_flag;
+static inline bool fd_published_flag_is_set(fd_published_flag *flag)
+{
+    return _InterlockedCompareExchange(flag, 0, 0) != 0;
+}
+static inline void fd_published_flag_set(fd_published_flag *flag)
+{
+    _InterlockedExchange(flag, 1);
+}
+#else
+typedef atomic_bool fd_published_flag;
+static inline bool fd_published_flag_is_set(fd_published_flag *flag)
+{
+    return atomic_load_explicit(flag, memory_order_acquire);
+}
+static inline void fd_published_flag_set(fd_published_flag *flag)
+{
+    atomic_store_explicit(flag, true, memory_order_release);
 }
 #endif
 

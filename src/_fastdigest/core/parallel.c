@@ -273,6 +273,32 @@ void fd_parallel_wake_all(fd_parallel_monitor *monitor, unsigned condition)
 }
 #endif
 
+#ifdef _WIN32
+static SRWLOCK process_lock = SRWLOCK_INIT;
+
+void fd_parallel_lock_process(void)
+{
+    AcquireSRWLockExclusive(&process_lock);
+}
+
+void fd_parallel_unlock_process(void)
+{
+    ReleaseSRWLockExclusive(&process_lock);
+}
+#else
+static pthread_mutex_t process_lock = PTHREAD_MUTEX_INITIALIZER;
+
+void fd_parallel_lock_process(void)
+{
+    pthread_mutex_lock(&process_lock);
+}
+
+void fd_parallel_unlock_process(void)
+{
+    pthread_mutex_unlock(&process_lock);
+}
+#endif
+
 size_t fd_available_cpus(void)
 {
 #ifdef _WIN32

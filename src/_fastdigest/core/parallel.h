@@ -4,8 +4,9 @@
  *
  * No pool: the threads are made for one call and joined before it returns,
  * which costs tens of microseconds a thread, so a caller gives each part
- * about a millisecond of work or more. POSIX threads, or the Windows CRT's
- * _beginthreadex. Plain C: no Python.h. */
+ * about a millisecond of work or more, and no state that outlives a call:
+ * the one thing here that belongs to the whole process is its lock (below).
+ * POSIX threads, or the Windows CRT's _beginthreadex. Plain C: no Python.h. */
 #ifndef FD_CORE_PARALLEL_H
 #define FD_CORE_PARALLEL_H
 
@@ -56,6 +57,15 @@ void fd_parallel_wait(fd_parallel_monitor *monitor, unsigned condition);
 /* Wakes one or every thread waiting on the condition; none is a no-op. */
 void fd_parallel_wake_one(fd_parallel_monitor *monitor, unsigned condition);
 void fd_parallel_wake_all(fd_parallel_monitor *monitor, unsigned condition);
+
+/* The one lock of the whole process, for set-up that every interpreter
+ * shares and whichever thread gets there first does (the binding's kernel
+ * selection, python/module.c): interpreters with GILs of their own may reach
+ * it at the same time. Statically initialised (PTHREAD_MUTEX_INITIALIZER,
+ * SRWLOCK_INIT), so that nothing has to make it first, which would itself
+ * race. Not recursive: the holder must not take it again. */
+void fd_parallel_lock_process(void);
+void fd_parallel_unlock_process(void);
 
 /* The number of CPUs this process may run on, at least 1: on Linux those of
  * its affinity mask (what taskset or a cgroup cpuset leaves it, as Python's

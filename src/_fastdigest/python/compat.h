@@ -41,8 +41,10 @@
 #endif
 
 #if PY_VERSION_HEX >= 0x030C0000
-/* The Py_mod_multiple_interpreters slot (3.12+). */
-#define FD_HAVE_MOD_MULTIPLE_INTERPRETERS 1
+/* The Py_mod_multiple_interpreters slot and its value
+ * Py_MOD_PER_INTERPRETER_GIL_SUPPORTED (3.12+): the module loads in
+ * interpreters that have a GIL of their own. */
+#define FD_HAVE_PER_INTERPRETER_GIL 1
 #endif
 
 /* The exception being raised, taken out of the thread state as one object

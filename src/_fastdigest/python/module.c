@@ -9,6 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/atomic.h"
+#include "core/parallel.h"
 #include "dispatch/dispatch.h"
 
 /* ---- the GIL threshold ------------------------------------------------- */
@@ -533,6 +535,46 @@ static int select_kernels(void)
     return 0;
 }
 
+/* The set-up that belongs to the whole process, not to one interpreter: the
+ * kernel choice (and the FASTDIGEST_DISABLE mask it reads) and the GIL
+ * threshold from the environment. Every interpreter's exec calls this, and
+ * interpreters with GILs of their own may call it at the same time, so it
+ * runs under the process's lock, once: the kernel tables are plain memory
+ * that every hash reads without a lock, and a later import must not undo a
+ * set_gil_minsize().
+ *
+ * A failure is not remembered: the next import, in this interpreter or any
+ * other, runs the selection again and raises its own ImportError, the same
+ * one while the cause stays (an exception object cannot be kept for other
+ * interpreters, whose objects are their own), and none once the
+ * environment is mended, as Python retries any import that failed. That is
+ * safe because no module exists until the set-up has succeeded: nothing
+ * hashes with the tables a failed attempt may have half written. Once it
+ * has succeeded, the published flag lets every later import pass without
+ * the lock. */
+static fd_published_flag process_set_up;
+
+static int set_up_process(void)
+{
+    if (fd_published_flag_is_set(&process_set_up))
+        return 0;
+    /* Waited for with this thread's GIL released: the holder takes its own
+     * GIL back once it has the lock, and that is this very GIL where
+     * interpreters share one (before 3.12, or by their configuration). */
+    Py_BEGIN_ALLOW_THREADS
+        fd_parallel_lock_process();
+    Py_END_ALLOW_THREADS
+    int result = 0;
+    if (!fd_published_flag_is_set(&process_set_up)) {
+        if (select_kernels() < 0 || read_gil_minsize_environment() < 0)
+            result = -1;
+        else
+            fd_published_flag_set(&process_set_up);
+    }
+    fd_parallel_unlock_process();
+    return result;
+}
+
 /* fastdigest.cpu_features: the names of the features the CPU has and
  * FASTDIGEST_DISABLE left (a name counts when all its bits are there). */
 static PyObject *make_cpu_features(void)
@@ -560,15 +602,8 @@ static int module_exec(PyObject *module)
 {
     fd_module_state *state = fd_get_module_state(module);
 
-    /* The kernel pointers and the GIL threshold are process-wide: set them
-     * only once, before any object of any interpreter can hash with them (a
-     * later import must not undo a set_gil_minsize()). */
-    static bool kernels_selected = false;
-    if (!kernels_selected) {
-        if (select_kernels() < 0 || read_gil_minsize_environment() < 0)
-            return -1;
-        kernels_selected = true;
-    }
+    if (set_up_process() < 0)
+        return -1;
 
     /* What the running CPython's hashlib does, before anything that reads it. */
     if (fd_compat_decide(&state->compat) < 0)
@@ -666,10 +701,12 @@ static void module_free(void *module)
 
 static PyModuleDef_Slot module_slots[] = {
     {Py_mod_exec, module_exec},
-#ifdef FD_HAVE_MOD_MULTIPLE_INTERPRETERS
-    /* Not per-interpreter GIL: the kernel choice is process-wide, and sharing
-     * one GIL is what makes making it once at first import race-free. */
-    {Py_mod_multiple_interpreters, Py_MOD_MULTIPLE_INTERPRETERS_SUPPORTED},
+#ifdef FD_HAVE_PER_INTERPRETER_GIL
+    /* Interpreters with GILs of their own (concurrent.interpreters): what
+     * the process shares is made once under its lock (set_up_process) or is
+     * atomic (the GIL threshold), and every Python object lives in the
+     * module state of its own interpreter. */
+    {Py_mod_multiple_interpreters, Py_MOD_PER_INTERPRETER_GIL_SUPPORTED},
 #endif
 #ifdef FD_HAVE_MOD_GIL
     {Py_mod_gil, Py_MOD_GIL_NOT_USED},
