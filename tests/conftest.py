@@ -15,6 +15,7 @@ import os
 import subprocess
 import sys
 import sysconfig
+import time
 from concurrent.futures import ThreadPoolExecutor
 
 import pytest
@@ -165,8 +166,12 @@ def algorithm(request):
 
 JOB_TIMEOUT = 2400  # seconds for one job, with another one beside it
 
+# Each finished job's wall time, by name, for the summary at the end of the run (CI's notes say what
+# each part of the heavy tier costs).
+JOB_SECONDS = {}
 
-def run_job(arguments, environment, build_dir):
+
+def run_job(name, arguments, environment, build_dir):
     full_environment = dict(os.environ, BUILD_DIR=str(build_dir), PYTHON=sys.executable)
     # Each job chooses its own backend and CPU level.
     full_environment.pop('FASTDIGEST_BACKEND', None)
@@ -175,7 +180,18 @@ def run_job(arguments, environment, build_dir):
     command = [str(argument) for argument in arguments]
     if command[0].endswith('.sh'):
         command.insert(0, 'bash')
-    return subprocess.run(command, env=full_environment, capture_output=True, text=True, timeout=JOB_TIMEOUT)
+    started = time.monotonic()
+    try:
+        return subprocess.run(command, env=full_environment, capture_output=True, text=True, timeout=JOB_TIMEOUT)
+    finally:
+        JOB_SECONDS[name] = time.monotonic() - started
+
+
+def pytest_terminal_summary(terminalreporter):
+    if JOB_SECONDS:
+        terminalreporter.section('heavy jobs, wall time (two at a time on two cores)')
+        for name, seconds in sorted(JOB_SECONDS.items(), key=lambda job: -job[1]):
+            terminalreporter.write_line(f'{seconds:7.0f} s  {name}')
 
 
 @pytest.fixture(scope='session')
@@ -195,7 +211,7 @@ def jobs(request, tmp_path_factory):
             selected[marker.args[0]] = (arguments, minutes, environment)
     pool = ThreadPoolExecutor(max_workers=max(1, min(len(selected), os.cpu_count() or 1)))
     futures = {
-        name: pool.submit(run_job, arguments, environment, tmp_path_factory.mktemp(name.replace('/', '-')))
+        name: pool.submit(run_job, name, arguments, environment, tmp_path_factory.mktemp(name.replace('/', '-')))
         for name, (arguments, _minutes, environment) in sorted(selected.items(), key=lambda job: -job[1][1])
     }
     yield futures
