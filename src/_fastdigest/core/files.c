@@ -32,6 +32,8 @@
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
+
+#include "core/glibc_versions.h"
 #endif
 
 /* A regular file this many chunks long or longer is worth telling the
@@ -117,7 +119,7 @@ static io_result open_for_reading(const fd_path_char *path, size_t chunk_len, op
         return errno == EINTR ? IO_INTERRUPTED : IO_FAILED;
     }
     struct stat status;
-    if (fstat(descriptor, &status) != 0) {
+    if (fd_fstat(descriptor, &status) != 0) {
         *error = (unsigned long)errno;
         close(descriptor);
         return IO_FAILED;

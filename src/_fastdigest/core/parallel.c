@@ -28,23 +28,10 @@
 #endif
 #endif
 
-/* glibc 2.34 moved the threads into libc under a new symbol version, so an
- * extension built against it would require glibc 2.34 and lose the
- * manylinux2014 (glibc 2.17) tag .ci/package.sh keeps. libc still exports
- * the first versions of both calls (for programs linked before 2.34), the
- * same functions; binding to those keeps the wheel at 2.17. Builds against
- * an older glibc (the manylinux2014 images) get those versions anyway. */
-#if defined(__GLIBC__) && (__GLIBC__ > 2 || (__GLIBC__ == 2 && __GLIBC_MINOR__ >= 34))
-#if defined(__x86_64__)
-#define FD_FIRST_GLIBC_THREADS "GLIBC_2.2.5"
-#elif defined(__aarch64__)
-#define FD_FIRST_GLIBC_THREADS "GLIBC_2.17"
-#endif
-#ifdef FD_FIRST_GLIBC_THREADS
-__asm__(".symver pthread_create, pthread_create@" FD_FIRST_GLIBC_THREADS);
-__asm__(".symver pthread_join, pthread_join@" FD_FIRST_GLIBC_THREADS);
-#endif
-#endif
+#include "core/glibc_versions.h"
+
+/* Bound to the thread calls' first glibc versions (glibc_versions.h). */
+FD_GLIBC_BIND_THREADS();
 
 /* One part on a thread of its own: the thread's handle, and the part's
  * result, written by that thread and read after the join. */
