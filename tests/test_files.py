@@ -380,8 +380,11 @@ def test_digest_files_fspath_errors_pass_through(tmp_path):
 
 # --- Ctrl-C ---------------------------------------------------------------------------------------------------
 
+# The child installs Python's own SIGINT handler itself: a process started in the background by a
+# non-interactive shell (as a CI script may be) inherits SIGINT ignored, and Python then keeps it so.
 INTERRUPTED_CALL = """
-import sys, fastdigest
+import signal, sys, fastdigest
+signal.signal(signal.SIGINT, signal.default_int_handler)
 paths = sys.argv[1:]
 print('started', flush=True)
 try:
