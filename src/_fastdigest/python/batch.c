@@ -209,8 +209,7 @@ static int prepare_chunk(item_source *source, chunk *c, PyObject *result, size_t
 
 /* What a digest_many call hashes with, and into. */
 typedef struct many_call {
-    const fd_multi_kernel *multi; /* NULL: the single-stream kernel alone */
-    enum fd_algorithm_id id;
+    fd_batch_job job; /* its multi NULL: the single-stream kernel alone */
     size_t threads;
     item_source source;
     PyObject *result;
@@ -221,7 +220,7 @@ typedef struct many_call {
  * when a chunk's work is large enough (long messages), on several. */
 static int hash_chunk_by_chunk(many_call *call)
 {
-    const fd_algorithm *algorithm = &fd_algorithms[call->id];
+    const fd_algorithm *algorithm = &fd_algorithms[call->job.id];
     const Py_ssize_t count = call->source.count;
     const Py_ssize_t chunk_len = count < CHUNK_MESSAGES ? count : CHUNK_MESSAGES;
     chunk c = {0, NULL, NULL, 0, NULL, 0};
@@ -234,11 +233,11 @@ static int hash_chunk_by_chunk(many_call *call)
             break;
         if (worth_releasing_gil(c.messages, n, algorithm->block_len)) {
             Py_BEGIN_ALLOW_THREADS
-                fd_hash_many_parallel(call->multi, call->id, c.messages, (size_t)n, call->threads);
+                fd_hash_many_parallel(&call->job, c.messages, (size_t)n, call->threads);
             Py_END_ALLOW_THREADS
         }
         else {
-            fd_hash_many_using(call->multi, call->id, c.messages, (size_t)n);
+            fd_batch_run(&call->job, c.messages, (size_t)n);
         }
         release_chunk(&c);
     }
@@ -267,8 +266,8 @@ static bool produce_chunk(void *context, size_t chunk_index, size_t slot,
 
     PyEval_RestoreThread(pipeline->saved);
     release_chunk(c); /* the slot's previous chunk, hashed */
-    int status = prepare_chunk(&call->source, c, call->result, fd_algorithms[call->id].digest_len,
-                               start, n);
+    int status = prepare_chunk(&call->source, c, call->result,
+                               fd_algorithms[call->job.id].digest_len, start, n);
     pipeline->saved = PyEval_SaveThread();
     *messages = c->messages;
     *count = (size_t)n;
@@ -305,8 +304,8 @@ static int hash_pipelined(many_call *call, size_t threads)
             goto done;
     }
     pipeline.saved = PyEval_SaveThread();
-    if (fd_hash_many_pipelined(call->multi, call->id, chunk_count, slot_count, threads,
-                               produce_chunk, &pipeline))
+    if (fd_hash_many_pipelined(&call->job, chunk_count, slot_count, threads, produce_chunk,
+                               &pipeline))
         status = 0;
     PyEval_RestoreThread(pipeline.saved);
 done:
@@ -367,16 +366,17 @@ static PyObject *digest_many(PyObject *module, PyObject *const *args, Py_ssize_t
                           kwnames, bound) < 0)
         return NULL;
     PyObject *threads = bound[0];
-    many_call call = {.multi = NULL, .source = {NULL, false, 0}, .result = NULL};
+    many_call call = {
+        .job = {.multi = NULL, .hmac = NULL}, .source = {NULL, false, 0}, .result = NULL};
     if (fd_parse_threads(threads != NULL ? threads : Py_None, "digest_many", &call.threads) < 0)
         return NULL;
     int id = fd_algorithm_from_object(module, args[0], "digest_many", "1");
     if (id < 0)
         return NULL;
     const fd_algorithm *algorithm = &fd_algorithms[id];
-    call.id = (enum fd_algorithm_id)id;
-    if (multi_buffer && fd_active_multi_kernels[algorithm->family].name != NULL)
-        call.multi = &fd_active_multi_kernels[algorithm->family];
+    call.job.id = (enum fd_algorithm_id)id;
+    if (multi_buffer)
+        call.job.multi = fd_batch_multi_kernel(algorithm->family);
 
     item_source *source = &call.source;
 #ifndef Py_GIL_DISABLED
