@@ -114,6 +114,10 @@ USAGE = """
     assert_type(fastdigest.digest_files('sha256', ['a', b'b', pathlib.Path('c')]), list[bytes])
     assert_type(fastdigest.digest_files(('md5', fastdigest.sha1), ['a'], threads=2), list[tuple[bytes, ...]])
     fastdigest.digest_files('sha256', [3])  # type: ignore[list-item]
+    assert_type(fastdigest.digest_many('sha256', [b'a', bytearray(b'b')]), list[bytes])
+    assert_type(fastdigest.digest_many('md5', (b'a',), threads=2, out=bytearray(16)), bytearray)
+    assert_type(fastdigest.digest_many('md5', memoryview(b'ab').cast('B', (1, 2))), list[bytes])
+    fastdigest.digest_many('md5', ['text'])  # type: ignore[list-item]
     assert_type(fastdigest.__version__, str)
 
     # The rest of hashlib's namespace, typed as typeshed types hashlib's.
