@@ -1,6 +1,8 @@
 /* digest_many(name, messages, /, *, threads=None, out=None): many one-shot
  * digests in one call, hashed by the batch driver (core/batch.c) with the
- * multi-buffer kernels.
+ * multi-buffer kernels; and the same for fastdigest.hmac.digest_many, whose
+ * arguments hmac.c binds before it hands the messages here
+ * (fd_many_messages), with the job of HMACs under one keyed state.
  *
  * The results go into a list of bytes, made first, or into the caller's
  * buffer (out=), held from the start of the call to its end. The batch is
@@ -20,13 +22,13 @@
 #include "python/binding.h"
 
 #include <stdint.h>
+#include <string.h>
 
-#include "core/batch.h"
-
-/* Rewrites the exception fd_get_buffer set for item `index` so that its
- * message names the item, keeping its type. Only the built-in types a
- * buffer request raises are rewritten: they take a message as their one
- * argument. Anything else an exporter raises passes through unchanged. */
+/* Rewrites the exception raised for item `index` (by fd_get_buffer, or by
+ * the standard library's hmac.digest) so that its message names the item,
+ * keeping its type. Only the built-in types a buffer request raises are
+ * rewritten: they take a message as their one argument. Anything else an
+ * exporter raises passes through unchanged. */
 static void name_bad_item(Py_ssize_t index)
 {
     PyObject *exception = fd_take_exception();
@@ -178,14 +180,14 @@ static Py_ssize_t first_row_sharing(const item_source *source, const Py_buffer *
  * bad item raises, naming its index, and so does the first item that shares
  * memory with out (NULL: no out=). Exact bytes objects are read in place
  * (immutable, and alive for as long as the sequence or c->held holds them);
- * the others through the buffer protocol, as hashlib reads them, each
- * holding a view until the chunk is hashed. Exact bytes first, the others
+ * the others through get_buffer (the buffer protocol, in hashlib's or
+ * hmac's words), each holding a view until the chunk is hashed. Exact bytes first, the others
  * after, so that a chunk of bytes, the common case, needs no views; bad
  * items are never exact bytes, and the views are taken in order and stop
  * at the first item that shares memory, so the error is still the first
  * bad item's. */
 static int gather_items(item_source *source, chunk *c, Py_ssize_t start, Py_ssize_t n,
-                        const Py_buffer *out)
+                        int (*get_buffer)(PyObject *item, Py_buffer *view), const Py_buffer *out)
 {
     Py_ssize_t view_count = 0;
     Py_ssize_t shared = NO_ITEM; /* the first item that shares memory with out */
@@ -228,7 +230,7 @@ static int gather_items(item_source *source, chunk *c, Py_ssize_t start, Py_ssiz
             if (c->messages[i].len != NEEDS_VIEW)
                 continue;
             Py_buffer *view = &c->views[c->views_acquired];
-            if (fd_get_buffer(PyTuple_GET_ITEM(source->sequence, start + i), view) < 0) {
+            if (get_buffer(PyTuple_GET_ITEM(source->sequence, start + i), view) < 0) {
                 name_bad_item(start + i);
                 return -1;
             }
@@ -283,6 +285,7 @@ static void free_chunk(chunk *c)
 /* What a digest_many call hashes, with what, and into what. */
 typedef struct many_call {
     fd_batch_job job;
+    int (*get_buffer)(PyObject *item, Py_buffer *view);
     size_t digest_len;
     size_t threads;
     item_source source;
@@ -302,7 +305,8 @@ static int prepare_chunk(many_call *call, chunk *c, Py_ssize_t start, Py_ssize_t
 {
     if (call->source.has_rows)
         locate_rows(&call->source, c, start, n);
-    else if (gather_items(&call->source, c, start, n, call->has_out ? &call->out : NULL) < 0)
+    else if (gather_items(&call->source, c, start, n, call->get_buffer,
+                          call->has_out ? &call->out : NULL) < 0)
         return -1;
     for (Py_ssize_t i = 0; i < n; i++) {
         if (call->has_out) {
@@ -457,18 +461,21 @@ static int take_rows(item_source *source, PyObject *messages)
 }
 
 /* Opens messages as the batch's source: the rows of a 2-D buffer, a list
- * read in place (with a GIL), or a tuple (a tuple itself, or any other
- * iterable gathered into one). A list or tuple is never taken for a
- * buffer. Returns 0, or -1 with an exception set. */
-static int open_source(item_source *source, PyObject *messages)
+ * read in place (with a GIL, and only when read_list_in_place), or a tuple
+ * (a tuple itself, or any other iterable gathered into one). A list or
+ * tuple is never taken for a buffer. Returns 0, or -1 with an exception
+ * set. */
+static int open_source(item_source *source, PyObject *messages, bool read_list_in_place)
 {
 #ifndef Py_GIL_DISABLED
-    if (PyList_CheckExact(messages)) {
+    if (read_list_in_place && PyList_CheckExact(messages)) {
         source->sequence = Py_NewRef(messages);
         source->in_place_list = true;
         source->count = PyList_GET_SIZE(messages);
         return 0;
     }
+#else
+    (void)read_list_in_place;
 #endif
     if (!PyList_Check(messages) && !PyTuple_Check(messages) && PyObject_CheckBuffer(messages)) {
         int taken = take_rows(source, messages);
@@ -574,20 +581,84 @@ static int make_result_list(many_call *call)
     return 0;
 }
 
+/* ---- digests fastdigest does not compute ---------------------------------- */
+
+/* Whether item's bytes share memory with out. An item without a buffer
+ * cannot; the standard library raises its own error for it. */
+static bool item_shares_memory(PyObject *item, const Py_buffer *out)
+{
+    Py_buffer view;
+
+    if (!PyObject_CheckBuffer(item))
+        return false;
+    if (PyObject_GetBuffer(item, &view, PyBUF_SIMPLE) < 0) {
+        PyErr_Clear();
+        return false;
+    }
+    const bool shared = shares_memory(view.buf, (size_t)view.len, out);
+    PyBuffer_Release(&view);
+    return shared;
+}
+
+/* Each message's MAC from mac->function (the standard library's
+ * hmac.digest), in order, on the calling thread with the GIL: the loop a
+ * caller would write, with digest_many's inputs and out=. Rows go to it as
+ * bytes copies, which it may keep. Returns 0, or -1 with an exception set. */
+static int call_python_macs(many_call *call, const fd_python_mac *mac)
+{
+    const item_source *source = &call->source;
+
+    for (Py_ssize_t i = 0; i < source->count; i++) {
+        PyObject *message = source->has_rows
+                                ? PyBytes_FromStringAndSize((const char *)row_data(source, i),
+                                                            (Py_ssize_t)source->row_len)
+                                : Py_NewRef(PyTuple_GET_ITEM(source->sequence, i));
+        if (message == NULL)
+            return -1;
+        if (call->has_out && !source->has_rows && item_shares_memory(message, &call->out)) {
+            Py_DECREF(message);
+            raise_shared_memory(i);
+            return -1;
+        }
+        PyObject *digest = PyObject_CallFunctionObjArgs(mac->function, mac->key, message,
+                                                        mac->digestmod, NULL);
+        Py_DECREF(message);
+        if (digest == NULL) {
+            name_bad_item(i);
+            return -1;
+        }
+        if (!PyBytes_Check(digest) || (size_t)PyBytes_GET_SIZE(digest) != call->digest_len) {
+            PyErr_Format(PyExc_ValueError,
+                         "digest_many() item %zd: hmac.digest() returned %R, not %zu bytes", i,
+                         digest, call->digest_len);
+            Py_DECREF(digest);
+            return -1;
+        }
+        if (call->has_out) {
+            memcpy((uint8_t *)call->out.buf + (size_t)i * call->digest_len,
+                   PyBytes_AS_STRING(digest), call->digest_len);
+            Py_DECREF(digest);
+        }
+        else {
+            PyList_SET_ITEM(call->result, i, digest);
+        }
+    }
+    return 0;
+}
+
 /* ---- a call -------------------------------------------------------------- */
 
-/* The messages and out= of a digest_many call, once its other arguments
- * are bound and checked: each message's digest_len-byte digest computed by
- * job on up to `threads` threads, into a new list of bytes or, with out
- * (not NULL or None), into out, which is returned. Returns a new
- * reference, or NULL with an exception set. */
-static PyObject *hash_messages(const fd_batch_job *job, size_t digest_len, size_t threads,
-                               PyObject *messages, PyObject *out)
+PyObject *fd_many_messages(const fd_many_request *request, PyObject *messages, PyObject *out)
 {
-    many_call call = {.job = *job, .digest_len = digest_len, .threads = threads};
+    const fd_python_mac *python_mac = request->python_mac;
+    many_call call = {.get_buffer = request->get_buffer,
+                      .digest_len = request->digest_len,
+                      .threads = request->threads};
     PyObject *returned = NULL;
     int status = -1;
 
+    if (request->job != NULL)
+        call.job = *request->job;
     /* out= first, as an argument converter would take it, and held from
      * now on: an iterable gathered below cannot resize it. */
     if (out != NULL && out != Py_None) {
@@ -595,7 +666,9 @@ static PyObject *hash_messages(const fd_batch_job *job, size_t digest_len, size_
             return NULL;
         call.has_out = true;
     }
-    if (open_source(&call.source, messages) < 0)
+    /* A standard library loop runs Python code between the messages, which
+     * may change a list: it gets a snapshot. */
+    if (open_source(&call.source, messages, python_mac == NULL) < 0)
         goto done;
     if (call.has_out) {
         if (check_out_size(&call) < 0)
@@ -613,14 +686,20 @@ static PyObject *hash_messages(const fd_batch_job *job, size_t digest_len, size_
         goto done;
     }
 
-    /* Each message is at least the job's overhead of work: the threads this
-     * batch surely has work for. */
-    size_t pipeline_threads = (size_t)call.source.count /
-                              (FD_BATCH_MIN_WORK_PER_THREAD / fd_batch_message_overhead(job));
-    if (pipeline_threads > threads)
-        pipeline_threads = threads;
-    status = pipeline_threads > 1 ? hash_pipelined(&call, pipeline_threads)
-                                  : hash_chunk_by_chunk(&call);
+    if (python_mac != NULL) {
+        status = call_python_macs(&call, python_mac);
+    }
+    else {
+        /* Each message is at least the job's overhead of work: the threads
+         * this batch surely has work for. */
+        size_t pipeline_threads = (size_t)call.source.count /
+                                  (FD_BATCH_MIN_WORK_PER_THREAD /
+                                   fd_batch_message_overhead(&call.job));
+        if (pipeline_threads > call.threads)
+            pipeline_threads = call.threads;
+        status = pipeline_threads > 1 ? hash_pipelined(&call, pipeline_threads)
+                                      : hash_chunk_by_chunk(&call);
+    }
     if (status == 0) {
         if (call.has_out) {
             returned = Py_NewRef(out);
@@ -637,6 +716,26 @@ done:
     if (call.has_out)
         PyBuffer_Release(&call.out);
     return returned;
+}
+
+int fd_bind_many_arguments(PyObject *module, Py_ssize_t npositional, PyObject *const *args,
+                           Py_ssize_t nargs, PyObject *kwnames, size_t *threads, PyObject **out)
+{
+    if (nargs != npositional) {
+        PyErr_Format(PyExc_TypeError, "digest_many expected %zd arguments, got %zd", npositional,
+                     nargs);
+        return -1;
+    }
+    /* The positional-only ones counted above, and threads and out alone
+     * bound by name, as digest_array binds its keywords. */
+    static const char *const names[] = {"threads", "out"};
+    static const fd_signature signature = {.function = "digest_many", FD_PARAMETERS(names)};
+    PyObject *bound[2];
+    if (fd_bind_arguments(&fd_get_module_state(module)->compat, &signature, args + nargs, 0,
+                          kwnames, bound) < 0)
+        return -1;
+    *out = bound[1];
+    return fd_parse_threads(bound[0] != NULL ? bound[0] : Py_None, "digest_many", threads);
 }
 
 PyDoc_STRVAR(digest_many_doc,
@@ -681,20 +780,9 @@ PyDoc_STRVAR(digest_many_doc,
 static PyObject *digest_many(PyObject *module, PyObject *const *args, Py_ssize_t nargs,
                              PyObject *kwnames, bool multi_buffer)
 {
-    if (nargs != 2) {
-        PyErr_Format(PyExc_TypeError, "digest_many expected 2 arguments, got %zd", nargs);
-        return NULL;
-    }
-    /* name and messages are positional-only: counted above, and threads and
-     * out alone bound by name, as digest_array binds its keywords. */
-    static const char *const names[] = {"threads", "out"};
-    static const fd_signature signature = {.function = "digest_many", FD_PARAMETERS(names)};
-    PyObject *bound[2];
-    if (fd_bind_arguments(&fd_get_module_state(module)->compat, &signature, args + nargs, 0,
-                          kwnames, bound) < 0)
-        return NULL;
     size_t threads;
-    if (fd_parse_threads(bound[0] != NULL ? bound[0] : Py_None, "digest_many", &threads) < 0)
+    PyObject *out;
+    if (fd_bind_many_arguments(module, 2, args, nargs, kwnames, &threads, &out) < 0)
         return NULL;
     int id = fd_algorithm_from_object(module, args[0], "digest_many", "1");
     if (id < 0)
@@ -705,7 +793,12 @@ static PyObject *digest_many(PyObject *module, PyObject *const *args, Py_ssize_t
         .id = (enum fd_algorithm_id)id,
         .hmac = NULL,
     };
-    return hash_messages(&job, algorithm->digest_len, threads, args[1], bound[1]);
+    const fd_many_request request = {.job = &job,
+                                     .get_buffer = fd_get_buffer,
+                                     .python_mac = NULL,
+                                     .digest_len = algorithm->digest_len,
+                                     .threads = threads};
+    return fd_many_messages(&request, args[1], out);
 }
 
 static PyObject *fastdigest_digest_many(PyObject *module, PyObject *const *args, Py_ssize_t nargs,
