@@ -6,7 +6,10 @@ Usage:
     python benchmarks/bench_batch.py --quick         # 2 rounds of 20,000 messages: a smoke run
     python benchmarks/bench_batch.py --algorithms md5,sha256 --rounds 11 --json
     python benchmarks/bench_batch.py --threads       # digest_many threads=None against threads=1:
-                                                     # 1,000,000 messages of 64 B, wall clock
+                                                     # 1,000,000 messages of 64 B, wall clock,
+                                                     # into a list and into out=
+    python benchmarks/bench_batch.py --threads --rows --algorithms md5,sha1,sha256,sha512
+                                                     # the same over the rows of a NumPy array
 
 For each algorithm and message size, one batch of distinct random messages is hashed by:
 
@@ -25,10 +28,13 @@ Time is the calling thread's CPU time by default (--clock thread): every case do
 that thread (digest_many releases the GIL but hashes in the calling thread), and CPU time leaves out
 the time slices that other processes of a busy shared machine take. --clock wall uses the wall clock.
 --threads compares digest_many on every CPU this process may run on (threads=None) with digest_many on the
-calling thread alone (threads=1), the two alternating round by round, by the wall clock (CPU time would add up
-the threads' time): the median time of each call, and the median over rounds of the per-round ratio threads=1 /
-threads=None (the speedup; the target on two or more CPUs is 1.7x at 64 B). Only a machine with nothing else
-running gives a figure to quote.
+calling thread alone (threads=1), by the wall clock (CPU time would add up the threads' time), twice: returning a
+list of bytes, and writing into a bytearray given as out= (no object per message, so the calling thread's share
+no longer bounds the gain). The four calls alternate round by round, the order rotating; reported are the median
+time of each call and the median over rounds of the per-round ratio threads=1 / threads=None (the speedup; the
+target on two or more CPUs is 1.7x at 64 B with out=). --rows gives the messages as the rows of one NumPy
+(n, size) array (read in place, no object per row; needs numpy) instead of a list of bytes. Only a machine with
+nothing else running gives a figure to quote.
 
 Reported: the median time per message of each, and for each competitor the median over rounds of the
 per-round ratio competitor / digest_many (above 1: digest_many is faster). "multi-buffer gain" is
@@ -179,32 +185,64 @@ def available_cpus() -> int:
         return os.cpu_count() or 1
 
 
+# The calls --threads times: (threads, whether the digests go into out=).
+THREADS_SETTINGS = {
+    'threads=1': (1, False),
+    'threads=None': (None, False),
+    'threads=1, out=': (1, True),
+    'threads=None, out=': (None, True),
+}
+
+
+def median_ratio(numerators: list[float], denominators: list[float]) -> float:
+    """The median over rounds of the per-round ratio."""
+    return statistics.median(a / b for a, b in zip(numerators, denominators, strict=True))
+
+
+def make_messages(rng: random.Random, count: int, size: int, rows: bool) -> Any:
+    """count random messages of size bytes: a list of bytes, or with rows the rows of one NumPy array."""
+    if rows:
+        import numpy  # the bench-columns extra
+
+        return numpy.frombuffer(rng.randbytes(count * size), dtype=numpy.uint8).reshape(count, size)
+    return [rng.randbytes(size) for _ in range(count)]
+
+
 def run_threads(
-    algorithms: Sequence[str], sizes: Sequence[int], count: int, rounds: int, progress
+    algorithms: Sequence[str], sizes: Sequence[int], count: int, rounds: int, rows: bool, progress
 ) -> list[dict[str, Any]]:
     rng = random.Random(2025)
     many = fastdigest.digest_many
     results = []
     for size in sizes:
-        messages = [rng.randbytes(size) for _ in range(count)]
+        messages = make_messages(rng, count, size, rows)
         for name in algorithms:
+            digest_size = hashlib.new(name).digest_size
+            out = bytearray(count * digest_size)
             # A check, and a call of each untimed (first pages, first threads).
             want = [hashlib.new(name, m).digest() for m in messages[:1000]]
-            for threads in (None, 1):
-                if many(name, messages, threads=threads)[:1000] != want:
+            for threads, into_out in THREADS_SETTINGS.values():
+                result = many(name, messages, threads=threads, out=out if into_out else None)
+                if into_out:
+                    got = [bytes(out[i * digest_size : (i + 1) * digest_size]) for i in range(len(want))]
+                else:
+                    got = result[: len(want)]
+                if got != want:
                     raise SystemExit('%s %s: digest_many disagrees with hashlib' % (name, size))
-            times: dict[str, list[float]] = {'threads=None': [], 'threads=1': []}
-            settings = {'threads=None': None, 'threads=1': 1}
+                del result
+            times: dict[str, list[float]] = {label: [] for label in THREADS_SETTINGS}
+            labels = list(THREADS_SETTINGS)
             gc_was_enabled = gc.isenabled()
             gc.disable()
             try:
                 for r in range(rounds):
-                    order = list(settings) if r % 2 == 0 else list(reversed(settings))
+                    order = labels[r % len(labels) :] + labels[: r % len(labels)]
                     for label in order:
+                        threads, into_out = THREADS_SETTINGS[label]
                         start = time.perf_counter_ns()
-                        result = many(name, messages, threads=settings[label])
+                        result = many(name, messages, threads=threads, out=out if into_out else None)
                         times[label].append(time.perf_counter_ns() - start)
-                        del result  # freed outside the timed region, alike for both
+                        del result  # freed outside the timed region, alike for every call
             finally:
                 if gc_was_enabled:
                     gc.enable()
@@ -213,10 +251,10 @@ def run_threads(
                     'algorithm': name,
                     'size': size,
                     'messages': count,
+                    'input': 'rows' if rows else 'list',
                     'ms_per_call': {label: statistics.median(t) / 1e6 for label, t in times.items()},
-                    'speedup': statistics.median(
-                        one / every for one, every in zip(times['threads=1'], times['threads=None'], strict=True)
-                    ),
+                    'speedup': median_ratio(times['threads=1'], times['threads=None']),
+                    'speedup_out': median_ratio(times['threads=1, out='], times['threads=None, out=']),
                 }
             )
             progress('%s %d B done' % (name, size))
@@ -228,26 +266,36 @@ def markdown_threads(results: list[dict[str, Any]], machine: dict[str, Any], rou
     lines = [
         'CPU: %s, %s logical CPUs (%d this process may run on), flags: %s'
         % (machine['cpu_model'], machine['logical_cpus'], cpus, ' '.join(machine['cpu_flags']) or '(none listed)'),
-        'Python %s; digest_many threads=None against threads=1, medians of %d interleaved rounds, wall time'
-        % (platform.python_version(), rounds),
+        'Python %s; digest_many threads=None against threads=1, into a list and into out=, medians of %d '
+        'interleaved rounds, wall time; messages: %s'
+        % (
+            platform.python_version(),
+            rounds,
+            'rows of a NumPy array' if results and results[0]['input'] == 'rows' else 'a list of bytes',
+        ),
         'batch kernels: %s' % ', '.join('%s=%s' % kv for kv in fastdigest.batch_implementation.items()),
         '',
-        '| algorithm | size | messages | threads=1 ms | threads=None ms | speedup | target |',
-        '|---|---:|---:|---:|---:|---:|---|',
+        '| algorithm | size | messages | threads=1 ms | threads=None ms | speedup | out=: threads=1 ms '
+        '| out=: threads=None ms | out= speedup | target (out=) |',
+        '|---|---:|---:|---:|---:|---:|---:|---:|---:|---|',
     ]
     for r in results:
         target = ''
         if r['size'] == 64 and cpus >= 2:
-            target = '>= %.1fx: %s' % (THREADS_TARGET, 'met' if r['speedup'] >= THREADS_TARGET else 'NOT met')
+            target = '>= %.1fx: %s' % (THREADS_TARGET, 'met' if r['speedup_out'] >= THREADS_TARGET else 'NOT met')
+        ms = r['ms_per_call']
         lines.append(
-            '| %s | %d B | %d | %.1f | %.1f | %.2fx | %s |'
+            '| %s | %d B | %d | %.1f | %.1f | %.2fx | %.1f | %.1f | %.2fx | %s |'
             % (
                 r['algorithm'],
                 r['size'],
                 r['messages'],
-                r['ms_per_call']['threads=1'],
-                r['ms_per_call']['threads=None'],
+                ms['threads=1'],
+                ms['threads=None'],
                 r['speedup'],
+                ms['threads=1, out='],
+                ms['threads=None, out='],
+                r['speedup_out'],
                 target,
             )
         )
@@ -321,8 +369,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument(
         '--threads',
         action='store_true',
-        help='digest_many threads=None against threads=1 (wall clock; 1,000,000 messages of 64 B '
-        'unless --messages and --sizes say otherwise)',
+        help='digest_many threads=None against threads=1, into a list and into out= (wall clock; 1,000,000 '
+        'messages of 64 B unless --messages and --sizes say otherwise)',
+    )
+    parser.add_argument(
+        '--rows', action='store_true', help='with --threads: the messages as the rows of a NumPy array (needs numpy)'
     )
     args = parser.parse_args(argv)
 
@@ -342,7 +393,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         if parser.get_default('sizes') == args.sizes:
             sizes = [64]
         count = args.messages or (QUICK_MESSAGES if args.quick else THREADS_MESSAGES)
-        results = run_threads(algorithms, sizes, count, rounds, progress)
+        results = run_threads(algorithms, sizes, count, rounds, args.rows, progress)
         if args.json:
             json.dump(
                 {

@@ -739,40 +739,69 @@ def hexdigest(name: _Algorithm, data: _ReadableBuffer, /) -> str:
         BufferError: data is not C-contiguous.
     """
 
+# What digest_many() takes as messages: any iterable of buffers, or a 2-D buffer whose rows are the messages (the
+# stub cannot say the number of dimensions: a 1-D buffer is iterated, and bytes give ints, which are refused).
+_Messages: TypeAlias = Iterable[_ReadableBuffer] | _Buffer
+# out=: any writable buffer, returned as it was given.
+_OutT = TypeVar('_OutT', bound=_Buffer)
+
+@overload
 def digest_many(
-    name: _Algorithm, messages: Iterable[_ReadableBuffer], /, *, threads: SupportsIndex | None = None
+    name: _Algorithm, messages: _Messages, /, *, threads: SupportsIndex | None = None, out: None = None
 ) -> list[bytes]:
     """Return the digests of many messages, in order: `[digest(name, m) for m in messages]` in one call.
 
     Multi-buffer kernels hash several messages side by side where the CPU has them
     (batch_implementation), and the GIL is released while a batch is hashed. A list or tuple is
-    read in place; any other iterable is gathered into a tuple first. A batch with enough work
-    is hashed on several threads: other threads hash it chunk by chunk while the calling thread
-    reads the next chunk's items.
+    read in place, and so are the rows of a 2-D buffer; any other iterable is gathered into a tuple
+    first. A batch with enough work is hashed on several threads: other threads hash it chunk by
+    chunk while the calling thread reads the next chunk's items.
+
+    With out=, the digests are written one after another into that buffer, which is returned: no
+    object is made per message. It is held (exported) from the start of the call to its end, so a
+    bytearray cannot be resized meanwhile; on an error, the digests of the messages before the bad
+    one may have been written.
 
     Args:
         name: As for digest(): one of the eight algorithms, or a fastdigest constructor.
-        messages: Any iterable of C-contiguous buffers.
+        messages: Any iterable of C-contiguous buffers; or a 2-D buffer whose rows are each
+            contiguous (a C-contiguous NumPy `(n, k)` array, rows of one picked at a stride, a
+            memoryview cast to two dimensions), which is n messages of its rows' bytes, read in
+            place. Any other buffer is iterated, as before: a NumPy array's items, a bytes object's
+            ints (refused as items).
         threads: The most threads the batch is hashed on, the calling thread included: None for
             every CPU the process may run on, 1 for the calling thread alone. A batch gets one
             thread for every MiB or so of work (each message counts its length plus one block), so
             a small one stays on the calling thread; the digests and errors are the same for any
             value.
+        out: None for a list; or a writable C-contiguous buffer of exactly n x digest_size bytes,
+            of any shape and item size (a bytearray, a memoryview, a NumPy `(n, digest_size)` uint8
+            array), that shares no byte with any message.
 
     Returns:
-        A list of digests, one bytes object per message, in the messages' order.
+        A list of digests, one bytes object per message, in the messages' order; with out=, out.
 
     Raises:
         ValueError: name is not one of the eight algorithms (`unsupported hash type NAME`); threads
-            is less than 1.
+            is less than 1; out is not exactly the digests' size (`digest_many() argument 'out'
+            must be 64 bytes long (2 digests of 32 bytes), not 63`); an item shares memory with
+            out (`digest_many() item 3 shares memory with argument 'out'`).
         TypeError: name is neither a str nor a fastdigest constructor; messages is not iterable;
             an item is a str or has no buffer, named by its position (`digest_many() item 3:
             Strings must be encoded before hashing`: the first such item, whatever the threads);
-            threads is a bool, a float or anything without `__index__`.
+            threads is a bool, a float or anything without `__index__`; out is read-only or no
+            buffer (`digest_many() argument 'out' must be read-write bytes-like object, not
+            bytes`) or not C-contiguous (`digest_many() argument 'out' must be contiguous buffer,
+            not memoryview`).
         BufferError: an item is not C-contiguous (`digest_many() item N: ...`).
         RuntimeError: another thread changed the length of the messages list during the call
             (`digest_many() list changed size during the call`).
     """
+
+@overload
+def digest_many(
+    name: _Algorithm, messages: _Messages, /, *, threads: SupportsIndex | None = None, out: _OutT
+) -> _OutT: ...
 
 # What open() takes as a file name (but a file descriptor): typeshed's StrOrBytesPath.
 _Path: TypeAlias = str | bytes | os.PathLike[str] | os.PathLike[bytes]

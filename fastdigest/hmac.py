@@ -19,7 +19,7 @@ library uses it: what it hands on then still goes to the standard library's hmac
 """
 
 from fastdigest import _stdlib_module
-from fastdigest._fastdigest import HMAC, _hmac_digest, _hmac_new
+from fastdigest._fastdigest import HMAC, _hmac_digest, _hmac_digest_many, _hmac_new
 
 try:
     # The standard library's hmac.compare_digest itself (OpenSSL's CRYPTO_memcmp), taken from where hmac
@@ -28,7 +28,7 @@ try:
 except ImportError:  # pragma: no cover - Python built without OpenSSL
     from _operator import _compare_digest as compare_digest
 
-__all__ = ['HMAC', 'compare_digest', 'digest', 'digest_size', 'new', 'trans_36', 'trans_5C']
+__all__ = ['HMAC', 'compare_digest', 'digest', 'digest_many', 'digest_size', 'new', 'trans_36', 'trans_5C']
 
 
 def __getattr__(name):
@@ -50,8 +50,10 @@ def __dir__():
 digest_size = None
 
 # The C functions themselves, not wrappers, so that a call costs no extra Python frame. Their
-# signatures are hmac's: new(key, msg=None, digestmod='') and digest(key, msg, digest).
+# signatures are hmac's: new(key, msg=None, digestmod='') and digest(key, msg, digest); digest_many(key,
+# messages, digest, /, *, threads=None, out=None) is fastdigest's own.
 new = _hmac_new
 digest = _hmac_digest
+digest_many = _hmac_digest_many
 
-del _hmac_new, _hmac_digest
+del _hmac_new, _hmac_digest, _hmac_digest_many

@@ -18,13 +18,13 @@ import hmac as _stdlib_hmac
 from collections.abc import Callable
 from hmac import compare_digest as compare_digest
 from types import ModuleType
-from typing import Literal, NoReturn, TypeAlias, final, overload
+from typing import Literal, NoReturn, SupportsIndex, TypeAlias, final, overload
 
 from typing_extensions import Self
 
-from fastdigest import HASH, _HashObject, _ReadableBuffer
+from fastdigest import HASH, _HashObject, _Messages, _OutT, _ReadableBuffer
 
-__all__ = ['HMAC', 'compare_digest', 'digest', 'digest_size', 'new', 'trans_36', 'trans_5C']
+__all__ = ['HMAC', 'compare_digest', 'digest', 'digest_many', 'digest_size', 'new', 'trans_36', 'trans_5C']
 
 # What fastdigest runs itself: its constructors (fastdigest.sha256, ...), and the names.
 _FastDigestMod: TypeAlias = Callable[..., HASH]
@@ -144,3 +144,61 @@ def digest(key: _ReadableBuffer, msg: _ReadableBuffer, digest: _DigestMod) -> by
             type NAME`; from Python 3.15 `unsupported hash algorithm NAME`).
         Exception: for a digest handed to the standard library, whatever hmac.digest() raises.
     """
+
+@overload
+def digest_many(
+    key: _ReadableBuffer,
+    messages: _Messages,
+    digest: _DigestMod,
+    /,
+    *,
+    threads: SupportsIndex | None = None,
+    out: None = None,
+) -> list[bytes]:
+    """Return the HMAC of each message under one key, in order: `[digest(key, m, digest) for m in messages]`.
+
+    For the eight algorithms the key's inner and outer states are computed once; each message then
+    goes through a lane of the multi-buffer kernels from the keyed inner state, and on with the
+    outer hash of its inner digest in the same lanes, without the GIL and, for a large batch, on
+    several threads, as fastdigest.digest_many() hashes. messages, threads and out are as
+    digest_many() takes them. Any other digest is handed to the standard library's hmac.digest(),
+    message by message on the calling thread, as the loop would call it (threads is then only
+    checked), after one call with an empty message that raises its errors for the key and the
+    digest first.
+
+    Args:
+        key: The key: any C-contiguous buffer.
+        messages: Any iterable of C-contiguous buffers, or a 2-D buffer whose rows are the messages.
+        digest: As for digest(): one of the eight algorithms by name or constructor (fastdigest's
+            or hashlib's); anything else goes to the standard library's hmac.digest().
+        threads: As for fastdigest.digest_many(): the most threads, the calling one included.
+        out: None for a list; or a writable C-contiguous buffer of exactly n x digest_size bytes
+            that shares no byte with any message, into which the MACs are written one after another.
+
+    Returns:
+        A list of MACs, one bytes object per message, in the messages' order; with out=, out.
+
+    Raises:
+        TypeError: key is a str or has no buffer (`a bytes-like object is required, not 'str'`); a
+            message is one, named by its position in hmac.digest()'s words (`digest_many() item 3:
+            a bytes-like object is required, not 'str'`); threads or out as for
+            fastdigest.digest_many().
+        BufferError: key or a message is not C-contiguous.
+        ValueError: digest is a name known neither to fastdigest nor to hashlib (`unsupported hash
+            type NAME`; from Python 3.15 `unsupported hash algorithm NAME`); threads, out, or an item
+            that shares memory with out, as for fastdigest.digest_many().
+        Exception: for a digest handed to the standard library, whatever hmac.digest() raises (for a
+            message, with its position in front of the message where it is a TypeError,
+            BufferError or ValueError).
+    """
+
+@overload
+def digest_many(
+    key: _ReadableBuffer,
+    messages: _Messages,
+    digest: _DigestMod,
+    /,
+    *,
+    threads: SupportsIndex | None = None,
+    out: _OutT,
+) -> _OutT: ...

@@ -70,9 +70,25 @@ def hmac_objects(i):
     fd_hmac.digest(key, small, name)
 
 
+outs = {name: bytearray(4 * len(fastdigest.digest(name, b''))) for name in names}
+rows = memoryview(bytearray(small * 4)).cast('B', (4, len(small)))
+
+
 def batches(i):
-    # A list and 4 digests per call.
-    fastdigest.digest_many(names[i % len(names)], [small, small, b'', large if i % 16 == 0 else small])
+    # A list and 4 digests per call; the same into out=, over the rows of a 2-D buffer and as HMACs (a list and
+    # 4 MACs); a refused out= (an exception and its message).
+    name = names[i % len(names)]
+    messages = [small, small, b'', large if i % 16 == 0 else small]
+    fastdigest.digest_many(name, messages)
+    fastdigest.digest_many(name, messages, out=outs[name])
+    fastdigest.digest_many(name, rows, out=outs[name])
+    fd_hmac.digest_many(key, messages, name)
+    try:
+        fastdigest.digest_many(name, rows, out=bytes(outs[name]))
+    except TypeError:
+        pass
+    else:
+        raise AssertionError('a read-only out= was taken')
 
 
 def states(i):

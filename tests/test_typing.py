@@ -93,6 +93,7 @@ USAGE = """
     from typing_extensions import assert_type
 
     import fastdigest
+    from fastdigest import hmac as fast_hmac
 
     assert_type(fastdigest.sha256(b'x').hexdigest(), str)
     assert_type(fastdigest.md5().digest(), bytes)
@@ -114,6 +115,12 @@ USAGE = """
     assert_type(fastdigest.digest_files('sha256', ['a', b'b', pathlib.Path('c')]), list[bytes])
     assert_type(fastdigest.digest_files(('md5', fastdigest.sha1), ['a'], threads=2), list[tuple[bytes, ...]])
     fastdigest.digest_files('sha256', [3])  # type: ignore[list-item]
+    assert_type(fastdigest.digest_many('sha256', [b'a', bytearray(b'b')]), list[bytes])
+    assert_type(fastdigest.digest_many('md5', (b'a',), threads=2, out=bytearray(16)), bytearray)
+    assert_type(fastdigest.digest_many('md5', memoryview(b'ab').cast('B', (1, 2))), list[bytes])
+    fastdigest.digest_many('md5', ['text'])  # type: ignore[list-item]
+    assert_type(fast_hmac.digest_many(b'key', [b'a'], 'sha256'), list[bytes])
+    assert_type(fast_hmac.digest_many(b'key', [b'a'], fastdigest.sha1, out=memoryview(bytearray(20))), memoryview)
     assert_type(fastdigest.__version__, str)
 
     # The rest of hashlib's namespace, typed as typeshed types hashlib's.

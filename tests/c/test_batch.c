@@ -17,7 +17,12 @@
  *     length from 0 to three blocks, against fd_hash with the portable
  *     single-stream kernel;
  * and the same batches with no multi-buffer kernel (the single-stream path)
- * under every single-stream kernel the CPU runs.
+ * under every single-stream kernel the CPU runs. Every batch runs twice:
+ * digests, and HMACs (fd_hmac_many: lanes that start from the keyed inner
+ * state and go on with the outer hash) under keys of every kind (empty,
+ * short, one block, longer than a block), against fd_hmac with the
+ * portable kernel. fd_hash_many_parallel and fd_hash_many_pipelined run
+ * both jobs on 1 to 5 threads.
  *
  * Usage: test_batch [--seed=N]
  *        test_batch --bench [--rounds=N]
@@ -39,6 +44,7 @@
 
 #include "core/algorithms.h"
 #include "core/batch.h"
+#include "core/hmac.h"
 #include "dispatch/dispatch.h"
 #include "harness.h"
 
@@ -84,11 +90,31 @@ static void test_kernel_direct(enum fd_family family, const fd_multi_kernel *ker
     }
 }
 
+/* A key for an HMAC batch, of one of four kinds in turn (empty, short, one
+ * block, longer than a block, which is hashed first), in an allocation of
+ * exactly its length. */
+typedef struct test_key {
+    uint8_t *bytes;
+    size_t len;
+} test_key;
+
+static test_key make_key(const fd_algorithm *algorithm, test_rng *rng, unsigned kind)
+{
+    const size_t lengths[] = {0, 1 + rng_below(rng, algorithm->block_len - 1), algorithm->block_len,
+                              algorithm->block_len + 1 + rng_below(rng, 3 * algorithm->block_len)};
+    test_key key = {checked_malloc(lengths[kind % 4] + 1), lengths[kind % 4]};
+
+    rng_fill(rng, key.bytes, key.len);
+    return key;
+}
+
 /* A batch of `count` messages with lengths from `length_of`, each in its own
  * allocation at a random offset; fd_hash_many against fd_hash with the
- * portable kernel. */
+ * portable kernel, or with a key (not NULL) fd_hmac_many against fd_hmac
+ * with the portable kernel. */
 static void check_batch(const fd_algorithm *algorithm, enum fd_algorithm_id id, size_t count,
-                        const size_t *lengths, test_rng *rng, const char *what, group_tally *tally)
+                        const size_t *lengths, const test_key *key, test_rng *rng, const char *what,
+                        group_tally *tally)
 {
     const enum fd_family family = algorithm->family;
     fd_message *messages = checked_malloc(count * sizeof *messages);
@@ -108,22 +134,35 @@ static void check_batch(const fd_algorithm *algorithm, enum fd_algorithm_id id, 
 
     fd_kernel installed = fd_active_kernels[family];
     fd_use_kernel(family, portable_kernel(family));
-    for (size_t i = 0; i < count; i++)
-        fd_hash(id, messages[i].data, messages[i].len, expected + i * algorithm->digest_len);
+    for (size_t i = 0; i < count; i++) {
+        uint8_t *digest = expected + i * algorithm->digest_len;
+        if (key != NULL)
+            fd_hmac(id, key->bytes, key->len, messages[i].data, messages[i].len, digest);
+        else
+            fd_hash(id, messages[i].data, messages[i].len, digest);
+    }
     fd_use_kernel(family, &installed);
 
     /* Poisoned, so that a digest left unwritten cannot pass. */
     memset(actual, 0xa5, count * algorithm->digest_len);
-    fd_hash_many(id, messages, count);
+    if (key != NULL) {
+        fd_hmac_state keyed;
+        fd_hmac_init(&keyed, id, key->bytes, key->len);
+        fd_hmac_many(&keyed, messages, count);
+        fd_hmac_wipe(&keyed);
+    }
+    else {
+        fd_hash_many(id, messages, count);
+    }
     for (size_t i = 0; i < count; i++) {
         check(tally,
               memcmp(expected + i * algorithm->digest_len, actual + i * algorithm->digest_len,
                      algorithm->digest_len) == 0,
-              "%s with %s/%s: %s, message %zu of %zu (%zu bytes) differs", algorithm->name,
-              installed.name,
+              "%s%s with %s/%s: %s, message %zu of %zu (%zu bytes%s%zu) differs",
+              key != NULL ? "HMAC-" : "", algorithm->name, installed.name,
               fd_active_multi_kernels[family].name ? fd_active_multi_kernels[family].name
                                                    : "single-stream",
-              what, i, count, lengths[i]);
+              what, i, count, lengths[i], key != NULL ? ", key of " : "", key ? key->len : 0);
     }
 
     for (size_t i = 0; i < count; i++)
@@ -134,10 +173,21 @@ static void check_batch(const fd_algorithm *algorithm, enum fd_algorithm_id id, 
     free(actual);
 }
 
+/* The key of the next HMAC batch: each kind in turn. */
+static void next_key(const fd_algorithm *algorithm, test_rng *rng, bool keyed, unsigned *kind,
+                     test_key *key)
+{
+    if (!keyed)
+        return;
+    free(key->bytes);
+    *key = make_key(algorithm, rng, (*kind)++);
+}
+
 /* Every batch size up to 3 lanes + 1 with random lengths (0..4 blocks plus
  * a tail, so lanes fall out of step), then batches of one length for every
- * length 0..3 blocks + 1. */
-static void test_batches(enum fd_family family, unsigned lanes, group_tally *tally)
+ * length 0..3 blocks + 1; digests, or with `keyed` HMACs under a key of
+ * each kind in turn. */
+static void test_batches(enum fd_family family, unsigned lanes, bool keyed, group_tally *tally)
 {
     size_t lengths[3 * FD_BATCH_MAX_LANES + 2];
 
@@ -145,15 +195,18 @@ static void test_batches(enum fd_family family, unsigned lanes, group_tally *tal
         const fd_algorithm *algorithm = &fd_algorithms[id];
         if (algorithm->family != family)
             continue;
-        test_rng rng = rng_for(2, (unsigned)id);
+        test_rng rng = rng_for(keyed ? 5 : 2, (unsigned)id);
         const size_t block_len = algorithm->block_len;
+        unsigned key_kind = 0;
+        test_key key = {NULL, 0};
 
         for (int repeat = 0; repeat < 4; repeat++) {
             for (size_t count = 0; count <= 3 * lanes + 1; count++) {
                 for (size_t i = 0; i < count; i++)
                     lengths[i] = rng_below(&rng, 4 * block_len + block_len);
-                check_batch(algorithm, (enum fd_algorithm_id)id, count, lengths, &rng,
-                            "random lengths", tally);
+                next_key(algorithm, &rng, keyed, &key_kind, &key);
+                check_batch(algorithm, (enum fd_algorithm_id)id, count, lengths,
+                            keyed ? &key : NULL, &rng, "random lengths", tally);
             }
         }
         /* Long messages taken last, of 5 to 45 blocks, among short ones:
@@ -167,17 +220,20 @@ static void test_batches(enum fd_family family, unsigned lanes, group_tally *tal
                                      ? 5 * block_len + rng_below(&rng, 40 * block_len)
                                      : rng_below(&rng, 2 * block_len);
                 }
-                check_batch(algorithm, (enum fd_algorithm_id)id, count, lengths, &rng,
-                            "long messages last", tally);
+                next_key(algorithm, &rng, keyed, &key_kind, &key);
+                check_batch(algorithm, (enum fd_algorithm_id)id, count, lengths,
+                            keyed ? &key : NULL, &rng, "long messages last", tally);
             }
         }
         for (size_t len = 0; len <= 3 * block_len + 1; len++) {
             size_t count = 2 * lanes + 1 + rng_below(&rng, lanes);
             for (size_t i = 0; i < count; i++)
                 lengths[i] = len;
-            check_batch(algorithm, (enum fd_algorithm_id)id, count, lengths, &rng, "equal lengths",
-                        tally);
+            next_key(algorithm, &rng, keyed, &key_kind, &key);
+            check_batch(algorithm, (enum fd_algorithm_id)id, count, lengths, keyed ? &key : NULL,
+                        &rng, "equal lengths", tally);
         }
+        free(key.bytes);
     }
 }
 
@@ -240,10 +296,13 @@ static void test_choice(void)
  * for all. */
 static const enum fd_algorithm_id threaded_ids[] = {FD_MD5, FD_SHA1, FD_SHA256, FD_SHA512};
 
-/* A batch over one buffer of random bytes, with the digests fd_hash gives
- * (the batch driver itself is checked against it above). */
+/* A batch over one buffer of random bytes, with the digests fd_hash gives,
+ * or with a key the MACs fd_hmac gives (the batch driver itself is checked
+ * against them above); job runs it. */
 typedef struct threaded_batch {
     enum fd_algorithm_id id;
+    fd_batch_job job;
+    fd_hmac_state keyed;
     size_t count;
     uint8_t *data;
     fd_message *messages;
@@ -251,12 +310,22 @@ typedef struct threaded_batch {
     uint8_t *actual; /* messages[i].digest is actual + i * digest_len */
 } threaded_batch;
 
-static threaded_batch make_threaded_batch(enum fd_algorithm_id id, size_t count,
-                                          const size_t *lengths, test_rng *rng)
+/* The batch of `count` messages of the given lengths; with keyed, HMACs
+ * under a random key of 0 to 199 bytes. The caller frees it with
+ * free_threaded_batch, and does not move it (b.job points into it). */
+static void make_threaded_batch(threaded_batch *b_out, enum fd_algorithm_id id, bool keyed,
+                                size_t count, const size_t *lengths, test_rng *rng)
 {
     const size_t digest_len = fd_algorithms[id].digest_len;
-    threaded_batch b = {id, count, NULL, NULL, NULL, NULL};
+    const fd_multi_kernel *multi = &fd_active_multi_kernels[fd_algorithms[id].family];
+    threaded_batch b = {.id = id, .count = count};
+    uint8_t key[200];
+    const size_t key_len = keyed ? rng_below(rng, sizeof key) : 0;
     size_t total = 0;
+
+    rng_fill(rng, key, key_len);
+    if (keyed)
+        fd_hmac_init(&b.keyed, id, key, key_len);
 
     for (size_t i = 0; i < count; i++)
         total += lengths[i];
@@ -268,16 +337,24 @@ static threaded_batch make_threaded_batch(enum fd_algorithm_id id, size_t count,
     total = 0;
     for (size_t i = 0; i < count; i++) {
         b.messages[i] = (fd_message){b.data + total, lengths[i], b.actual + i * digest_len};
-        fd_hash(id, b.messages[i].data, lengths[i], b.expected + i * digest_len);
+        if (keyed)
+            fd_hmac(id, key, key_len, b.messages[i].data, lengths[i], b.expected + i * digest_len);
+        else
+            fd_hash(id, b.messages[i].data, lengths[i], b.expected + i * digest_len);
         total += lengths[i];
     }
     /* Poisoned, so that a digest left unwritten cannot pass. */
     memset(b.actual, 0xa5, count * digest_len);
-    return b;
+    *b_out = b;
+    b_out->job = (fd_batch_job){.multi = multi->name != NULL ? multi : NULL,
+                                .id = id,
+                                .hmac = keyed ? &b_out->keyed : NULL};
 }
 
 static void free_threaded_batch(threaded_batch *b)
 {
+    if (b->job.hmac != NULL)
+        fd_hmac_wipe(&b->keyed);
     free(b->data);
     free(b->messages);
     free(b->expected);
@@ -314,10 +391,11 @@ static void test_parallel(group_tally *tally)
     enum { SHORT_COUNT = 20000, LONG_LEN = 1536 * 1024 };
     size_t *lengths = checked_malloc(SHORT_COUNT * sizeof *lengths);
 
-    for (size_t a = 0; a < sizeof threaded_ids / sizeof threaded_ids[0]; a++) {
-        const enum fd_algorithm_id id = threaded_ids[a];
-        const fd_multi_kernel *multi = &fd_active_multi_kernels[fd_algorithms[id].family];
-        test_rng rng = rng_for(3, (unsigned)id);
+    for (size_t a = 0; a < 2 * sizeof threaded_ids / sizeof threaded_ids[0]; a++) {
+        /* Each algorithm's digests, then its HMACs. */
+        const bool keyed = a % 2 == 1;
+        const enum fd_algorithm_id id = threaded_ids[a / 2];
+        test_rng rng = rng_for(3, (unsigned)a);
         struct {
             const char *what;
             size_t count;
@@ -330,11 +408,12 @@ static void test_parallel(group_tally *tally)
                 lengths[i] = count == 7 && i % 2 == 0 ? LONG_LEN + rng_below(&rng, 4096)
                                                       : rng_below(&rng, 200);
             for (size_t threads = 1; threads <= 5; threads++) {
-                threaded_batch b = make_threaded_batch(id, count, lengths, &rng);
-                fd_hash_many_parallel(multi->name != NULL ? multi : NULL, id, b.messages, count,
-                                      threads);
-                check(tally, digests_match(&b, 0, count), "%s: %s (%zu) on %zu threads differ",
-                      fd_algorithms[id].name, shapes[shape].what, count, threads);
+                threaded_batch b;
+                make_threaded_batch(&b, id, keyed, count, lengths, &rng);
+                fd_hash_many_parallel(&b.job, b.messages, count, threads);
+                check(tally, digests_match(&b, 0, count), "%s%s: %s (%zu) on %zu threads differ",
+                      keyed ? "HMAC-" : "", fd_algorithms[id].name, shapes[shape].what, count,
+                      threads);
                 free_threaded_batch(&b);
             }
         }
@@ -385,10 +464,11 @@ static void test_pipeline(group_tally *tally)
     size_t *lengths = checked_malloc(COUNT * sizeof *lengths);
     size_t *chunk_starts = checked_malloc((COUNT + 2) * sizeof *chunk_starts);
 
-    for (size_t a = 0; a < sizeof threaded_ids / sizeof threaded_ids[0]; a++) {
-        const enum fd_algorithm_id id = threaded_ids[a];
-        const fd_multi_kernel *multi = &fd_active_multi_kernels[fd_algorithms[id].family];
-        test_rng rng = rng_for(4, (unsigned)id);
+    for (size_t a = 0; a < 2 * sizeof threaded_ids / sizeof threaded_ids[0]; a++) {
+        /* Each algorithm's digests, then its HMACs. */
+        const bool keyed = a % 2 == 1;
+        const enum fd_algorithm_id id = threaded_ids[a / 2];
+        test_rng rng = rng_for(4, (unsigned)a);
 
         for (size_t threads = 1; threads <= 5; threads++) {
             const size_t slot_choices[] = {1, 2, threads + 1, threads + 3};
@@ -408,15 +488,15 @@ static void test_pipeline(group_tally *tally)
                     lengths[i] = rng_below(&rng, 300);
                 /* Every other run stops at a random chunk. */
                 const size_t stop_at = s % 2 ? rng_below(&rng, chunk_count) : SIZE_MAX;
-                threaded_batch b = make_threaded_batch(id, COUNT, lengths, &rng);
+                threaded_batch b;
+                make_threaded_batch(&b, id, keyed, COUNT, lengths, &rng);
                 fd_message **slot_messages = checked_malloc(slots * sizeof *slot_messages);
                 for (size_t i = 0; i < slots; i++)
                     slot_messages[i] = checked_malloc(MAX_CHUNK * sizeof(fd_message));
                 chunk_producer producer = {&b, chunk_starts, slots, slot_messages,
                                            0,  stop_at,      true};
 
-                const bool complete = fd_hash_many_pipelined(multi->name != NULL ? multi : NULL, id,
-                                                             chunk_count, slots, threads,
+                const bool complete = fd_hash_many_pipelined(&b.job, chunk_count, slots, threads,
                                                              produce_test_chunk, &producer);
                 const bool stopped = stop_at < chunk_count;
                 const size_t hashed_end = chunk_starts[stopped ? stop_at : chunk_count];
@@ -425,10 +505,10 @@ static void test_pipeline(group_tally *tally)
                           producer.next_chunk == (stopped ? stop_at + 1 : chunk_count) &&
                           digests_match(&b, 0, hashed_end) &&
                           digests_untouched(&b, hashed_end, COUNT),
-                      "%s: pipeline of %zu chunks, %zu slots, %zu threads, stop at %zu: "
+                      "%s%s: pipeline of %zu chunks, %zu slots, %zu threads, stop at %zu: "
                       "complete %d, contract %d, produced %zu",
-                      fd_algorithms[id].name, chunk_count, slots, threads, stop_at, complete,
-                      producer.contract_kept, producer.next_chunk);
+                      keyed ? "HMAC-" : "", fd_algorithms[id].name, chunk_count, slots, threads,
+                      stop_at, complete, producer.contract_kept, producer.next_chunk);
                 for (size_t i = 0; i < slots; i++)
                     free(slot_messages[i]);
                 free(slot_messages);
@@ -459,8 +539,11 @@ static void run_tests(void)
             test_kernel_direct(family, kernel, &direct);
             report_group(family_names[f], kernel->name, "kernel vs portable", "", &direct);
             fd_use_multi_kernel(family, kernel);
-            test_batches(family, kernel->lanes, &batches);
+            test_batches(family, kernel->lanes, false, &batches);
             report_group(family_names[f], kernel->name, "fd_hash_many", "", &batches);
+            group_tally keyed = {0, 0};
+            test_batches(family, kernel->lanes, true, &keyed);
+            report_group(family_names[f], kernel->name, "fd_hmac_many", "keyed lanes", &keyed);
         }
 
         /* The single-stream path under every single-stream kernel. */
@@ -468,10 +551,12 @@ static void run_tests(void)
         for (const fd_kernel *kernel = fd_kernel_lists[f]; kernel->name != NULL; kernel++) {
             if (!cpu_runs(kernel->required_features))
                 continue;
-            group_tally batches = {0, 0};
+            group_tally batches = {0, 0}, keyed = {0, 0};
             fd_use_kernel(family, kernel);
-            test_batches(family, FD_BATCH_MAX_LANES, &batches);
+            test_batches(family, FD_BATCH_MAX_LANES, false, &batches);
             report_group(family_names[f], kernel->name, "fd_hash_many, 1 lane", "", &batches);
+            test_batches(family, FD_BATCH_MAX_LANES, true, &keyed);
+            report_group(family_names[f], kernel->name, "fd_hmac_many, 1 lane", "", &keyed);
         }
         fd_use_kernel(family, &selected_single[f]);
     }

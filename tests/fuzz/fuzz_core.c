@@ -29,7 +29,9 @@
  * Then the batch driver (fd_hash_many, digest_many's core): the updates and
  * the whole message as one batch, with each multi-buffer kernel the CPU runs
  * and with none (the single-stream path), under each single-stream kernel,
- * against the portable one-shot of each message.
+ * against the portable one-shot of each message; and the same batch of
+ * HMACs (fd_hmac_many, hmac.digest_many's core: lanes from a keyed state)
+ * under the key HMAC uses below, against the portable fd_hmac of each.
  * And HMAC and PBKDF2 (hmac.c) against the portable kernel's: the message up
  * to the copy point is the key and the password, the rest the HMAC message
  * and the salt; byte 1 also picks 1..8 iterations and the message length
@@ -176,12 +178,19 @@ static void check_stream(enum fd_algorithm_id id, const char *kernel, const uint
         fail("streamed updates", id, kernel, "-", message_len, plan.count);
 }
 
+/* The key of the HMACs: the message up to the copy point. */
+static size_t key_len_of(size_t message_len)
+{
+    return plan.copy_after == plan.count ? message_len : plan.offsets[plan.copy_after];
+}
+
 /* The plan's updates and the whole message as one batch, with the active
- * single-stream and multi-buffer kernels. Every message and every digest has
- * a heap allocation of its exact length, so that ASan sees a lane that reads
- * or writes past its own. */
-static void check_batch(enum fd_algorithm_id id, const char *kernel, const uint8_t *message,
-                        size_t message_len, const uint8_t *expected_updates,
+ * single-stream and multi-buffer kernels: their digests, or with keyed
+ * their HMACs under the key. Every message and every digest has a heap
+ * allocation of its exact length, so that ASan sees a lane that reads or
+ * writes past its own. */
+static void check_batch(enum fd_algorithm_id id, const char *kernel, bool keyed,
+                        const uint8_t *message, size_t message_len, const uint8_t *expected_updates,
                         const uint8_t *expected)
 {
     static fd_message messages[MAX_UPDATES_IN_BATCH];
@@ -198,15 +207,37 @@ static void check_batch(enum fd_algorithm_id id, const char *kernel, const uint8
         messages[i].digest = checked_malloc(digest_len);
     }
 
-    fd_hash_many(id, messages, count);
+    if (keyed) {
+        const size_t key_len = key_len_of(message_len);
+        fd_hmac_state key;
+        fd_hmac_init(&key, id, slice(message, 0, key_len), key_len);
+        fd_hmac_many(&key, messages, count);
+        fd_hmac_wipe(&key);
+    }
+    else {
+        fd_hash_many(id, messages, count);
+    }
     for (size_t i = 0; i < count; i++) {
         const uint8_t *want = i < plan.count ? expected_updates + i * digest_len : expected;
         if (memcmp(messages[i].digest, want, digest_len) != 0)
-            fail(i < plan.count ? "batch, one update as a message" : "batch, the whole message", id,
-                 kernel, multi_name, message_len, i);
+            fail(i < plan.count
+                     ? (keyed ? "HMAC batch, one update as a message"
+                              : "batch, one update as a message")
+                     : (keyed ? "HMAC batch, the whole message" : "batch, the whole message"),
+                 id, kernel, multi_name, message_len, i);
         free(messages[i].digest);
         free(update_copies[i]);
     }
+}
+
+/* The batch of digests, then of HMACs. */
+static void check_batches(enum fd_algorithm_id id, const char *kernel, const uint8_t *message,
+                          size_t message_len, const uint8_t *expected_updates,
+                          const uint8_t *expected, const uint8_t *expected_update_macs,
+                          const uint8_t *expected_mac)
+{
+    check_batch(id, kernel, false, message, message_len, expected_updates, expected);
+    check_batch(id, kernel, true, message, message_len, expected_update_macs, expected_mac);
 }
 
 /* The PBKDF2 of the message (see the top), by the active kernels. */
@@ -225,7 +256,7 @@ static void derive_key(enum fd_algorithm_id id, const uint8_t *message, size_t m
 static void keyed_digests(enum fd_algorithm_id id, const uint8_t *message, size_t message_len,
                           uint8_t *mac, uint8_t *derived, size_t derived_len)
 {
-    size_t key_len = plan.copy_after == plan.count ? message_len : plan.offsets[plan.copy_after];
+    size_t key_len = key_len_of(message_len);
 
     fd_hmac(id, slice(message, 0, key_len), key_len, slice(message, key_len, message_len - key_len),
             message_len - key_len, mac);
@@ -269,6 +300,7 @@ static void check_pbkdf2_lanes(enum fd_algorithm_id id, const fd_kernel *kernel,
 static void check_algorithm(enum fd_algorithm_id id, const uint8_t *message, size_t message_len)
 {
     static uint8_t expected_updates[MAX_UPDATES_IN_BATCH * FD_MAX_DIGEST_LEN];
+    static uint8_t expected_update_macs[MAX_UPDATES_IN_BATCH * FD_MAX_DIGEST_LEN];
     const fd_algorithm *algorithm = &fd_algorithms[id];
     const enum fd_family family = algorithm->family;
     const size_t digest_len = algorithm->digest_len;
@@ -290,6 +322,13 @@ static void check_algorithm(enum fd_algorithm_id id, const uint8_t *message, siz
     uint8_t expected_mac[FD_MAX_DIGEST_LEN], mac[FD_MAX_DIGEST_LEN];
     const size_t derived_len = 1 + message_len % (MAX_DERIVED_DIGESTS * digest_len);
     keyed_digests(id, message, message_len, expected_mac, expected_derived, derived_len);
+    const size_t key_len = key_len_of(message_len);
+    uint8_t expected_whole_mac[FD_MAX_DIGEST_LEN];
+    for (size_t i = 0; i < plan.count; i++)
+        fd_hmac(id, slice(message, 0, key_len), key_len,
+                slice(message, plan.offsets[i], plan.lengths[i]), plan.lengths[i],
+                expected_update_macs + i * digest_len);
+    fd_hmac(id, slice(message, 0, key_len), key_len, message, message_len, expected_whole_mac);
 
     for (const fd_kernel *kernel = fd_kernel_lists[family]; kernel->name != NULL; kernel++) {
         if (!cpu_runs(kernel->required_features))
@@ -307,13 +346,15 @@ static void check_algorithm(enum fd_algorithm_id id, const uint8_t *message, siz
         check_pbkdf2_lanes(id, kernel, message, message_len, expected_derived, derived_len);
 
         fd_use_multi_kernel(family, NULL);
-        check_batch(id, kernel->name, message, message_len, expected_updates, expected);
+        check_batches(id, kernel->name, message, message_len, expected_updates, expected,
+                      expected_update_macs, expected_whole_mac);
         for (const fd_multi_kernel *multi = fd_multi_kernel_lists[family]; multi->name != NULL;
              multi++) {
             if (!cpu_runs(multi->required_features))
                 continue;
             fd_use_multi_kernel(family, multi);
-            check_batch(id, kernel->name, message, message_len, expected_updates, expected);
+            check_batches(id, kernel->name, message, message_len, expected_updates, expected,
+                          expected_update_macs, expected_whole_mac);
         }
     }
     fd_select_kernels(false);

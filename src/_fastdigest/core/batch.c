@@ -18,7 +18,16 @@
  * in the lane. A short message is copied into that buffer whole, tail
  * included, and is one run. The padding is the same as buffer.h's
  * fd_block_pad; it is built here in one go because the whole message is at
- * hand. */
+ * hand.
+ *
+ * An HMAC batch (fd_hmac_many_using) runs the same lanes from the key's
+ * inner state, whose keyed block comes before each message (its length
+ * field counts that block). A lane whose inner hash is done does not emit
+ * it: it goes on at once with a third run, the outer hash's one block (the
+ * inner digest, padded) from the keyed outer chain, in the same kernel
+ * calls as the other lanes' messages, so the outer hashes need no pass of
+ * their own and the lanes stay full. The driver is instantiated once for
+ * plain digests and once for HMACs (`keyed`, a constant like the family). */
 #include "core/batch.h"
 
 #include <assert.h>
@@ -49,8 +58,9 @@ typedef struct lane {
     /* The blocks in `buffer`: the tail (1 or 2), or a short message whole
      * (up to SHORT_MESSAGE_BLOCKS). */
     size_t tail_blocks;
-    uint8_t *digest; /* where the lane's message's digest goes */
-    bool in_tail;    /* the current run is the one in `buffer`, the last */
+    uint8_t *digest;    /* where the lane's message's digest goes */
+    bool in_tail;       /* the current run is the one in `buffer`, the last */
+    bool in_outer_hash; /* an HMAC's lane, on its outer block (in `buffer`) */
     bool busy;
     uint8_t buffer[SHORT_MESSAGE_BLOCKS * FD_MAX_BLOCK_LEN];
 } lane;
@@ -58,8 +68,11 @@ typedef struct lane {
 typedef struct batch {
     const fd_message *messages;
     size_t digest_len;
-    fd_kernel single;      /* fd_active_kernels[family], read once */
-    fd_hash_state initial; /* the algorithm's IV is its chain */
+    fd_kernel single; /* fd_active_kernels[family], read once */
+    /* Each lane's start: the algorithm's IV is its chain, or for an HMAC
+     * batch the key's inner state after its keyed block. */
+    fd_hash_state initial;
+    const fd_hash_state *outer; /* an HMAC batch's keyed outer state */
     fd_lane_chains chains;
     /* The next block of each lane's current run, laid out as the kernel
      * takes them, so that a call passes this array as it is. Copied out of
@@ -72,11 +85,11 @@ typedef struct batch {
     lane lanes[FD_BATCH_MAX_LANES];
 } batch;
 
-/* Every function below takes the family as an argument and is inlined into
- * run_batch, which fd_hash_many_using calls with a constant family: each
- * family gets its own copy of the driver, in which block lengths, padding
- * and chain sizes (core/family.h's description of the family) are
- * constants. That turns the division by the block length into a shift and
+/* Every function below takes the family (and `keyed`: an HMAC batch) as an
+ * argument and is inlined into run_batch, which run_job calls with
+ * constants: each family gets its own copy of the driver, in which block
+ * lengths, padding and chain sizes (core/family.h's description of the
+ * family) are constants. That turns the division by the block length into a shift and
  * every copy and fill into a few fixed-size moves written out inline. The
  * driver written once for all families paid a 64-bit division and library
  * calls of memcpy and memset for every message, a large share of the time
@@ -123,11 +136,12 @@ static FD_ALWAYS_INLINE void copy_partial_block(uint8_t *dst, const uint8_t *src
 }
 
 /* Writes the padded tail of a len-byte message into tail: the last
- * len % block_len bytes, 0x80, zeros, and the bit length in the family's
- * length field, as buffer.h's fd_stream_final pads. Returns its block
- * count. */
+ * len % block_len bytes, 0x80, zeros, and the bit length of the message and
+ * the prefix_len bytes hashed before it (an HMAC's keyed block, whole
+ * blocks) in the family's length field, as buffer.h's fd_stream_final
+ * pads. Returns its block count. */
 static FD_ALWAYS_INLINE size_t build_tail(enum fd_family family, const uint8_t *data, size_t len,
-                                          uint8_t *tail)
+                                          size_t prefix_len, uint8_t *tail)
 {
     const size_t block_len = block_len_of(family);
     const size_t partial = len & (block_len - 1);
@@ -139,7 +153,7 @@ static FD_ALWAYS_INLINE size_t build_tail(enum fd_family family, const uint8_t *
     if (partial != 0)
         copy_partial_block(tail, data + (len - partial), partial);
     tail[partial] = 0x80;
-    fd_store_length_field(family, tail + blocks * block_len, (uint64_t)len);
+    fd_store_length_field(family, tail + blocks * block_len, (uint64_t)len + prefix_len);
     return blocks;
 }
 
@@ -149,10 +163,11 @@ static FD_ALWAYS_INLINE void set_initial_chain(batch *b, enum fd_family family, 
                   fd_state_const_chain(family, &b->initial));
 }
 
-static FD_ALWAYS_INLINE void start_lane(batch *b, enum fd_family family, unsigned index,
+static FD_ALWAYS_INLINE void start_lane(batch *b, enum fd_family family, bool keyed, unsigned index,
                                         const fd_message *m)
 {
     const size_t block_len = block_len_of(family);
+    const size_t prefix_len = keyed ? block_len : 0;
     lane *l = &b->lanes[index];
     size_t whole_blocks = m->len / block_len;
 
@@ -160,18 +175,19 @@ static FD_ALWAYS_INLINE void start_lane(batch *b, enum fd_family family, unsigne
     assert(m->digest != NULL);
     set_initial_chain(b, family, index);
     l->digest = m->digest;
+    l->in_outer_hash = false;
     l->busy = true;
     if (whole_blocks + tail_block_count(family, m->len) <= SHORT_MESSAGE_BLOCKS) {
         /* Short: copied whole, block by block, one run from the lane's
          * buffer. */
         for (size_t i = 0; i < whole_blocks; i++)
             memcpy(l->buffer + i * block_len, m->data + i * block_len, block_len);
-        l->tail_blocks = whole_blocks +
-                         build_tail(family, m->data, m->len, l->buffer + whole_blocks * block_len);
+        l->tail_blocks = whole_blocks + build_tail(family, m->data, m->len, prefix_len,
+                                                   l->buffer + whole_blocks * block_len);
         whole_blocks = 0;
     }
     else {
-        l->tail_blocks = build_tail(family, m->data, m->len, l->buffer);
+        l->tail_blocks = build_tail(family, m->data, m->len, prefix_len, l->buffer);
     }
     if (whole_blocks != 0) {
         b->runs[index] = m->data;
@@ -185,17 +201,38 @@ static FD_ALWAYS_INLINE void start_lane(batch *b, enum fd_family family, unsigne
     }
 }
 
+/* An HMAC lane whose inner hash is done goes on with the outer hash: the
+ * inner digest, padded as the message after the keyed outer block, is its
+ * last run, one block in the lane's buffer, from the keyed outer chain. */
+static FD_ALWAYS_INLINE void start_outer_hash(batch *b, enum fd_family family, unsigned index)
+{
+    const size_t digest_len = fd_family_digest_len(family, b->digest_len);
+    lane *l = &b->lanes[index];
+    void *chain = fd_lane_chain(family, &b->chains, index);
+
+    fd_store_digest(family, l->buffer, chain, digest_len);
+    fd_pad_one_digest_block(family, digest_len, l->buffer);
+    fd_copy_chain(family, chain, fd_state_const_chain(family, b->outer));
+    b->runs[index] = l->buffer;
+    l->run_blocks = 1;
+    l->in_outer_hash = true;
+}
+
 /* Moves a lane nblocks further; returns true when its message is done. */
-static FD_ALWAYS_INLINE bool advance_lane(batch *b, enum fd_family family, unsigned index,
-                                          size_t nblocks)
+static FD_ALWAYS_INLINE bool advance_lane(batch *b, enum fd_family family, bool keyed,
+                                          unsigned index, size_t nblocks)
 {
     lane *l = &b->lanes[index];
     b->runs[index] += nblocks * block_len_of(family);
     l->run_blocks -= nblocks;
     if (l->run_blocks != 0)
         return false;
-    if (l->in_tail)
-        return true;
+    if (l->in_tail) {
+        if (!keyed || l->in_outer_hash)
+            return true;
+        start_outer_hash(b, family, index);
+        return false;
+    }
     b->runs[index] = l->buffer;
     l->run_blocks = l->tail_blocks;
     l->in_tail = true;
@@ -241,13 +278,18 @@ static FD_ALWAYS_INLINE void compress_lanes(batch *b, enum fd_family family,
 }
 
 /* Finishes a lane's message with the single-stream kernel. */
-static FD_ALWAYS_INLINE void finish_lane(batch *b, enum fd_family family, unsigned index)
+static FD_ALWAYS_INLINE void finish_lane(batch *b, enum fd_family family, bool keyed,
+                                         unsigned index)
 {
     lane *l = &b->lanes[index];
 
     compress_single(b, family, index, b->runs[index], l->run_blocks);
     if (!l->in_tail)
         compress_single(b, family, index, l->buffer, l->tail_blocks);
+    if (keyed && !l->in_outer_hash) {
+        start_outer_hash(b, family, index);
+        compress_single(b, family, index, l->buffer, 1);
+    }
     emit_digest(b, family, index);
 }
 
@@ -279,7 +321,7 @@ static FD_ALWAYS_INLINE void prefetch_message(const fd_message *m)
  * chains nobody reads, so a call takes at most SHORT_MESSAGE_BLOCKS blocks.
  * Below that many busy lanes, the messages left are finished one at a
  * time. */
-static FD_ALWAYS_INLINE void drain_lanes(batch *b, enum fd_family family,
+static FD_ALWAYS_INLINE void drain_lanes(batch *b, enum fd_family family, bool keyed,
                                          const fd_multi_kernel *multi)
 {
     const unsigned lanes = multi->lanes;
@@ -295,7 +337,7 @@ static FD_ALWAYS_INLINE void drain_lanes(batch *b, enum fd_family family,
         }
         compress_lanes(b, family, multi, nblocks, true);
         for (unsigned i = 0; i < lanes; i++) {
-            if (b->lanes[i].busy && advance_lane(b, family, i, nblocks)) {
+            if (b->lanes[i].busy && advance_lane(b, family, keyed, i, nblocks)) {
                 emit_digest(b, family, i);
                 busy--;
             }
@@ -303,13 +345,13 @@ static FD_ALWAYS_INLINE void drain_lanes(batch *b, enum fd_family family,
     }
     for (unsigned i = 0; i < lanes; i++) {
         if (b->lanes[i].busy)
-            finish_lane(b, family, i);
+            finish_lane(b, family, keyed, i);
     }
 }
 
 /* The batch on the multi-buffer kernel while messages are left to take,
  * then on the single-stream kernel; returns the number of lanes used. */
-static FD_ALWAYS_INLINE unsigned run_batch(batch *b, enum fd_family family,
+static FD_ALWAYS_INLINE unsigned run_batch(batch *b, enum fd_family family, bool keyed,
                                            const fd_multi_kernel *multi, size_t count)
 {
     const fd_message *const messages = b->messages;
@@ -320,7 +362,7 @@ static FD_ALWAYS_INLINE unsigned run_batch(batch *b, enum fd_family family,
         const unsigned lanes = multi->lanes;
         lanes_used = lanes;
         for (unsigned i = 0; i < lanes; i++)
-            start_lane(b, family, i, &messages[next++]);
+            start_lane(b, family, keyed, i, &messages[next++]);
         bool all_busy = true;
         while (all_busy) {
             size_t nblocks = b->lanes[0].run_blocks;
@@ -330,38 +372,43 @@ static FD_ALWAYS_INLINE unsigned run_batch(batch *b, enum fd_family family,
             }
             compress_lanes(b, family, multi, nblocks, false);
             for (unsigned i = 0; i < lanes; i++) {
-                if (!advance_lane(b, family, i, nblocks))
+                if (!advance_lane(b, family, keyed, i, nblocks))
                     continue;
                 emit_digest(b, family, i);
                 if (next < count) {
                     /* The message this lane takes after this one. */
                     if (lanes <= PREFETCH_MAX_LANES && next + lanes < count)
                         prefetch_message(&messages[next + lanes]);
-                    start_lane(b, family, i, &messages[next++]);
+                    start_lane(b, family, keyed, i, &messages[next++]);
                 }
                 else {
                     all_busy = false;
                 }
             }
         }
-        drain_lanes(b, family, multi);
+        drain_lanes(b, family, keyed, multi);
     }
     for (; next < count; next++) {
-        start_lane(b, family, 0, &messages[next]);
-        finish_lane(b, family, 0);
+        start_lane(b, family, keyed, 0, &messages[next]);
+        finish_lane(b, family, keyed, 0);
     }
     return lanes_used;
 }
 
-void fd_hash_many(enum fd_algorithm_id id, const fd_message *messages, size_t count)
+const fd_multi_kernel *fd_batch_multi_kernel(enum fd_family family)
 {
-    const fd_multi_kernel *multi = &fd_active_multi_kernels[fd_algorithms[id].family];
-
-    fd_hash_many_using(multi->name != NULL ? multi : NULL, id, messages, count);
+    const fd_multi_kernel *multi = &fd_active_multi_kernels[family];
+    return multi->name != NULL ? multi : NULL;
 }
 
-void fd_hash_many_using(const fd_multi_kernel *multi, enum fd_algorithm_id id,
-                        const fd_message *messages, size_t count)
+void fd_hash_many(enum fd_algorithm_id id, const fd_message *messages, size_t count)
+{
+    fd_hash_many_using(fd_batch_multi_kernel(fd_algorithms[id].family), id, messages, count);
+}
+
+/* The batch of fd_hash_many_using (key NULL) or fd_hmac_many_using. */
+static void run_job(const fd_multi_kernel *multi, enum fd_algorithm_id id, const fd_hmac_state *key,
+                    const fd_message *messages, size_t count)
 {
     const fd_algorithm *algorithm = &fd_algorithms[id];
     batch b;
@@ -375,12 +422,24 @@ void fd_hash_many_using(const fd_multi_kernel *multi, enum fd_algorithm_id id,
     b.messages = messages;
     b.digest_len = algorithm->digest_len;
     b.single = fd_active_kernels[algorithm->family];
-    algorithm->init(&b.initial);
+    if (key != NULL) {
+        /* The lanes start after the keyed block, whose length their length
+         * fields count (build_tail's prefix_len). */
+        assert(key->algorithm == algorithm);
+        assert(fd_state_count(algorithm->family, &key->inner) == algorithm->block_len);
+        memcpy(&b.initial, &key->inner, algorithm->state_len);
+        b.outer = &key->outer;
+    }
+    else {
+        algorithm->init(&b.initial);
+        b.outer = NULL;
+    }
 
     switch (algorithm->family) {
-#define RUN_BATCH_CASE(name, NAME, ...)                             \
-    case FD_FAMILY_##NAME:                                          \
-        lanes_used = run_batch(&b, FD_FAMILY_##NAME, multi, count); \
+#define RUN_BATCH_CASE(name, NAME, ...)                                                  \
+    case FD_FAMILY_##NAME:                                                               \
+        lanes_used = key != NULL ? run_batch(&b, FD_FAMILY_##NAME, true, multi, count)   \
+                                 : run_batch(&b, FD_FAMILY_##NAME, false, multi, count); \
         break;
         FD_FAMILIES(RUN_BATCH_CASE)
 #undef RUN_BATCH_CASE
@@ -389,10 +448,41 @@ void fd_hash_many_using(const fd_multi_kernel *multi, enum fd_algorithm_id id,
     }
 
     /* The lanes' buffers held message bytes, the chains message-derived
-     * state: wiped as fd_hash wipes its state, but only the lanes used (all
-     * sixteen are 9 KiB, more work than a small batch's hashing). */
+     * state (and the keyed chains, as good as the key): wiped as fd_hash
+     * wipes its state, but only the lanes used (all sixteen are 9 KiB, more
+     * work than a small batch's hashing). */
     fd_secure_zero(b.lanes, lanes_used * sizeof b.lanes[0]);
     fd_secure_zero(&b.chains, sizeof b.chains);
+    if (key != NULL)
+        fd_secure_zero(&b.initial, algorithm->state_len);
+}
+
+void fd_hash_many_using(const fd_multi_kernel *multi, enum fd_algorithm_id id,
+                        const fd_message *messages, size_t count)
+{
+    run_job(multi, id, NULL, messages, count);
+}
+
+void fd_hmac_many_using(const fd_multi_kernel *multi, const fd_hmac_state *key,
+                        const fd_message *messages, size_t count)
+{
+    run_job(multi, (enum fd_algorithm_id)(key->algorithm - fd_algorithms), key, messages, count);
+}
+
+void fd_hmac_many(const fd_hmac_state *key, const fd_message *messages, size_t count)
+{
+    fd_hmac_many_using(fd_batch_multi_kernel(key->algorithm->family), key, messages, count);
+}
+
+void fd_batch_run(const fd_batch_job *job, const fd_message *messages, size_t count)
+{
+    assert(job->hmac == NULL || job->hmac->algorithm == &fd_algorithms[job->id]);
+    run_job(job->multi, job->id, job->hmac, messages, count);
+}
+
+size_t fd_batch_message_overhead(const fd_batch_job *job)
+{
+    return fd_algorithms[job->id].block_len * (job->hmac != NULL ? 2 : 1);
 }
 
 /* ---- many threads -------------------------------------------------------- */
@@ -418,8 +508,7 @@ _Static_assert(2 * MAX_PIECES <= 0x7fffffff,
 /* What the threads of one fd_hash_many_parallel share: fd_parallel_run's
  * context for hash_pieces. Piece p is messages [starts[p], starts[p + 1]). */
 typedef struct parallel_batch {
-    const fd_multi_kernel *multi;
-    enum fd_algorithm_id id;
+    const fd_batch_job *job;
     const fd_message *messages;
     const size_t *starts;
     size_t piece_count;
@@ -428,24 +517,24 @@ typedef struct parallel_batch {
 
 static bool hash_pieces(void *context, size_t part)
 {
-    parallel_batch *job = context;
+    parallel_batch *shared = context;
 
     (void)part;
     for (;;) {
-        const size_t piece = fd_counter_take(&job->next_piece);
-        if (piece >= job->piece_count)
+        const size_t piece = fd_counter_take(&shared->next_piece);
+        if (piece >= shared->piece_count)
             return true;
-        const size_t first = job->starts[piece];
-        fd_hash_many_using(job->multi, job->id, job->messages + first,
-                           job->starts[piece + 1] - first);
+        const size_t first = shared->starts[piece];
+        fd_batch_run(shared->job, shared->messages + first, shared->starts[piece + 1] - first);
     }
 }
 
-/* A message's work: its length plus a block (batch.h). Saturating, so that
- * no batch, however many times it names one huge buffer, wraps around. */
-static uint64_t add_work(uint64_t work, size_t len, size_t block_len)
+/* A message's work: its length plus the job's overhead (batch.h).
+ * Saturating, so that no batch, however many times it names one huge
+ * buffer, wraps around. */
+static uint64_t add_work(uint64_t work, size_t len, size_t overhead)
 {
-    const uint64_t more = (uint64_t)len + block_len;
+    const uint64_t more = (uint64_t)len + overhead;
     return work > UINT64_MAX - more ? UINT64_MAX : work + more;
 }
 
@@ -453,7 +542,7 @@ static uint64_t add_work(uint64_t work, size_t len, size_t block_len)
  * max_pieces each (a message longer than that is a piece of its own, and
  * leaves fewer pieces), writing the piece starts and the end to starts
  * (max_pieces + 1 entries). Returns the number of pieces. */
-static size_t cut_pieces(const fd_message *messages, size_t count, size_t block_len, uint64_t work,
+static size_t cut_pieces(const fd_message *messages, size_t count, size_t overhead, uint64_t work,
                          size_t max_pieces, size_t *starts)
 {
     const uint64_t piece_work = work / max_pieces;
@@ -462,7 +551,7 @@ static size_t cut_pieces(const fd_message *messages, size_t count, size_t block_
 
     starts[0] = 0;
     for (size_t i = 0; i + 1 < count && pieces + 1 < max_pieces; i++) {
-        done = add_work(done, messages[i].len, block_len);
+        done = add_work(done, messages[i].len, overhead);
         if (done >= piece_end) {
             starts[++pieces] = i + 1;
             piece_end = done > UINT64_MAX - piece_work ? UINT64_MAX : done + piece_work;
@@ -473,10 +562,10 @@ static size_t cut_pieces(const fd_message *messages, size_t count, size_t block_
     return pieces;
 }
 
-void fd_hash_many_parallel(const fd_multi_kernel *multi, enum fd_algorithm_id id,
-                           const fd_message *messages, size_t count, size_t threads)
+void fd_hash_many_parallel(const fd_batch_job *job, const fd_message *messages, size_t count,
+                           size_t threads)
 {
-    const size_t block_len = fd_algorithms[id].block_len;
+    const size_t overhead = fd_batch_message_overhead(job);
     uint64_t work = 0;
     size_t parts = threads < count ? threads : count;
     if (parts > MAX_PIECES / PIECES_PER_THREAD)
@@ -484,7 +573,7 @@ void fd_hash_many_parallel(const fd_multi_kernel *multi, enum fd_algorithm_id id
 
     if (parts > 1) {
         for (size_t i = 0; i < count; i++)
-            work = add_work(work, messages[i].len, block_len);
+            work = add_work(work, messages[i].len, overhead);
         if (work / FD_BATCH_MIN_WORK_PER_THREAD < parts)
             parts = (size_t)(work / FD_BATCH_MIN_WORK_PER_THREAD);
     }
@@ -494,20 +583,20 @@ void fd_hash_many_parallel(const fd_multi_kernel *multi, enum fd_algorithm_id id
     size_t *starts = parts > 1 ? malloc((max_pieces + 1) * sizeof *starts) : NULL;
     if (starts == NULL) {
         /* One thread's work, or no memory for the pieces. */
-        fd_hash_many_using(multi, id, messages, count);
+        fd_batch_run(job, messages, count);
         return;
     }
 
-    parallel_batch job = {
-        .multi = multi,
-        .id = id,
+    parallel_batch shared = {
+        .job = job,
         .messages = messages,
         .starts = starts,
     };
-    job.piece_count = cut_pieces(messages, count, block_len, work, max_pieces, starts);
-    fd_counter_init(&job.next_piece);
+    shared.piece_count = cut_pieces(messages, count, overhead, work, max_pieces, starts);
+    fd_counter_init(&shared.next_piece);
     /* Long messages may leave fewer pieces than threads. */
-    (void)fd_parallel_run(parts < job.piece_count ? parts : job.piece_count, hash_pieces, &job);
+    (void)fd_parallel_run(parts < shared.piece_count ? parts : shared.piece_count, hash_pieces,
+                          &shared);
     free(starts);
 }
 
@@ -521,8 +610,7 @@ enum { CHUNK_PRODUCED = 0, CHUNK_HASHED = 1 };
 /* What the threads of one fd_hash_many_pipelined share: fd_parallel_run's
  * context for pipeline_part. Chunk c is in slot c % slots. */
 typedef struct pipeline {
-    const fd_multi_kernel *multi;
-    enum fd_algorithm_id id;
+    const fd_batch_job *job;
     size_t chunk_count;
     size_t slots;
     fd_chunk_producer *produce;
@@ -546,7 +634,7 @@ static void hash_next_chunk(pipeline *p)
     const size_t count = p->slot_counts[slot];
 
     fd_parallel_unlock(p->monitor);
-    fd_hash_many_using(p->multi, p->id, messages, count);
+    fd_batch_run(p->job, messages, count);
     fd_parallel_lock(p->monitor);
     p->slot_free[slot] = true;
     fd_parallel_wake_one(p->monitor, CHUNK_HASHED); /* only the producer waits for it */
@@ -612,13 +700,11 @@ static bool pipeline_part(void *context, size_t part)
     return true;
 }
 
-bool fd_hash_many_pipelined(const fd_multi_kernel *multi, enum fd_algorithm_id id,
-                            size_t chunk_count, size_t slots, size_t threads,
-                            fd_chunk_producer *produce, void *context)
+bool fd_hash_many_pipelined(const fd_batch_job *job, size_t chunk_count, size_t slots,
+                            size_t threads, fd_chunk_producer *produce, void *context)
 {
     pipeline p = {
-        .multi = multi,
-        .id = id,
+        .job = job,
         .chunk_count = chunk_count,
         .slots = slots,
         .produce = produce,
@@ -651,7 +737,7 @@ bool fd_hash_many_pipelined(const fd_multi_kernel *multi, enum fd_algorithm_id i
             size_t count = 0;
             complete = produce(context, chunk, chunk % slots, &messages, &count);
             if (complete)
-                fd_hash_many_using(multi, id, messages, count);
+                fd_batch_run(job, messages, count);
         }
     }
     if (p.monitor != NULL)

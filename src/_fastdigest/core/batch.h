@@ -8,7 +8,10 @@
  * whose round instructions leave one stream waiting on their latency (SHA-1,
  * SHA-256). The batch driver (batch.c) feeds the lanes of the family's
  * active multi-buffer kernel (dispatch/dispatch.h) and hashes what is left
- * with its single-stream kernel. Plain C: no Python.h. */
+ * with its single-stream kernel. It computes HMACs too (fd_hmac_many_using):
+ * each lane starts from the keyed inner state and goes on, once its
+ * message's inner hash is done, with the outer hash of the inner digest.
+ * Plain C: no Python.h. */
 #ifndef FD_CORE_BATCH_H
 #define FD_CORE_BATCH_H
 
@@ -17,6 +20,7 @@
 #include <stdint.h>
 
 #include "core/algorithms.h"
+#include "core/hmac.h"
 #include "dispatch/dispatch.h"
 
 /* One message of a batch: len bytes at data (data may be NULL when len is
@@ -33,6 +37,10 @@ typedef struct fd_message {
  * safe to call from many threads at once once the kernels are selected. */
 void fd_hash_many(enum fd_algorithm_id id, const fd_message *messages, size_t count);
 
+/* The family's active multi-buffer kernel (fd_active_multi_kernels), or
+ * NULL where it has none: what fd_hash_many and fd_hmac_many run. */
+const fd_multi_kernel *fd_batch_multi_kernel(enum fd_family family);
+
 /* fd_hash_many with the given multi-buffer kernel of the algorithm's family
  * instead of the active one, or with none (NULL: the single-stream kernel
  * alone), changing no global state: benchmarks compare the two. The caller
@@ -40,16 +48,52 @@ void fd_hash_many(enum fd_algorithm_id id, const fd_message *messages, size_t co
 void fd_hash_many_using(const fd_multi_kernel *multi, enum fd_algorithm_id id,
                         const fd_message *messages, size_t count);
 
+/* Writes the HMAC (RFC 2104) of every messages[i], i < count, under the key
+ * of `key` (fd_hmac_init, of any algorithm; read, never changed) to
+ * messages[i].digest, as fd_hmac would: the key's two keyed blocks are not
+ * compressed again. Each message goes through a lane from the keyed inner
+ * chain, its length field counting the keyed block before it; when its
+ * inner hash is done the lane goes on from the keyed outer chain with one
+ * block, the inner digest padded, and then writes the MAC. Kernels as for
+ * fd_hash_many_using (multi NULL: the single-stream kernel alone); cannot
+ * fail, allocates nothing, and leaves no key-derived data on the stack. */
+void fd_hmac_many_using(const fd_multi_kernel *multi, const fd_hmac_state *key,
+                        const fd_message *messages, size_t count);
+
+/* fd_hmac_many_using with the family's active multi-buffer kernel. */
+void fd_hmac_many(const fd_hmac_state *key, const fd_message *messages, size_t count);
+
+/* What a batch computes for each message, for the calls below that run it
+ * on threads: its digest under algorithm id (hmac NULL), or its HMAC under
+ * the keyed state hmac (whose algorithm is id); on the multi-buffer kernel
+ * multi (NULL: the single-stream kernel alone), as fd_hash_many_using and
+ * fd_hmac_many_using take them. Read by every thread, changed by none. */
+typedef struct fd_batch_job {
+    const fd_multi_kernel *multi;
+    enum fd_algorithm_id id;
+    const fd_hmac_state *hmac;
+} fd_batch_job;
+
+/* The job's work for count messages on the calling thread:
+ * fd_hash_many_using or fd_hmac_many_using. */
+void fd_batch_run(const fd_batch_job *job, const fd_message *messages, size_t count);
+
+/* The least work a message costs the job, in bytes of work beside its
+ * length (FD_BATCH_MIN_WORK_PER_THREAD): a block for its padding, and for
+ * an HMAC another for the outer hash. */
+size_t fd_batch_message_overhead(const fd_batch_job *job);
+
 /* The least work worth a thread of its own in fd_hash_many_parallel, in
- * bytes of work: a message counts its length plus one block, since each
- * costs at least one compression (its padding) and the driver's fixed cost
- * per message. Even the fastest kernel needs a hundred microseconds or more
- * for a megabyte of that, several times the tens of microseconds a thread
- * costs to start and join (core/parallel.h), so every thread made earns its
- * cost; less work stays on the calling thread. */
+ * bytes of work: a message counts its length plus one block (two for an
+ * HMAC: fd_batch_message_overhead), since each costs at least one
+ * compression (its padding) and the driver's fixed cost per message. Even
+ * the fastest kernel needs a hundred microseconds or more for a megabyte
+ * of that, several times the tens of microseconds a thread costs to start
+ * and join (core/parallel.h), so every thread made earns its cost; less
+ * work stays on the calling thread. */
 #define FD_BATCH_MIN_WORK_PER_THREAD ((size_t)1 << 20)
 
-/* fd_hash_many_using on up to `threads` threads, the calling one included:
+/* fd_batch_run on up to `threads` threads, the calling one included:
  * one thread per FD_BATCH_MIN_WORK_PER_THREAD of the batch's work, at most
  * `threads`, and never more than there are messages; with one, no thread is
  * made. The messages are cut into pieces of about equal work, several per
@@ -59,8 +103,8 @@ void fd_hash_many_using(const fd_multi_kernel *multi, enum fd_algorithm_id id,
  * to the caller. Cannot fail: what no other thread took (a thread that
  * could not be made, no memory for the pieces) is hashed on the calling
  * thread. The digests are the same for any threads. */
-void fd_hash_many_parallel(const fd_multi_kernel *multi, enum fd_algorithm_id id,
-                           const fd_message *messages, size_t count, size_t threads);
+void fd_hash_many_parallel(const fd_batch_job *job, const fd_message *messages, size_t count,
+                           size_t threads);
 
 /* Prepares chunk `chunk` of a pipelined batch (fd_hash_many_pipelined) in
  * slot `slot`, on the calling thread: stores where its messages are and
@@ -70,9 +114,9 @@ void fd_hash_many_parallel(const fd_multi_kernel *multi, enum fd_algorithm_id id
 typedef bool fd_chunk_producer(void *context, size_t chunk, size_t slot,
                                const fd_message **messages, size_t *count);
 
-/* Hashes a batch that the calling thread produces chunk by chunk, chunks 0
- * to chunk_count - 1 in order, on up to `threads` threads, the calling one
- * included: the other threads hash the chunks as they come while the
+/* Runs job over a batch that the calling thread produces chunk by chunk,
+ * chunks 0 to chunk_count - 1 in order, on up to `threads` threads, the
+ * calling one included: the other threads hash the chunks as they come while the
  * calling thread produces the next, and the calling thread hashes chunks
  * itself whenever every one of `slots` slots (at least 1) holds a chunk not
  * yet hashed, and at the end. threads + 1 slots keep every thread busy.
@@ -81,8 +125,7 @@ typedef bool fd_chunk_producer(void *context, size_t chunk, size_t slot,
  * no thread reads a message after it returns, and every digest written is
  * visible to the caller. Cannot fail otherwise: without threads or memory
  * for its state, the calling thread does everything. */
-bool fd_hash_many_pipelined(const fd_multi_kernel *multi, enum fd_algorithm_id id,
-                            size_t chunk_count, size_t slots, size_t threads,
-                            fd_chunk_producer *produce, void *context);
+bool fd_hash_many_pipelined(const fd_batch_job *job, size_t chunk_count, size_t slots,
+                            size_t threads, fd_chunk_producer *produce, void *context);
 
 #endif /* FD_CORE_BATCH_H */

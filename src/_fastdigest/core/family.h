@@ -14,6 +14,7 @@
 #ifndef FD_CORE_FAMILY_H
 #define FD_CORE_FAMILY_H
 
+#include <assert.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -394,6 +395,23 @@ static FD_ALWAYS_INLINE void fd_store_length_field(enum fd_family family, uint8_
         if (f->length_field_len == 16)
             fd_store_be64(block_end - 16, high);
     }
+}
+
+/* Pads a block that holds one digest after one keyed block: a message of
+ * block_len + digest_len bytes whose last digest_len bytes start the block
+ * (the outer hash of every HMAC, and each hash of a PBKDF2 iteration from
+ * U_2 on). Writes the 0x80 marker, zeros, and the length in bits in the
+ * family's field (FIPS 180-4, 5.1; RFC 1321, 3.1-3.2) after the digest,
+ * which it leaves alone. */
+static FD_ALWAYS_INLINE void fd_pad_one_digest_block(enum fd_family family, size_t digest_len,
+                                                     uint8_t *block)
+{
+    const size_t block_len = fd_family(family)->block_len;
+
+    assert(digest_len + 1 + fd_family(family)->length_field_len <= block_len);
+    memset(block + digest_len, 0, block_len - digest_len);
+    block[digest_len] = 0x80;
+    fd_store_length_field(family, block + block_len, block_len + digest_len);
 }
 
 /* ---- kernel calls of any family -------------------------------------------

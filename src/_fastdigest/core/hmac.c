@@ -111,23 +111,7 @@ void fd_hmac_update(fd_hmac_state *hmac, const uint8_t *data, size_t len)
 FD_ALGORITHMS(DIGEST_FITS_ONE_BLOCK)
 #undef DIGEST_FITS_ONE_BLOCK
 
-/* Writes the padding of a message of block_len + digest_len bytes into the
- * block after its first digest_len bytes (the outer hash of every HMAC, and
- * each hash of a PBKDF2 iteration from U_2 on): the 0x80 marker, zeros, and
- * the length in bits in the family's field (FIPS 180-4, 5.1; RFC 1321,
- * 3.1-3.2). */
-static FD_ALWAYS_INLINE void pad_one_digest_block(enum fd_family family, size_t digest_len,
-                                                  uint8_t *block)
-{
-    const size_t block_len = fd_family(family)->block_len;
-
-    assert(digest_len + 1 + fd_family(family)->length_field_len <= block_len);
-    memset(block, 0, block_len);
-    block[digest_len] = 0x80;
-    fd_store_length_field(family, block + block_len, block_len + digest_len);
-}
-
-/* Compresses block (a digest, padded by pad_one_digest_block) onto a copy
+/* Compresses block (a digest, padded by fd_pad_one_digest_block) onto a copy
  * of the keyed outer chain and writes the resulting digest to out. */
 static FD_ALWAYS_INLINE void compress_outer(enum fd_family family, size_t digest_len,
                                             const fd_hash_state *outer, const uint8_t *block,
@@ -184,7 +168,7 @@ static FD_ALWAYS_INLINE void hmac_finish_family(enum fd_family family,
          * outer hash's padded block. */
         fd_hash_state inner_copy;
         memcpy(&inner_copy, inner, f->state_len);
-        pad_one_digest_block(family, digest_len, block);
+        fd_pad_one_digest_block(family, digest_len, block);
         algorithm->final(&inner_copy, block);
         compress_outer(family, digest_len, outer, block, out);
         fd_secure_zero(&inner_copy, f->state_len);
@@ -535,7 +519,7 @@ void fd_pbkdf2_hmac(enum fd_algorithm_id id, const uint8_t *password, size_t pas
             fd_store_be32(index_be, index);
             memcpy(&inner, &salted, state_len);
             algorithm->update(&inner, index_be, sizeof index_be);
-            pad_one_digest_block(algorithm->family, digest_len, rows.blocks[row]);
+            fd_pad_one_digest_block(algorithm->family, digest_len, rows.blocks[row]);
             hmac_finish(algorithm, &inner, &keyed.outer, rows.blocks[row]);
             memcpy(rows.t[row], rows.blocks[row], digest_len);
         }

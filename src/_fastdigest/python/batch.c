@@ -1,28 +1,34 @@
-/* digest_many(name, messages, /, *, threads=None): many one-shot digests in
- * one call, hashed by the batch driver (core/batch.c) with the multi-buffer
- * kernels.
+/* digest_many(name, messages, /, *, threads=None, out=None): many one-shot
+ * digests in one call, hashed by the batch driver (core/batch.c) with the
+ * multi-buffer kernels; and the same for fastdigest.hmac.digest_many, whose
+ * arguments hmac.c binds before it hands the messages here
+ * (fd_many_messages), with the job of HMACs under one keyed state.
  *
- * The result list is made first; then the batch is worked through in chunks
- * (see digest_many): a chunk's buffers are located with the GIL, its result
- * objects made, and the chunk hashed in one call of the driver, straight
- * into the result objects, without the GIL once the work is worth releasing
- * it, on more than one thread once it is worth those. A long batch with
- * more than one thread is pipelined instead: other threads hash its chunks
- * while the calling thread prepares the next (hash_pipelined). A list (with
- * a GIL) or a tuple is read in place; any other iterable is gathered into a
- * tuple first. Besides the result objects, the only allocations are of
- * chunk size (a few chunks' when pipelined): the (pointer, length, digest)
- * triples the driver reads, the references that keep a list's items alive
- * while their chunk is hashed, and, when some items are not exactly bytes,
- * their views. */
+ * The results go into a list of bytes, made first, or into the caller's
+ * buffer (out=), held from the start of the call to its end. The batch is
+ * worked through in chunks (see digest_many): a chunk's buffers are located
+ * with the GIL, its result objects made (none with out=), and the chunk
+ * hashed in one call of the driver, straight into the results, without the
+ * GIL once the work is worth releasing it, on more than one thread once it
+ * is worth those. A long batch with more than one thread is pipelined
+ * instead: other threads hash its chunks while the calling thread prepares
+ * the next (hash_pipelined). A list (with a GIL) or a tuple is read in
+ * place, and so are the rows of a 2-D buffer; any other iterable is
+ * gathered into a tuple first. Besides the result objects, the only
+ * allocations are of chunk size (a few chunks' when pipelined): the
+ * (pointer, length, digest) triples the driver reads, the references that
+ * keep a list's items alive while their chunk is hashed, and, when some
+ * items are not exactly bytes, their views. */
 #include "python/binding.h"
 
-#include "core/batch.h"
+#include <stdint.h>
+#include <string.h>
 
-/* Rewrites the exception fd_get_buffer set for item `index` so that its
- * message names the item, keeping its type. Only the built-in types a
- * buffer request raises are rewritten: they take a message as their one
- * argument. Anything else an exporter raises passes through unchanged. */
+/* Rewrites the exception raised for item `index` (by fd_get_buffer, or by
+ * the standard library's hmac.digest) so that its message names the item,
+ * keeping its type. Only the built-in types a buffer request raises are
+ * rewritten: they take a message as their one argument. Anything else an
+ * exporter raises passes through unchanged. */
 static void name_bad_item(Py_ssize_t index)
 {
     PyObject *exception = fd_take_exception();
@@ -41,12 +47,13 @@ static void name_bad_item(Py_ssize_t index)
 #define NEEDS_VIEW SIZE_MAX
 
 /* Hashing costs about one block's work per message even when the messages
- * are empty (the padding block), so the work of a batch counts that too. */
-static bool worth_releasing_gil(const fd_message *messages, Py_ssize_t count, size_t block_len)
+ * are empty (the padding block; an HMAC's outer block is another), so the
+ * work of a batch counts that too. */
+static bool worth_releasing_gil(const fd_message *messages, Py_ssize_t count, size_t overhead)
 {
     size_t work = 0;
     for (Py_ssize_t i = 0; i < count; i++) {
-        work += messages[i].len + block_len;
+        work += messages[i].len + overhead;
         if (work >= fd_gil_minsize())
             return true;
     }
@@ -65,7 +72,19 @@ typedef struct item_source {
     PyObject *sequence; /* strong reference: a tuple, or a list read in place */
     bool in_place_list;
     Py_ssize_t count; /* the batch size, fixed at the start */
+    /* Or the rows of a 2-D buffer, read in place (sequence NULL): row i is
+     * row_len bytes at rows.buf + i * row_stride. The view pins the
+     * exporter's memory until the call ends. */
+    bool has_rows;
+    Py_buffer rows;
+    size_t row_len;
+    Py_ssize_t row_stride;
 } item_source;
+
+static const uint8_t *row_data(const item_source *source, Py_ssize_t index)
+{
+    return (const uint8_t *)source->rows.buf + index * source->row_stride;
+}
 
 /* The arrays of one chunk, allocated once per call at chunk size. */
 typedef struct chunk {
@@ -106,16 +125,72 @@ static int snapshot_list(item_source *source)
     return 0;
 }
 
+/* ---- messages that share memory with out= --------------------------------
+ *
+ * The threads write digests into out= while other threads, or later lanes
+ * of the same one, still read messages: a message that shares a byte with
+ * out would be hashed before or after some digest overwrote it, depending
+ * on the threads and the lanes. So no message may share memory with out,
+ * and digest_many refuses one before anything is hashed from it. Pointers
+ * into unrelated objects are compared as integers: relational operators on
+ * them are undefined in C. */
+
+/* No item index is this large: the mark of no shared memory found. */
+#define NO_ITEM PY_SSIZE_T_MAX
+
+static bool shares_memory(const uint8_t *data, size_t len, const Py_buffer *out)
+{
+    const uintptr_t start = (uintptr_t)data, out_start = (uintptr_t)out->buf;
+
+    return len != 0 && out->len != 0 && start < out_start + (uintptr_t)out->len &&
+           out_start < start + len;
+}
+
+static void raise_shared_memory(Py_ssize_t index)
+{
+    PyErr_Format(PyExc_ValueError, "digest_many() item %zd shares memory with argument 'out'",
+                 index);
+}
+
+/* The first row of a 2-D buffer that shares memory with out, or NO_ITEM.
+ * Rows that follow one another are one span, and the first row it shares is
+ * found by a division; rows at any other stride are checked one by one. */
+static Py_ssize_t first_row_sharing(const item_source *source, const Py_buffer *out)
+{
+    const size_t row_len = source->row_len;
+
+    if (row_len == 0 || source->count == 0)
+        return NO_ITEM;
+    if (source->row_stride == (Py_ssize_t)row_len) {
+        const uintptr_t start = (uintptr_t)source->rows.buf, out_start = (uintptr_t)out->buf;
+        if (!shares_memory(source->rows.buf, (size_t)source->count * row_len, out))
+            return NO_ITEM;
+        return out_start <= start ? 0 : (Py_ssize_t)((out_start - start) / row_len);
+    }
+    for (Py_ssize_t i = 0; i < source->count; i++) {
+        if (shares_memory(row_data(source, i), row_len, out))
+            return i;
+    }
+    return NO_ITEM;
+}
+
+/* ---- locating a chunk's messages ---------------------------------------- */
+
 /* Locates the bytes of items [start, start + n) in c->messages; the first
- * bad item raises, naming its index. Exact bytes objects are read in place
+ * bad item raises, naming its index, and so does the first item that shares
+ * memory with out (NULL: no out=). Exact bytes objects are read in place
  * (immutable, and alive for as long as the sequence or c->held holds them);
- * the others through the buffer protocol, as hashlib reads them, each
- * holding a view until the chunk is hashed. Exact bytes first, the others
+ * the others through get_buffer (the buffer protocol, in hashlib's or
+ * hmac's words), each holding a view until the chunk is hashed. Exact bytes first, the others
  * after, so that a chunk of bytes, the common case, needs no views; bad
- * items are never exact bytes, so the error is still the first bad item's. */
-static int gather_chunk(item_source *source, chunk *c, Py_ssize_t start, Py_ssize_t n)
+ * items are never exact bytes, and the views are taken in order and stop
+ * at the first item that shares memory, so the error is still the first
+ * bad item's. */
+static int gather_items(item_source *source, chunk *c, Py_ssize_t start, Py_ssize_t n,
+                        int (*get_buffer)(PyObject *item, Py_buffer *view), const Py_buffer *out)
 {
     Py_ssize_t view_count = 0;
+    Py_ssize_t shared = NO_ITEM; /* the first item that shares memory with out */
 
     if (source->in_place_list && PyList_GET_SIZE(source->sequence) != source->count) {
         /* Only another thread, while the GIL was released for the last
@@ -131,37 +206,55 @@ static int gather_chunk(item_source *source, chunk *c, Py_ssize_t start, Py_ssiz
                 c->held[c->held_count++] = Py_NewRef(item);
             c->messages[i].data = (const uint8_t *)PyBytes_AS_STRING(item);
             c->messages[i].len = (size_t)PyBytes_GET_SIZE(item);
+            if (out != NULL && shared == NO_ITEM &&
+                shares_memory(c->messages[i].data, c->messages[i].len, out))
+                shared = i;
         }
         else {
             c->messages[i].len = NEEDS_VIEW;
             view_count++;
         }
     }
-    if (view_count == 0)
-        return 0;
 
-    if (source->in_place_list && snapshot_list(source) < 0)
-        return -1;
-    if (c->views == NULL) {
-        c->views = PyMem_Malloc((size_t)c->capacity * sizeof(Py_buffer));
-        if (c->views == NULL) {
-            PyErr_NoMemory();
+    if (view_count != 0) {
+        if (source->in_place_list && snapshot_list(source) < 0)
             return -1;
+        if (c->views == NULL) {
+            c->views = PyMem_Malloc((size_t)c->capacity * sizeof(Py_buffer));
+            if (c->views == NULL) {
+                PyErr_NoMemory();
+                return -1;
+            }
+        }
+        for (Py_ssize_t i = 0; i < shared && c->views_acquired < view_count; i++) {
+            if (c->messages[i].len != NEEDS_VIEW)
+                continue;
+            Py_buffer *view = &c->views[c->views_acquired];
+            if (get_buffer(PyTuple_GET_ITEM(source->sequence, start + i), view) < 0) {
+                name_bad_item(start + i);
+                return -1;
+            }
+            c->views_acquired++;
+            c->messages[i].data = view->buf;
+            c->messages[i].len = (size_t)view->len;
+            if (out != NULL && shares_memory(view->buf, (size_t)view->len, out))
+                shared = i;
         }
     }
-    for (Py_ssize_t i = 0; c->views_acquired < view_count; i++) {
-        if (c->messages[i].len != NEEDS_VIEW)
-            continue;
-        Py_buffer *view = &c->views[c->views_acquired];
-        if (fd_get_buffer(PyTuple_GET_ITEM(source->sequence, start + i), view) < 0) {
-            name_bad_item(start + i);
-            return -1;
-        }
-        c->views_acquired++;
-        c->messages[i].data = view->buf;
-        c->messages[i].len = (size_t)view->len;
+    if (shared != NO_ITEM) {
+        raise_shared_memory(start + shared);
+        return -1;
     }
     return 0;
+}
+
+/* Locates rows [start, start + n) of a 2-D buffer: no Python, no GIL. */
+static void locate_rows(const item_source *source, chunk *c, Py_ssize_t start, Py_ssize_t n)
+{
+    for (Py_ssize_t i = 0; i < n; i++) {
+        c->messages[i].data = row_data(source, start + i);
+        c->messages[i].len = source->row_len;
+    }
 }
 
 /* Allocates the arrays of a chunk for up to capacity messages (held only
@@ -189,39 +282,53 @@ static void free_chunk(chunk *c)
     PyMem_Free(c->messages);
 }
 
-/* Locates the bytes of items [start, start + n) (gather_chunk), makes
- * their result objects in result and aims each message's digest into its
- * own. Returns 0, or -1 with an exception set. */
-static int prepare_chunk(item_source *source, chunk *c, PyObject *result, size_t digest_len,
-                         Py_ssize_t start, Py_ssize_t n)
+/* What a digest_many call hashes, with what, and into what. */
+typedef struct many_call {
+    fd_batch_job job;
+    int (*get_buffer)(PyObject *item, Py_buffer *view);
+    size_t digest_len;
+    size_t threads;
+    item_source source;
+    PyObject *result; /* the list of digests, or NULL when they go to out */
+    bool has_out;
+    Py_buffer out; /* out=, held from the start of the call to its end */
+    /* Rows of a buffer into out: preparing a chunk touches no Python object,
+     * and the pipeline's producer runs without the GIL. */
+    bool without_python;
+} many_call;
+
+/* Locates the bytes of items [start, start + n) and aims each message's
+ * digest at its place: in out, or in a new result object of the list.
+ * Returns 0, or -1 with an exception set; with without_python, cannot fail
+ * and needs no GIL. */
+static int prepare_chunk(many_call *call, chunk *c, Py_ssize_t start, Py_ssize_t n)
 {
-    if (gather_chunk(source, c, start, n) < 0)
+    if (call->source.has_rows)
+        locate_rows(&call->source, c, start, n);
+    else if (gather_items(&call->source, c, start, n, call->get_buffer,
+                          call->has_out ? &call->out : NULL) < 0)
         return -1;
     for (Py_ssize_t i = 0; i < n; i++) {
-        PyObject *digest = PyBytes_FromStringAndSize(NULL, (Py_ssize_t)digest_len);
+        if (call->has_out) {
+            c->messages[i].digest = (uint8_t *)call->out.buf +
+                                    (size_t)(start + i) * call->digest_len;
+            continue;
+        }
+        PyObject *digest = PyBytes_FromStringAndSize(NULL, (Py_ssize_t)call->digest_len);
         if (digest == NULL)
             return -1;
         c->messages[i].digest = (uint8_t *)PyBytes_AS_STRING(digest);
-        PyList_SET_ITEM(result, start + i, digest);
+        PyList_SET_ITEM(call->result, start + i, digest);
     }
     return 0;
 }
-
-/* What a digest_many call hashes with, and into. */
-typedef struct many_call {
-    const fd_multi_kernel *multi; /* NULL: the single-stream kernel alone */
-    enum fd_algorithm_id id;
-    size_t threads;
-    item_source source;
-    PyObject *result;
-} many_call;
 
 /* The batch in chunks, each located, given its result objects and hashed
  * before the next is read (see digest_many): on the calling thread, and
  * when a chunk's work is large enough (long messages), on several. */
 static int hash_chunk_by_chunk(many_call *call)
 {
-    const fd_algorithm *algorithm = &fd_algorithms[call->id];
+    const size_t overhead = fd_batch_message_overhead(&call->job);
     const Py_ssize_t count = call->source.count;
     const Py_ssize_t chunk_len = count < CHUNK_MESSAGES ? count : CHUNK_MESSAGES;
     chunk c = {0, NULL, NULL, 0, NULL, 0};
@@ -229,16 +336,16 @@ static int hash_chunk_by_chunk(many_call *call)
 
     for (Py_ssize_t start = 0; status == 0 && start < count; start += chunk_len) {
         const Py_ssize_t n = count - start < chunk_len ? count - start : chunk_len;
-        status = prepare_chunk(&call->source, &c, call->result, algorithm->digest_len, start, n);
+        status = prepare_chunk(call, &c, start, n);
         if (status < 0)
             break;
-        if (worth_releasing_gil(c.messages, n, algorithm->block_len)) {
+        if (worth_releasing_gil(c.messages, n, overhead)) {
             Py_BEGIN_ALLOW_THREADS
-                fd_hash_many_parallel(call->multi, call->id, c.messages, (size_t)n, call->threads);
+                fd_hash_many_parallel(&call->job, c.messages, (size_t)n, call->threads);
             Py_END_ALLOW_THREADS
         }
         else {
-            fd_hash_many_using(call->multi, call->id, c.messages, (size_t)n);
+            fd_batch_run(&call->job, c.messages, (size_t)n);
         }
         release_chunk(&c);
     }
@@ -248,7 +355,7 @@ static int hash_chunk_by_chunk(many_call *call)
 
 /* fd_hash_many_pipelined's producer: chunk after chunk prepared in the
  * slots' arrays, with the GIL, which the calling thread holds only while it
- * prepares. */
+ * prepares (and not even then for rows into out: without_python). */
 typedef struct pipeline_slots {
     many_call *call;
     chunk *slots;
@@ -265,11 +372,12 @@ static bool produce_chunk(void *context, size_t chunk_index, size_t slot,
     const Py_ssize_t n = call->source.count - start < CHUNK_MESSAGES ? call->source.count - start
                                                                      : CHUNK_MESSAGES;
 
-    PyEval_RestoreThread(pipeline->saved);
+    if (!call->without_python)
+        PyEval_RestoreThread(pipeline->saved);
     release_chunk(c); /* the slot's previous chunk, hashed */
-    int status = prepare_chunk(&call->source, c, call->result, fd_algorithms[call->id].digest_len,
-                               start, n);
-    pipeline->saved = PyEval_SaveThread();
+    int status = prepare_chunk(call, c, start, n);
+    if (!call->without_python)
+        pipeline->saved = PyEval_SaveThread();
     *messages = c->messages;
     *count = (size_t)n;
     return status == 0;
@@ -305,8 +413,8 @@ static int hash_pipelined(many_call *call, size_t threads)
             goto done;
     }
     pipeline.saved = PyEval_SaveThread();
-    if (fd_hash_many_pipelined(call->multi, call->id, chunk_count, slot_count, threads,
-                               produce_chunk, &pipeline))
+    if (fd_hash_many_pipelined(&call->job, chunk_count, slot_count, threads, produce_chunk,
+                               &pipeline))
         status = 0;
     PyEval_RestoreThread(pipeline.saved);
 done:
@@ -316,34 +424,352 @@ done:
     return status;
 }
 
+/* ---- the messages: items or rows ---------------------------------------- */
+
+/* Takes the rows of messages when it is a 2-D buffer whose rows are each
+ * contiguous (a C-contiguous one, or rows picked at any stride): row i is
+ * then message i, its bytes as hashlib reads a row (a NumPy array's
+ * messages[i]), whatever the item type. Returns 1 when it took them, 0 for
+ * anything else, which is iterated as before (a 1-D buffer gives its
+ * items, ints for bytes; a NumPy array of more dimensions gives
+ * sub-arrays, each refused as an item; an exporter that cannot give a
+ * strided view, its items), or -1 with an exception set. */
+static int take_rows(item_source *source, PyObject *messages)
+{
+    Py_buffer *view = &source->rows;
+
+    if (PyObject_GetBuffer(messages, view, PyBUF_STRIDES) < 0) {
+        /* A refused request is no error here, as the exporter's items may
+         * still be iterated; whatever else was raised (MemoryError, an
+         * interrupt) is. */
+        if (!PyErr_ExceptionMatches(PyExc_BufferError) &&
+            !PyErr_ExceptionMatches(PyExc_ValueError) && !PyErr_ExceptionMatches(PyExc_TypeError) &&
+            !PyErr_ExceptionMatches(PyExc_NotImplementedError))
+            return -1;
+        PyErr_Clear();
+        return 0;
+    }
+    if (view->ndim != 2 || (view->shape[1] > 1 && view->strides[1] != view->itemsize)) {
+        PyBuffer_Release(view);
+        return 0;
+    }
+    source->has_rows = true;
+    source->count = view->shape[0];
+    source->row_len = (size_t)view->shape[1] * (size_t)view->itemsize;
+    source->row_stride = view->strides[0];
+    return 1;
+}
+
+/* Opens messages as the batch's source: the rows of a 2-D buffer, a list
+ * read in place (with a GIL, and only when read_list_in_place), or a tuple
+ * (a tuple itself, or any other iterable gathered into one). A list or
+ * tuple is never taken for a buffer. Returns 0, or -1 with an exception
+ * set. */
+static int open_source(item_source *source, PyObject *messages, bool read_list_in_place)
+{
+#ifndef Py_GIL_DISABLED
+    if (read_list_in_place && PyList_CheckExact(messages)) {
+        source->sequence = Py_NewRef(messages);
+        source->in_place_list = true;
+        source->count = PyList_GET_SIZE(messages);
+        return 0;
+    }
+#else
+    (void)read_list_in_place;
+#endif
+    if (!PyList_Check(messages) && !PyTuple_Check(messages) && PyObject_CheckBuffer(messages)) {
+        int taken = take_rows(source, messages);
+        if (taken != 0)
+            return taken;
+    }
+    source->sequence = PySequence_Tuple(messages);
+    if (source->sequence == NULL)
+        return -1;
+    source->count = PyTuple_GET_SIZE(source->sequence);
+    return 0;
+}
+
+static void close_source(item_source *source)
+{
+    Py_CLEAR(source->sequence);
+    if (source->has_rows)
+        PyBuffer_Release(&source->rows);
+}
+
+/* ---- where the digests go ------------------------------------------------ */
+
+/* The out= argument: a writable C-contiguous buffer of any shape and item
+ * size, in which the digests are written one after another. Refused as
+ * Argument Clinic's read-write buffer converter refuses one (readinto(),
+ * recv_into()), in the same words, but a non-contiguous one gets the
+ * contiguity message, which says what is wrong with it, where that
+ * converter's request fails first and calls it not read-write. Returns 0
+ * with the view held, or -1 with TypeError set. */
+static int get_out_buffer(PyObject *out, Py_buffer *view)
+{
+    if (PyObject_GetBuffer(out, view, PyBUF_STRIDES) < 0) {
+        PyErr_Clear();
+    }
+    else if (view->readonly) {
+        PyBuffer_Release(view);
+    }
+    else if (!PyBuffer_IsContiguous(view, 'C')) {
+        PyBuffer_Release(view);
+        PyErr_Format(PyExc_TypeError,
+                     "digest_many() argument 'out' must be contiguous buffer, not %.50s",
+                     Py_TYPE(out)->tp_name);
+        return -1;
+    }
+    else {
+        return 0;
+    }
+    PyErr_Format(PyExc_TypeError,
+                 "digest_many() argument 'out' must be read-write bytes-like object, not %.50s",
+                 Py_TYPE(out)->tp_name);
+    return -1;
+}
+
+/* out= must hold exactly the batch's digests. Returns 0, or -1 with
+ * ValueError set. */
+static int check_out_size(const many_call *call)
+{
+    const Py_ssize_t count = call->source.count;
+    const size_t digest_len = call->digest_len;
+
+    if (digest_len != 0 && (size_t)count > (size_t)PY_SSIZE_T_MAX / digest_len) {
+        PyErr_Format(PyExc_ValueError,
+                     "digest_many() argument 'out' must be %zd digests of %zu bytes, "
+                     "more than a buffer can hold",
+                     count, digest_len);
+        return -1;
+    }
+    if ((size_t)call->out.len != (size_t)count * digest_len) {
+        PyErr_Format(PyExc_ValueError,
+                     "digest_many() argument 'out' must be %zu bytes long (%zd digests of %zu "
+                     "bytes), not %zd",
+                     (size_t)count * digest_len, count, digest_len, call->out.len);
+        return -1;
+    }
+    return 0;
+}
+
+/* The result list, untracked by the collector until it is returned:
+ * gc.get_objects() in another thread must not find the list, whose digests
+ * are written without the GIL, and clear it under the writing. Returns 0,
+ * or -1 with an exception set. */
+static int make_result_list(many_call *call)
+{
+    item_source *source = &call->source;
+
+    call->result = PyList_New(source->count);
+    if (call->result == NULL)
+        return -1;
+    if (source->in_place_list && PyList_GET_SIZE(source->sequence) != source->count) {
+        /* Making the result list collected garbage, and a finalizer changed
+         * the list: the batch is the list as it is now, as a snapshot. */
+        PyObject *tuple = PyList_AsTuple(source->sequence);
+        if (tuple == NULL)
+            return -1;
+        Py_SETREF(source->sequence, tuple);
+        source->in_place_list = false;
+        source->count = PyTuple_GET_SIZE(tuple);
+        Py_SETREF(call->result, PyList_New(source->count));
+        if (call->result == NULL)
+            return -1;
+    }
+    PyObject_GC_UnTrack(call->result);
+    return 0;
+}
+
+/* ---- digests fastdigest does not compute ---------------------------------- */
+
+/* Whether item's bytes share memory with out. An item without a buffer
+ * cannot; the standard library raises its own error for it. */
+static bool item_shares_memory(PyObject *item, const Py_buffer *out)
+{
+    Py_buffer view;
+
+    if (!PyObject_CheckBuffer(item))
+        return false;
+    if (PyObject_GetBuffer(item, &view, PyBUF_SIMPLE) < 0) {
+        PyErr_Clear();
+        return false;
+    }
+    const bool shared = shares_memory(view.buf, (size_t)view.len, out);
+    PyBuffer_Release(&view);
+    return shared;
+}
+
+/* Each message's MAC from mac->function (the standard library's
+ * hmac.digest), in order, on the calling thread with the GIL: the loop a
+ * caller would write, with digest_many's inputs and out=. Rows go to it as
+ * bytes copies, which it may keep. Returns 0, or -1 with an exception set. */
+static int call_python_macs(many_call *call, const fd_python_mac *mac)
+{
+    const item_source *source = &call->source;
+
+    for (Py_ssize_t i = 0; i < source->count; i++) {
+        PyObject *message = source->has_rows
+                                ? PyBytes_FromStringAndSize((const char *)row_data(source, i),
+                                                            (Py_ssize_t)source->row_len)
+                                : Py_NewRef(PyTuple_GET_ITEM(source->sequence, i));
+        if (message == NULL)
+            return -1;
+        if (call->has_out && !source->has_rows && item_shares_memory(message, &call->out)) {
+            Py_DECREF(message);
+            raise_shared_memory(i);
+            return -1;
+        }
+        PyObject *digest = PyObject_CallFunctionObjArgs(mac->function, mac->key, message,
+                                                        mac->digestmod, NULL);
+        Py_DECREF(message);
+        if (digest == NULL) {
+            name_bad_item(i);
+            return -1;
+        }
+        if (!PyBytes_Check(digest) || (size_t)PyBytes_GET_SIZE(digest) != call->digest_len) {
+            PyErr_Format(PyExc_ValueError,
+                         "digest_many() item %zd: hmac.digest() returned %R, not %zu bytes", i,
+                         digest, call->digest_len);
+            Py_DECREF(digest);
+            return -1;
+        }
+        if (call->has_out) {
+            memcpy((uint8_t *)call->out.buf + (size_t)i * call->digest_len,
+                   PyBytes_AS_STRING(digest), call->digest_len);
+            Py_DECREF(digest);
+        }
+        else {
+            PyList_SET_ITEM(call->result, i, digest);
+        }
+    }
+    return 0;
+}
+
+/* ---- a call -------------------------------------------------------------- */
+
+PyObject *fd_many_messages(const fd_many_request *request, PyObject *messages, PyObject *out)
+{
+    const fd_python_mac *python_mac = request->python_mac;
+    many_call call = {.get_buffer = request->get_buffer,
+                      .digest_len = request->digest_len,
+                      .threads = request->threads};
+    PyObject *returned = NULL;
+    int status = -1;
+
+    if (request->job != NULL)
+        call.job = *request->job;
+    /* out= first, as an argument converter would take it, and held from
+     * now on: an iterable gathered below cannot resize it. */
+    if (out != NULL && out != Py_None) {
+        if (get_out_buffer(out, &call.out) < 0)
+            return NULL;
+        call.has_out = true;
+    }
+    /* A standard library loop runs Python code between the messages, which
+     * may change a list: it gets a snapshot. */
+    if (open_source(&call.source, messages, python_mac == NULL) < 0)
+        goto done;
+    if (call.has_out) {
+        if (check_out_size(&call) < 0)
+            goto done;
+        if (call.source.has_rows) {
+            const Py_ssize_t shared = first_row_sharing(&call.source, &call.out);
+            if (shared != NO_ITEM) {
+                raise_shared_memory(shared);
+                goto done;
+            }
+        }
+        call.without_python = call.source.has_rows;
+    }
+    else if (make_result_list(&call) < 0) {
+        goto done;
+    }
+
+    if (python_mac != NULL) {
+        status = call_python_macs(&call, python_mac);
+    }
+    else {
+        /* Each message is at least the job's overhead of work: the threads
+         * this batch surely has work for. */
+        size_t pipeline_threads = (size_t)call.source.count /
+                                  (FD_BATCH_MIN_WORK_PER_THREAD /
+                                   fd_batch_message_overhead(&call.job));
+        if (pipeline_threads > call.threads)
+            pipeline_threads = call.threads;
+        status = pipeline_threads > 1 ? hash_pipelined(&call, pipeline_threads)
+                                      : hash_chunk_by_chunk(&call);
+    }
+    if (status == 0) {
+        if (call.has_out) {
+            returned = Py_NewRef(out);
+        }
+        else {
+            PyObject_GC_Track(call.result);
+            returned = Py_NewRef(call.result);
+        }
+    }
+
+done:
+    Py_XDECREF(call.result);
+    close_source(&call.source);
+    if (call.has_out)
+        PyBuffer_Release(&call.out);
+    return returned;
+}
+
+int fd_bind_many_arguments(PyObject *module, Py_ssize_t npositional, PyObject *const *args,
+                           Py_ssize_t nargs, PyObject *kwnames, size_t *threads, PyObject **out)
+{
+    if (nargs != npositional) {
+        PyErr_Format(PyExc_TypeError, "digest_many expected %zd arguments, got %zd", npositional,
+                     nargs);
+        return -1;
+    }
+    /* The positional-only ones counted above, and threads and out alone
+     * bound by name, as digest_array binds its keywords. */
+    static const char *const names[] = {"threads", "out"};
+    static const fd_signature signature = {.function = "digest_many", FD_PARAMETERS(names)};
+    PyObject *bound[2];
+    if (fd_bind_arguments(&fd_get_module_state(module)->compat, &signature, args + nargs, 0,
+                          kwnames, bound) < 0)
+        return -1;
+    *out = bound[1];
+    return fd_parse_threads(bound[0] != NULL ? bound[0] : Py_None, "digest_many", threads);
+}
+
 PyDoc_STRVAR(digest_many_doc,
-             "digest_many($module, name, messages, /, *, threads=None)\n--\n\n"
+             "digest_many($module, name, messages, /, *, threads=None, out=None)\n--\n\n"
              "Return the digests of many messages as a list of bytes, in order:\n"
              "[digest(name, m) for m in messages] in one call. name is an algorithm\n"
              "name, as new() takes it, or one of fastdigest's constructors;\n"
-             "messages is any iterable of bytes-like objects. Several messages are\n"
-             "hashed at once where the CPU allows (multi-buffer kernels), and the\n"
-             "GIL is released while the batch is hashed.\n\n"
+             "messages is any iterable of bytes-like objects, or a 2-D buffer whose\n"
+             "rows are the messages. Several messages are hashed at once where the\n"
+             "CPU allows (multi-buffer kernels), and the GIL is released while the\n"
+             "batch is hashed.\n\n"
              "threads is the most threads to hash on, the calling one included:\n"
              "None (the default) for every CPU this process may run on, 1 for the\n"
              "calling thread alone. A batch is hashed on one thread for every\n"
              "megabyte or so of work (each message counts its length plus one\n"
              "block), at most threads, so a small batch stays on the calling thread;\n"
-             "the results and errors are the same for any threads.");
+             "the results and errors are the same for any threads.\n\n"
+             "out, a writable C-contiguous buffer of exactly len(messages) *\n"
+             "digest_size bytes, receives the digests one after another instead of a\n"
+             "list, and is returned.");
 
 /* digest_many, and with multi_buffer false the same on the single-stream
  * kernel alone (for benchmarks).
  *
  * The batch is worked through in chunks of CHUNK_MESSAGES messages: a
  * chunk's items are located, its result objects made and each message's
- * digest pointer aimed into its own bytes object, then the chunk is hashed
- * in one call of the driver, without the GIL when the chunk is worth it.
- * Chunks keep the objects in the caches between those steps: done for the
- * whole batch at once, every step read each of 100,000 objects from memory
- * again (at 64 bytes a message, with the tuple copied from a list, about a
- * fifth of the time went to that and to batch-sized arrays). A chunk's
- * result objects are reachable from nowhere else until the list is
- * returned, so writing them without the GIL is safe. With more than one
+ * digest pointer aimed into its own bytes object (or into out=), then the
+ * chunk is hashed in one call of the driver, without the GIL when the chunk
+ * is worth it. Chunks keep the objects in the caches between those steps:
+ * done for the whole batch at once, every step read each of 100,000 objects
+ * from memory again (at 64 bytes a message, with the tuple copied from a
+ * list, about a fifth of the time went to that and to batch-sized arrays).
+ * A chunk's result objects are reachable from nowhere else until the list
+ * is returned, so writing them without the GIL is safe. With more than one
  * thread and a batch whose work is surely enough for two (each message
  * costs at least a block), other threads hash the chunks while the calling
  * thread prepares the next (hash_pipelined).
@@ -354,86 +780,25 @@ PyDoc_STRVAR(digest_many_doc,
 static PyObject *digest_many(PyObject *module, PyObject *const *args, Py_ssize_t nargs,
                              PyObject *kwnames, bool multi_buffer)
 {
-    if (nargs != 2) {
-        PyErr_Format(PyExc_TypeError, "digest_many expected 2 arguments, got %zd", nargs);
-        return NULL;
-    }
-    /* name and messages are positional-only: counted above, and threads
-     * alone bound by name, as digest_array binds its keywords. */
-    static const char *const names[] = {"threads"};
-    static const fd_signature signature = {.function = "digest_many", FD_PARAMETERS(names)};
-    PyObject *bound[1];
-    if (fd_bind_arguments(&fd_get_module_state(module)->compat, &signature, args + nargs, 0,
-                          kwnames, bound) < 0)
-        return NULL;
-    PyObject *threads = bound[0];
-    many_call call = {.multi = NULL, .source = {NULL, false, 0}, .result = NULL};
-    if (fd_parse_threads(threads != NULL ? threads : Py_None, "digest_many", &call.threads) < 0)
+    size_t threads;
+    PyObject *out;
+    if (fd_bind_many_arguments(module, 2, args, nargs, kwnames, &threads, &out) < 0)
         return NULL;
     int id = fd_algorithm_from_object(module, args[0], "digest_many", "1");
     if (id < 0)
         return NULL;
     const fd_algorithm *algorithm = &fd_algorithms[id];
-    call.id = (enum fd_algorithm_id)id;
-    if (multi_buffer && fd_active_multi_kernels[algorithm->family].name != NULL)
-        call.multi = &fd_active_multi_kernels[algorithm->family];
-
-    item_source *source = &call.source;
-#ifndef Py_GIL_DISABLED
-    if (PyList_CheckExact(args[1])) {
-        source->sequence = Py_NewRef(args[1]);
-        source->in_place_list = true;
-        source->count = PyList_GET_SIZE(args[1]);
-    }
-    else
-#endif
-    {
-        source->sequence = PySequence_Tuple(args[1]);
-        if (source->sequence == NULL)
-            return NULL;
-        source->count = PyTuple_GET_SIZE(source->sequence);
-    }
-
-    call.result = PyList_New(source->count);
-    if (call.result == NULL)
-        goto fail;
-    if (source->in_place_list && PyList_GET_SIZE(source->sequence) != source->count) {
-        /* Making the result list collected garbage, and a finalizer changed
-         * the list: the batch is the list as it is now, as a snapshot. */
-        PyObject *tuple = PyList_AsTuple(source->sequence);
-        if (tuple == NULL)
-            goto fail;
-        Py_SETREF(source->sequence, tuple);
-        source->in_place_list = false;
-        source->count = PyTuple_GET_SIZE(tuple);
-        Py_SETREF(call.result, PyList_New(source->count));
-        if (call.result == NULL)
-            goto fail;
-    }
-
-    /* Out of the collector's sight until it is returned: gc.get_objects()
-     * in another thread must not find the list, whose digests are written
-     * without the GIL, and clear it under the writing. */
-    PyObject_GC_UnTrack(call.result);
-
-    /* Each message is at least a block of work: the threads this batch
-     * surely has work for. */
-    size_t pipeline_threads = (size_t)source->count /
-                              (FD_BATCH_MIN_WORK_PER_THREAD / algorithm->block_len);
-    if (pipeline_threads > call.threads)
-        pipeline_threads = call.threads;
-    const int status = pipeline_threads > 1 ? hash_pipelined(&call, pipeline_threads)
-                                            : hash_chunk_by_chunk(&call);
-    if (status < 0)
-        goto fail;
-    PyObject_GC_Track(call.result);
-    Py_DECREF(source->sequence);
-    return call.result;
-
-fail:
-    Py_CLEAR(call.result);
-    Py_DECREF(source->sequence);
-    return NULL;
+    const fd_batch_job job = {
+        .multi = multi_buffer ? fd_batch_multi_kernel(algorithm->family) : NULL,
+        .id = (enum fd_algorithm_id)id,
+        .hmac = NULL,
+    };
+    const fd_many_request request = {.job = &job,
+                                     .get_buffer = fd_get_buffer,
+                                     .python_mac = NULL,
+                                     .digest_len = algorithm->digest_len,
+                                     .threads = threads};
+    return fd_many_messages(&request, args[1], out);
 }
 
 static PyObject *fastdigest_digest_many(PyObject *module, PyObject *const *args, Py_ssize_t nargs,
@@ -443,7 +808,8 @@ static PyObject *fastdigest_digest_many(PyObject *module, PyObject *const *args,
 }
 
 PyDoc_STRVAR(digest_many_single_stream_doc,
-             "_digest_many_single_stream($module, name, messages, /, *, threads=None)\n--\n\n"
+             "_digest_many_single_stream($module, name, messages, /, *, threads=None, "
+             "out=None)\n--\n\n"
              "digest_many() without the multi-buffer kernels: every message through the\n"
              "single-stream kernel. For benchmarks (benchmarks/bench_batch.py).");
 

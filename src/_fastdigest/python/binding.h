@@ -19,6 +19,7 @@
 #include <stdbool.h>
 
 #include "core/algorithms.h"
+#include "core/batch.h"
 #include "core/hex.h"
 #include "python/buffers.h"
 #include "python/compat.h"
@@ -181,6 +182,48 @@ static inline void fd_hash_unlock(fd_hash_object *self)
 {
     fd_object_lock_release(&self->lock);
 }
+
+/* ---- batch.c ------------------------------------------------------------- */
+
+/* What fastdigest.hmac.digest_many hands on for a digest fastdigest does
+ * not run: each message's MAC is function(key, message, digestmod), the
+ * standard library's hmac.digest, called in order with the GIL. */
+typedef struct fd_python_mac {
+    PyObject *function;
+    PyObject *key;
+    PyObject *digestmod;
+} fd_python_mac;
+
+/* How digest_many and fastdigest.hmac.digest_many compute each message's
+ * digest_len-byte result: by job (core/batch.h), on up to `threads`
+ * threads, with get_buffer reading the items that are not exactly bytes
+ * (fd_get_buffer: hashlib's words; or the buffer protocol's own, as
+ * hmac.digest reads a message); or, with python_mac (job NULL), by that
+ * Python function on the calling thread. */
+typedef struct fd_many_request {
+    const fd_batch_job *job;
+    int (*get_buffer)(PyObject *item, Py_buffer *view);
+    const fd_python_mac *python_mac;
+    size_t digest_len;
+    size_t threads;
+} fd_many_request;
+
+/* The arguments of digest_many and fastdigest.hmac.digest_many after their
+ * positional-only ones: checks that nargs is npositional, binds threads=
+ * and out= (NULL when omitted) by keyword and parses threads, with
+ * CPython's words for a function of that signature. Returns 0, or -1 with
+ * an exception set. */
+int fd_bind_many_arguments(PyObject *module, Py_ssize_t npositional, PyObject *const *args,
+                           Py_ssize_t nargs, PyObject *kwnames, size_t *threads, PyObject **out);
+
+/* The messages and out= of digest_many and fastdigest.hmac.digest_many,
+ * once their other arguments are bound and checked, computed as request
+ * says. messages is an iterable of buffers or a 2-D buffer of rows; out is
+ * NULL or None for a new list of bytes, else the buffer they are written
+ * into, which is returned. Every error of an item, or of out, says
+ * digest_many() and names them. Returns a new reference, or NULL with an
+ * exception set. */
+PyObject *fd_many_messages(const fd_many_request *request, PyObject *messages, PyObject *out);
 
 /* ---- each file's part of the module's set-up ---------------------------- */
 

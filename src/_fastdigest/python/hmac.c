@@ -89,21 +89,38 @@ static int fast_algorithm(PyObject *module, PyObject *digestmod, const char *fun
     return found;
 }
 
-/* Calls the standard library's hmac.function_name with the caller's
- * arguments as they came. */
-static PyObject *call_stdlib_hmac(PyObject *module, const char *function_name,
-                                  PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames)
+/* The standard library's hmac.function_name, a new reference. */
+static PyObject *stdlib_hmac_function(PyObject *module, const char *function_name)
 {
     PyObject *hmac = fd_stdlib_module(module, "hmac");
     if (hmac == NULL)
         return NULL;
     PyObject *function = PyObject_GetAttrString(hmac, function_name);
     Py_DECREF(hmac);
+    return function;
+}
+
+/* Calls the standard library's hmac.function_name with the caller's
+ * arguments as they came. */
+static PyObject *call_stdlib_hmac(PyObject *module, const char *function_name,
+                                  PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames)
+{
+    PyObject *function = stdlib_hmac_function(module, function_name);
     if (function == NULL)
         return NULL;
     PyObject *result = PyObject_Vectorcall(function, args, (size_t)nargs, kwnames);
     Py_DECREF(function);
     return result;
+}
+
+/* A key or message of the one-shots: any buffer, as the standard library's
+ * _hashlib.hmac_digest takes both for these digests, with the buffer
+ * protocol's own messages; bytes skip it. */
+static int get_one_shot_buffer(PyObject *obj, Py_buffer *view)
+{
+    if (fd_view_bytes(obj, view))
+        return 0;
+    return PyObject_GetBuffer(obj, view, PyBUF_SIMPLE);
 }
 
 /* ---- the HMAC type ----------------------------------------------------- */
@@ -493,13 +510,9 @@ static PyObject *fastdigest_hmac_digest(PyObject *module, PyObject *const *args,
         return call_stdlib_hmac(module, "digest", args, nargs, kwnames);
     if (id < 0)
         return NULL;
-    /* For these digests the stdlib's _hashlib.hmac_digest takes both
-     * buffers, with the buffer protocol's own messages; bytes skip it. */
-    if (!fd_view_bytes(given[0], &key_view) &&
-        PyObject_GetBuffer(given[0], &key_view, PyBUF_SIMPLE) < 0)
+    if (get_one_shot_buffer(given[0], &key_view) < 0)
         return NULL;
-    if (!fd_view_bytes(given[1], &msg_view) &&
-        PyObject_GetBuffer(given[1], &msg_view, PyBUF_SIMPLE) < 0) {
+    if (get_one_shot_buffer(given[1], &msg_view) < 0) {
         PyBuffer_Release(&key_view);
         return NULL;
     }
@@ -519,6 +532,103 @@ static PyObject *fastdigest_hmac_digest(PyObject *module, PyObject *const *args,
     }
     PyBuffer_Release(&msg_view);
     PyBuffer_Release(&key_view);
+    return result;
+}
+
+/* fastdigest.hmac.digest_many for a digest fastdigest does not run: the
+ * standard library's hmac.digest for each message, in order, as the loop
+ * it replaces would call it. One call with an empty message comes first:
+ * it raises the standard library's errors for the key and the digest
+ * before any message is read, even for no messages, and says how long the
+ * MACs are, which out= must know. */
+static PyObject *hmac_digest_many_by_stdlib(PyObject *module, PyObject *key, PyObject *messages,
+                                            PyObject *digestmod, PyObject *out)
+{
+    PyObject *function = stdlib_hmac_function(module, "digest");
+    if (function == NULL)
+        return NULL;
+    PyObject *result = NULL;
+    PyObject *empty = PyBytes_FromStringAndSize(NULL, 0);
+    PyObject *probe = empty == NULL
+                          ? NULL
+                          : PyObject_CallFunctionObjArgs(function, key, empty, digestmod, NULL);
+    Py_XDECREF(empty);
+    if (probe != NULL && !PyBytes_Check(probe)) {
+        PyErr_Format(PyExc_TypeError, "digest_many(): hmac.digest() returned %.100s, not bytes",
+                     Py_TYPE(probe)->tp_name);
+        Py_CLEAR(probe);
+    }
+    if (probe != NULL) {
+        const fd_python_mac mac = {.function = function, .key = key, .digestmod = digestmod};
+        const fd_many_request request = {.job = NULL,
+                                         .get_buffer = NULL,
+                                         .python_mac = &mac,
+                                         .digest_len = (size_t)PyBytes_GET_SIZE(probe),
+                                         .threads = 1};
+        result = fd_many_messages(&request, messages, out);
+        Py_DECREF(probe);
+    }
+    Py_DECREF(function);
+    return result;
+}
+
+PyDoc_STRVAR(hmac_digest_many_doc,
+             "_hmac_digest_many($module, key, messages, digest, /, *, threads=None, "
+             "out=None)\n--\n\n"
+             "Return the HMAC of each message under key, in order: [digest(key, m,\n"
+             "digest) for m in messages] in one call, the key's states computed once\n"
+             "and the messages hashed side by side where the CPU allows. messages,\n"
+             "threads and out are digest_many()'s. Any other digest is handed to the\n"
+             "standard library's hmac.digest(), message by message.");
+
+static PyObject *fastdigest_hmac_digest_many(PyObject *module, PyObject *const *args,
+                                             Py_ssize_t nargs, PyObject *kwnames)
+{
+    /* key, messages and digest are positional-only, as digest_many()'s
+     * name and messages are. */
+    size_t threads;
+    PyObject *out;
+    if (fd_bind_many_arguments(module, 3, args, nargs, kwnames, &threads, &out) < 0)
+        return NULL;
+    PyObject *key = args[0], *messages = args[1], *digestmod = args[2];
+    /* As digest(): a digest the stdlib handles goes there before the key is
+     * read. */
+    int id = fast_algorithm(module, digestmod, "digest_many", "digest");
+    if (id == FOREIGN_DIGESTMOD)
+        return hmac_digest_many_by_stdlib(module, key, messages, digestmod, out);
+    if (id < 0)
+        return NULL;
+
+    Py_buffer key_view;
+    if (get_one_shot_buffer(key, &key_view) < 0)
+        return NULL;
+    /* The key's states, computed once: every message's lane starts from
+     * them, read by every thread, and they are wiped at the end. */
+    fd_hmac_state keyed;
+    if ((size_t)key_view.len >= fd_gil_minsize()) {
+        Py_BEGIN_ALLOW_THREADS
+            fd_hmac_init(&keyed, (enum fd_algorithm_id)id, key_view.buf, (size_t)key_view.len);
+        Py_END_ALLOW_THREADS
+    }
+    else {
+        fd_hmac_init(&keyed, (enum fd_algorithm_id)id, key_view.buf, (size_t)key_view.len);
+    }
+    PyBuffer_Release(&key_view);
+
+    const fd_algorithm *algorithm = &fd_algorithms[id];
+    const fd_batch_job job = {
+        .multi = fd_batch_multi_kernel(algorithm->family),
+        .id = (enum fd_algorithm_id)id,
+        .hmac = &keyed,
+    };
+    /* Messages in hmac.digest's words, not hashlib's. */
+    const fd_many_request request = {.job = &job,
+                                     .get_buffer = get_one_shot_buffer,
+                                     .python_mac = NULL,
+                                     .digest_len = algorithm->digest_len,
+                                     .threads = threads};
+    PyObject *result = fd_many_messages(&request, messages, out);
+    fd_hmac_wipe(&keyed);
     return result;
 }
 
@@ -642,6 +752,8 @@ static PyMethodDef hmac_module_methods[] = {
      hmac_new_doc},
     {"_hmac_digest", (PyCFunction)(void (*)(void))fastdigest_hmac_digest,
      METH_FASTCALL | METH_KEYWORDS, hmac_digest_function_doc},
+    {"_hmac_digest_many", (PyCFunction)(void (*)(void))fastdigest_hmac_digest_many,
+     METH_FASTCALL | METH_KEYWORDS, hmac_digest_many_doc},
     {"pbkdf2_hmac", (PyCFunction)(void (*)(void))fastdigest_pbkdf2_hmac,
      METH_FASTCALL | METH_KEYWORDS, pbkdf2_hmac_doc},
     {NULL, NULL, 0, NULL},
