@@ -1,0 +1,63 @@
+/* The known-answer checks: whether a kernel hashes known messages right.
+ *
+ * A kernel miscompiled by a user's toolchain, or run on a CPU with an
+ * erratum, would otherwise return wrong digests with nothing to say so.
+ * As Linux's crypto self-tests run each implementation's vectors when it
+ * registers, the extension checks every kernel the selection is about to
+ * install (fd_select_checked_kernels), and the self-test every kernel the
+ * CPU runs, with the same checks. The checks run each kernel directly (core/
+ * algorithms.h's fd_hash_with and its kin), never by installing it, so
+ * they change nothing global and may run while other threads hash. Plain
+ * C: no Python.h. */
+#ifndef FD_CORE_KNOWN_ANSWERS_H
+#define FD_CORE_KNOWN_ANSWERS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "dispatch/dispatch.h"
+#include "kernels/kernel.h"
+
+/* Checks a single-stream kernel of `family`: published digests of a
+ * one-block message through the stream layer and of a two-block message
+ * compressed in one call from an odd address; then each optional
+ * capability the kernel has (the HMAC key blocks, the HMAC end, the PBKDF2
+ * loop and its lanes), for the family's algorithms of the longest and the
+ * shortest digest. Returns true when every result is right; otherwise
+ * false, with the first wrong one described in `reason` (NUL-terminated,
+ * cut to reason_len).
+ *
+ * With `spoil`, the first digest is changed by one bit before it is
+ * compared, as a wrong kernel's would be: the extension's test hook for
+ * the fallback and its warning (FASTDIGEST_TEST_FAIL_CHECK), which can make
+ * a kernel be refused and nothing else.
+ *
+ * The CPU must have the kernel's required features. */
+bool fd_check_kernel(enum fd_family family, const fd_kernel *kernel, bool spoil, char *reason,
+                     size_t reason_len);
+
+/* Checks a multi-buffer kernel of `family` beside `single`, a single-stream
+ * kernel of the family that passed fd_check_kernel: a batch of more
+ * messages than it has lanes, each different, of lengths that end at
+ * different blocks (some lanes take a second message, one message is
+ * long enough to be read in place), through the batch driver; two carry
+ * published digests, the others are compared with the portable C. Then, if
+ * the family would run PBKDF2 through these lanes (single has no lanes of
+ * its own), three output blocks through them against one block at a time.
+ * Returns and spoils as fd_check_kernel. The CPU must have both kernels'
+ * required features. */
+bool fd_check_multi_kernel(enum fd_family family, const fd_kernel *single,
+                           const fd_multi_kernel *multi, bool spoil, char *reason,
+                           size_t reason_len);
+
+/* fd_select_checked_kernels_from over the build's lists with the checks
+ * above: the extension's selection. `spoiled` is NULL or a comma-separated
+ * list of family:kernel items ("sha256:shani,md5:avx2_x8"), the kernels
+ * whose check is spoiled; white space around an item is ignored. On a list
+ * that names no family, or no kernel of the build in it, returns false
+ * with why in `error` and selects nothing. Not thread-safe, as
+ * fd_select_kernels. */
+bool fd_select_checked_kernels(bool portable_only, const char *spoiled, char *error,
+                               size_t error_len);
+
+#endif /* FD_CORE_KNOWN_ANSWERS_H */
