@@ -83,9 +83,7 @@ def test_a_refused_kernel_is_warned_of_and_replaced():
 MD5_MULTI = fastdigest.batch_implementation['md5']
 
 
-@pytest.mark.skipif(
-    MD5_MULTI == fastdigest.implementation['md5'], reason='this CPU runs no multi-buffer MD5 kernel'
-)
+@pytest.mark.skipif(MD5_MULTI == fastdigest.implementation['md5'], reason='this CPU runs no multi-buffer MD5 kernel')
 def test_a_refused_multi_buffer_kernel_is_warned_of_and_replaced():
     report = child_report(f'md5:{MD5_MULTI}')
     [[category, message]] = report['warnings']

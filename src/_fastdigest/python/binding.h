@@ -236,6 +236,7 @@ int fd_batch_module_exec(PyObject *module, fd_module_state *state);
 int fd_files_module_exec(PyObject *module, fd_module_state *state);
 int fd_arrow_module_exec(PyObject *module, fd_module_state *state);
 int fd_surrogate_module_exec(PyObject *module, fd_module_state *state);
+int fd_kernels_module_exec(PyObject *module, fd_module_state *state);
 
 /* ---- kernels.c ------------------------------------------------------------ */
 
