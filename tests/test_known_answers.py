@@ -90,7 +90,7 @@ def test_a_refused_multi_buffer_kernel_is_warned_of_and_replaced():
     assert category == 'RuntimeWarning'
     assert message.startswith(
         f"fastdigest: the md5 multi-buffer kernel '{MD5_MULTI}' failed its known-answer check and is not used: "
-        'its md5 of batch message 0 (3 bytes, RFC 1321, A.5) is wrong; '
+        'its md5 of the 80-byte message (RFC 1321, A.5) in lane 0, two blocks in one call, is wrong; '
     )
     replacement = report['batch_implementation']['md5']
     assert replacement != MD5_MULTI

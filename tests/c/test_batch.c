@@ -525,7 +525,8 @@ static void test_pipeline(group_tally *tally)
 
 /* The import's known-answer check of a multi-buffer kernel (core/
  * known_answers.h) passes on this CPU beside the selected single-stream
- * kernel, so that it refuses no right kernel, and fails when spoiled. */
+ * kernel, so that it refuses no right kernel, and fails when spoiled; the
+ * self-test's PBKDF2 check passes too. */
 static void test_known_answers(enum fd_family family, const fd_kernel *single,
                                const fd_multi_kernel *multi, group_tally *tally)
 {
@@ -538,6 +539,8 @@ static void test_known_answers(enum fd_family family, const fd_kernel *single,
           !fd_check_multi_kernel(family, single, multi, true, reason, sizeof reason) &&
               reason[0] != 0,
           "the known-answer check, spoiled, passes %s", multi->name);
+    check(tally, fd_check_pbkdf2(family, single, multi, reason, sizeof reason),
+          "the PBKDF2 check refuses %s: %s", multi->name, reason);
 }
 
 static void run_tests(void)

@@ -1173,7 +1173,7 @@ static const char *const group_names[GROUP_COUNT] = {
 /* The import's known-answer check (core/known_answers.h) passes for the
  * kernel, on this CPU (and under qemu, on the ARM kernels and big-endian
  * s390x), so that it refuses no right kernel; and fails when spoiled, so
- * that it can fail. */
+ * that it can fail. The self-test's PBKDF2 check passes too. */
 static void run_known_answers_test(enum fd_family family, const fd_kernel *kernel,
                                    group_tally *tally)
 {
@@ -1184,6 +1184,8 @@ static void run_known_answers_test(enum fd_family family, const fd_kernel *kerne
     reason[0] = '\0';
     check(tally, !fd_check_kernel(family, kernel, true, reason, sizeof reason) && reason[0] != 0,
           "the known-answer check, spoiled, passes %s", kernel->name);
+    check(tally, fd_check_pbkdf2(family, kernel, NULL, reason, sizeof reason),
+          "the PBKDF2 check refuses %s: %s", kernel->name, reason);
 }
 
 static void run_kernel(enum fd_family family, const fd_kernel *kernel, bool run_monte)

@@ -4,18 +4,20 @@
  * right one is kept.
  *
  * Each case selects over tables whose first rows are kernels made wrong on
- * purpose, with the extension's own checks, for one family at a time (the
- * other families keep the build's lists):
+ * purpose, with the import's own checks, for SHA-256 (the other families
+ * keep the build's lists):
  *   - a compress function one bit off;
- *   - a right compress function with one wrong capability each: the HMAC
- *     key blocks, the HMAC end, the PBKDF2 loop, the PBKDF2 lanes;
- *   - a multi-buffer kernel whose two lanes read each other's messages, and
- *     one that is right but for its PBKDF2 loop, ahead of a right one;
+ *   - a right compress function with a wrong HMAC key setup, or HMAC end;
+ *   - a multi-buffer kernel whose two lanes read each other's messages,
+ *     ahead of a right one;
  *   - a list whose only kernel is wrong: installed as the last resort;
  * then FASTDIGEST_TEST_FAIL_CHECK's list (fd_select_checked_kernels) with
  * the build's own kernels, its refusals of bad lists, and an unchecked
- * selection, which clears the record. The wrong kernels are built on the
- * portable C, so every CPU runs them.
+ * selection, which clears the record. Kernels right but for their PBKDF2
+ * loop, PBKDF2 lanes, or a multi-buffer kernel's PBKDF2 loop pass the
+ * import's checks, which leave PBKDF2 out, and fail fd_check_pbkdf2, the
+ * self-test's. The wrong kernels are built on the portable C, so every CPU
+ * runs them.
  *
  * Usage: test_select. Prints a line per case, then "C select: N passed, N
  * failed"; exits 1 on any failure. */
@@ -248,6 +250,27 @@ static void run_multi_case(const char *name, const fd_multi_kernel *list, const 
     report_group("sha256", name, "refused", "", &tally);
 }
 
+/* A kernel right but for its PBKDF2 code: the import's check passes it, the
+ * self-test's PBKDF2 check refuses it. */
+static void run_pbkdf2_case(const char *name, const fd_kernel *single, const fd_multi_kernel *multi,
+                            const char *words)
+{
+    group_tally tally = {0, 0};
+    char reason[FD_KERNEL_FAILURE_REASON_LEN] = "";
+
+    bool imported = multi == NULL
+                        ? fd_check_kernel(FD_FAMILY_SHA256, single, false, reason, sizeof reason)
+                        : fd_check_multi_kernel(FD_FAMILY_SHA256, single, multi, false, reason,
+                                                sizeof reason);
+    check(&tally, imported, "the import's check refuses %s: %s", name, reason);
+    reason[0] = '\0';
+    check(&tally, !fd_check_pbkdf2(FD_FAMILY_SHA256, single, multi, reason, sizeof reason),
+          "the PBKDF2 check passes %s", name);
+    printf("    refused %s: %s\n", name, reason);
+    check(&tally, strstr(reason, words) != NULL, "the reason '%s' lacks '%s'", reason, words);
+    report_group("sha256", name, "PBKDF2 refused", "", &tally);
+}
+
 static void run_right_case(void)
 {
     group_tally tally = {0, 0};
@@ -325,10 +348,11 @@ int main(int argc, char **argv)
     run_single_case("one_bit_off", wrong_compress, "\"abc\"");
     run_single_case("wrong_hmac_key", wrong_hmac_key, "HMAC");
     run_single_case("wrong_hmac_finish", wrong_hmac_finish, "HMAC");
-    run_single_case("wrong_pbkdf2", wrong_pbkdf2, "PBKDF2");
-    run_single_case("wrong_pbkdf2_lanes", wrong_pbkdf2_lanes, "lanes");
-    run_multi_case("crossed_x2", crossed_lanes, "batch message");
-    run_multi_case("wrong_pbkdf2_x2", wrong_multi_pbkdf2, "through its lanes");
+    run_multi_case("crossed_x2", crossed_lanes, "in lane 0");
+    run_pbkdf2_case("wrong_pbkdf2", &wrong_pbkdf2[0], NULL, "loop differs");
+    run_pbkdf2_case("wrong_pbkdf2_lanes", &wrong_pbkdf2_lanes[0], NULL, "lanes");
+    run_pbkdf2_case("wrong_pbkdf2_x2", &only_portable[0], &wrong_multi_pbkdf2[0],
+                    "through its lanes");
     run_last_resort_case();
     run_spoiled_case();
     fd_select_kernels(false);

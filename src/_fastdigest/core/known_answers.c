@@ -1,18 +1,27 @@
 /* The known-answer checks (known_answers.h) and the extension's selection
  * with them.
  *
- * What is compared with what: the published digests below wherever a
- * published vector exercises the path, and otherwise a result computed at
- * check time by code already checked against published vectors. Three
- * paths have no short published vector: the lanes of a multi-buffer kernel
- * (each message of a batch is compared with the portable C, which shares
- * no code with the SIMD kernels); PBKDF2 through a kernel's own loop (the
- * only published vectors with more than one iteration and few enough
- * iterations for an import are RFC 6070's for SHA-1, and the loop with
- * one iteration does nothing), which is compared with core/hmac.c's loop
- * over the same kernel's compress function after that has matched the
- * published digests; and HMAC with the SHA-512/t digests, which RFC 4231
- * leaves out, compared likewise. */
+ * The import's checks call the kernels directly, on blocks padded here,
+ * and run no other code of the extension: every kernel checked must come
+ * into the caches at import, and the check costs little only while that
+ * is all it brings in (the stream layer, the HMAC and PBKDF2 code and the
+ * batch driver are more code than the kernels they drive). The PBKDF2
+ * capabilities, a loop of iterations with the rounds unrolled and the
+ * largest code of the extension, are left to the self-test and the C
+ * drivers (fd_check_pbkdf2), which run them through core/hmac.c.
+ *
+ * What is compared with what: published digests wherever a published
+ * vector exercises the path; else a result computed at check time by code
+ * that has just matched published digests. Two paths have no short
+ * published vector. The lanes of a multi-buffer kernel, each hashing its
+ * own message: lane 0 hashes the published messages, and the other lanes
+ * messages of their own, whose digests the family's single-stream kernel
+ * computes, after its own check (the portable C would be independent of
+ * both, but is code the import would otherwise not run). And PBKDF2
+ * through a kernel's own loop: the only published vectors with more than
+ * one iteration and few enough for a check are RFC 6070's for SHA-1, and
+ * a loop run for one iteration does nothing, so it is compared with
+ * core/hmac.c's loop over the same kernel's compress function. */
 #include "core/known_answers.h"
 
 #include <assert.h>
@@ -22,7 +31,6 @@
 #include <string.h>
 
 #include "core/algorithms.h"
-#include "core/batch.h"
 #include "core/family.h"
 #include "core/hmac.h"
 #include "dispatch/dispatch.h"
@@ -115,15 +123,21 @@ static int hex_value(char c)
     return -1;
 }
 
+/* The len bytes that 2 * len hex digits spell. */
+static void decode_hex(const char *hex, uint8_t *bytes, size_t len)
+{
+    assert(strlen(hex) == 2 * len);
+    for (size_t i = 0; i < len; i++)
+        bytes[i] = (uint8_t)(hex_value(hex[2 * i]) << 4 | hex_value(hex[2 * i + 1]));
+}
+
 /* Whether the len bytes equal the 2 * len hex digits. */
 static bool equals_hex(const uint8_t *bytes, const char *hex, size_t len)
 {
-    assert(strlen(hex) == 2 * len);
-    for (size_t i = 0; i < len; i++) {
-        if (bytes[i] != (uint8_t)(hex_value(hex[2 * i]) << 4 | hex_value(hex[2 * i + 1])))
-            return false;
-    }
-    return true;
+    uint8_t expected[FD_MAX_DIGEST_LEN];
+
+    decode_hex(hex, expected, len);
+    return memcmp(bytes, expected, len) == 0;
 }
 
 /* Writes why a check failed into reason and returns false, for
@@ -137,15 +151,6 @@ static bool refuse(char *reason, size_t reason_len, const char *format, ...)
     vsnprintf(reason, reason_len, format, arguments);
     va_end(arguments);
     return false;
-}
-
-/* The kernel's compress function without its optional capabilities: what
- * core/hmac.c then runs its own code over. */
-static fd_kernel without_capabilities(const fd_kernel *kernel)
-{
-    fd_kernel plain = {.name = kernel->name, .required_features = kernel->required_features};
-    plain.blocks = kernel->blocks;
-    return plain;
 }
 
 /* The family's algorithms of the longest and the shortest digest (one, for
@@ -173,15 +178,283 @@ static size_t widest_and_narrowest(enum fd_family family, enum fd_algorithm_id i
     return narrowest == widest ? 1 : 2;
 }
 
-/* PBKDF2's inputs for the capability checks: RFC 6070's password and salt;
- * three iterations, so that a loop's second iteration starts from a U it
- * computed itself. */
+/* Pads len bytes of message that follow prefix_len bytes already hashed
+ * (none, or an HMAC's keyed block) as the family pads them (FIPS 180-4,
+ * 5.1; RFC 1321, 3.1-3.2) into out, which has room for two blocks: the
+ * message, 0x80, zeros, and the length in bits at the end of the last
+ * block. Returns the block count, 1 or 2. */
+static size_t pad_message(enum fd_family family, const void *message, size_t len, size_t prefix_len,
+                          uint8_t *out)
+{
+    const fd_family_info *f = fd_family(family);
+    const size_t nblocks = len + 1 + f->length_field_len <= f->block_len ? 1 : 2;
+
+    assert(len + 1 + f->length_field_len <= 2 * f->block_len);
+    memset(out, 0, nblocks * f->block_len);
+    memcpy(out, message, len);
+    out[len] = 0x80;
+    fd_store_length_field(family, out + nblocks * f->block_len, prefix_len + len);
+    return nblocks;
+}
+
+/* The family's calls, each one function rather than expanded into a case
+ * per family wherever it is called (compiler.h's FD_NOINLINE says why). */
+static FD_NOINLINE void compress(enum fd_family family, const fd_kernel *kernel, void *chain,
+                                 const uint8_t *blocks, size_t nblocks)
+{
+    fd_call_blocks(family, kernel, chain, blocks, nblocks);
+}
+
+static FD_NOINLINE void store_digest(enum fd_family family, uint8_t *out, const void *chain,
+                                     size_t digest_len)
+{
+    fd_store_digest(family, out, chain, digest_len);
+}
+
+static FD_NOINLINE void copy_chain(enum fd_family family, void *to, const void *from)
+{
+    fd_copy_chain(family, to, from);
+}
+
+/* The algorithm's IV as a chain of its family. */
+static void initial_chain(const fd_algorithm *algorithm, fd_any_chain *chain)
+{
+    fd_hash_state state;
+
+    algorithm->init(&state);
+    copy_chain(algorithm->family, chain, fd_state_chain(algorithm->family, &state));
+}
+
+/* The digest of padded blocks, compressed from the algorithm's IV in one
+ * call of kernel. */
+static void digest_of_padded(const fd_kernel *kernel, const fd_algorithm *algorithm,
+                             const uint8_t *blocks, size_t nblocks, uint8_t *digest)
+{
+    fd_any_chain chain;
+
+    initial_chain(algorithm, &chain);
+    compress(algorithm->family, kernel, &chain, blocks, nblocks);
+    store_digest(algorithm->family, digest, &chain, algorithm->digest_len);
+}
+
+/* ---- single-stream kernels ------------------------------------------------ */
+
+/* The published digests of "abc" (one block) and of the two-block message,
+ * each padded here and compressed in one call from an odd address, so that
+ * the kernel's loop over blocks and its unaligned loads run. */
+static bool check_message_digests(enum fd_family family, const fd_kernel *kernel, bool spoil,
+                                  char *reason, size_t reason_len)
+{
+    const family_vectors *vectors = vectors_of_family[family];
+    const fd_algorithm *algorithm = &fd_algorithms[vectors->widest];
+    const size_t message_len = strlen(vectors->two_block_message);
+    uint8_t digest[FD_MAX_DIGEST_LEN];
+    uint8_t padded[1 + 2 * FD_MAX_BLOCK_LEN];
+    uint8_t *blocks = padded + 1;
+
+    size_t nblocks = pad_message(family, "abc", 3, 0, blocks);
+    digest_of_padded(kernel, algorithm, blocks, nblocks, digest);
+    if (spoil)
+        digest[0] ^= 1;
+    if (!equals_hex(digest, vectors->abc_hex, algorithm->digest_len))
+        return refuse(reason, reason_len, "its %s of \"abc\" (%s) is wrong", algorithm->name,
+                      vectors->source);
+    nblocks = pad_message(family, vectors->two_block_message, message_len, 0, blocks);
+    assert(nblocks == 2);
+    digest_of_padded(kernel, algorithm, blocks, nblocks, digest);
+    if (!equals_hex(digest, vectors->two_block_hex, algorithm->digest_len))
+        return refuse(reason, reason_len,
+                      "its %s of the %zu-byte message (%s), two blocks in one call, is wrong",
+                      algorithm->name, message_len, vectors->source);
+    return true;
+}
+
+/* HMAC (RFC 2104) of test case 2 for algorithm id, built here from kernel
+ * calls: the two keyed chains through the kernel's hmac_key where it has
+ * one (and with_capabilities), else its compress function; the end
+ * through its hmac_finish likewise. */
+static void hmac_of_test_case(const fd_kernel *kernel, enum fd_algorithm_id id,
+                              bool with_capabilities, uint8_t *mac)
+{
+    const fd_algorithm *algorithm = &fd_algorithms[id];
+    const enum fd_family family = algorithm->family;
+    const size_t block_len = algorithm->block_len, digest_len = algorithm->digest_len;
+    uint8_t key[FD_MAX_BLOCK_LEN] = {0}, keyed[2][FD_MAX_BLOCK_LEN];
+    uint8_t padded[2 * FD_MAX_BLOCK_LEN], inner_digest[FD_MAX_DIGEST_LEN];
+    fd_any_chain inner, outer;
+
+    memcpy(key, hmac_key, sizeof hmac_key - 1);
+    initial_chain(algorithm, &inner);
+    initial_chain(algorithm, &outer);
+    if (with_capabilities && fd_has_hmac_key(family, kernel)) {
+        fd_call_hmac_key(family, kernel, key, &inner, &outer);
+    }
+    else {
+        for (size_t i = 0; i < block_len; i++) {
+            keyed[0][i] = key[i] ^ 0x36;
+            keyed[1][i] = key[i] ^ 0x5c;
+        }
+        compress(family, kernel, &inner, keyed[0], 1);
+        compress(family, kernel, &outer, keyed[1], 1);
+    }
+    size_t nblocks = pad_message(family, hmac_message, sizeof hmac_message - 1, block_len, padded);
+    if (with_capabilities && fd_has_hmac_finish(family, kernel)) {
+        fd_call_hmac_finish(family, kernel, &inner, padded, nblocks, &outer, digest_len, mac);
+        return;
+    }
+    compress(family, kernel, &inner, padded, nblocks);
+    store_digest(family, inner_digest, &inner, digest_len);
+    nblocks = pad_message(family, inner_digest, digest_len, block_len, padded);
+    compress(family, kernel, &outer, padded, nblocks);
+    store_digest(family, mac, &outer, digest_len);
+}
+
+/* Where the kernel has HMAC code of its own: test case 2 against RFC 2202's
+ * and RFC 4231's digests, or where they have none (SHA-512/t), against the
+ * same HMAC over the kernel's compress function. */
+static bool check_hmac(enum fd_family family, const fd_kernel *kernel, char *reason,
+                       size_t reason_len)
+{
+    enum fd_algorithm_id ids[2];
+    uint8_t expected[FD_MAX_DIGEST_LEN], actual[FD_MAX_DIGEST_LEN];
+
+    if (!fd_has_hmac_key(family, kernel) && !fd_has_hmac_finish(family, kernel))
+        return true;
+    for (size_t i = 0; i < widest_and_narrowest(family, ids); i++) {
+        const fd_algorithm *algorithm = &fd_algorithms[ids[i]];
+        const char *rfc = family == FD_FAMILY_MD5 || family == FD_FAMILY_SHA1 ? "2202" : "4231";
+        hmac_of_test_case(kernel, ids[i], true, actual);
+        if (hmac_hex[ids[i]] != NULL) {
+            if (!equals_hex(actual, hmac_hex[ids[i]], algorithm->digest_len))
+                return refuse(reason, reason_len,
+                              "its HMAC-%s of RFC %s's test case 2, with its own HMAC key blocks "
+                              "or end, is wrong",
+                              algorithm->name, rfc);
+            continue;
+        }
+        hmac_of_test_case(kernel, ids[i], false, expected);
+        if (memcmp(expected, actual, algorithm->digest_len) != 0)
+            return refuse(reason, reason_len,
+                          "its HMAC-%s with its own HMAC key blocks or end differs from HMAC over "
+                          "its compress function",
+                          algorithm->name);
+    }
+    return true;
+}
+
+bool fd_check_kernel(enum fd_family family, const fd_kernel *kernel, bool spoil, char *reason,
+                     size_t reason_len)
+{
+    assert((unsigned)family < FD_FAMILY_COUNT);
+    return check_message_digests(family, kernel, spoil, reason, reason_len) &&
+           check_hmac(family, kernel, reason, reason_len);
+}
+
+/* ---- multi-buffer kernels ------------------------------------------------- */
+
+/* Room for a lane's two padded blocks at any of 16 offsets. */
+#define LANE_ROOM (2 * FD_MAX_BLOCK_LEN + 16)
+
+/* Lane i's message (i >= 1) in the one-block call: its own length and its
+ * own bytes, so that a lane that reads another's shows. */
+static size_t lane_message(enum fd_family family, unsigned lane, uint8_t *message)
+{
+    const fd_family_info *f = fd_family(family);
+    const size_t len = (lane * 7) % (f->block_len - f->length_field_len);
+
+    for (size_t j = 0; j < len; j++)
+        message[j] = (uint8_t)(lane * 151 + j * 13 + 1);
+    return len;
+}
+
+bool fd_check_multi_kernel(enum fd_family family, const fd_kernel *single,
+                           const fd_multi_kernel *multi, bool spoil, char *reason,
+                           size_t reason_len)
+{
+    const family_vectors *vectors = vectors_of_family[family];
+    const fd_algorithm *algorithm = &fd_algorithms[vectors->widest];
+    const size_t digest_len = algorithm->digest_len;
+    const size_t message_len = strlen(vectors->two_block_message);
+    const unsigned lanes = multi->lanes;
+    uint8_t room[FD_BATCH_MAX_LANES][LANE_ROOM];
+    uint8_t message[FD_MAX_BLOCK_LEN];
+    uint8_t digest[FD_MAX_DIGEST_LEN], expected[FD_MAX_DIGEST_LEN];
+    uint8_t two_block_digest[FD_MAX_DIGEST_LEN];
+    const uint8_t *runs[FD_BATCH_MAX_LANES];
+    fd_any_chain iv;
+    fd_lane_chains chains;
+
+    assert((unsigned)family < FD_FAMILY_COUNT);
+    assert(lanes >= 2 && lanes <= FD_BATCH_MAX_LANES);
+    initial_chain(algorithm, &iv);
+    decode_hex(vectors->two_block_hex, two_block_digest, digest_len);
+
+    /* Two blocks in one call: the published two-block message in every
+     * lane, each at its own offset, against its published digest. */
+    for (unsigned lane = 0; lane < lanes; lane++) {
+        uint8_t *blocks = room[lane] + lane % 16;
+        pad_message(family, vectors->two_block_message, message_len, 0, blocks);
+        runs[lane] = blocks;
+        copy_chain(family, fd_lane_chain(family, &chains, lane), &iv);
+    }
+    fd_call_blocks_multi(family, multi, &chains, runs, 2);
+    for (unsigned lane = 0; lane < lanes; lane++) {
+        store_digest(family, digest, fd_lane_chain(family, &chains, lane), digest_len);
+        if (spoil && lane == 0)
+            digest[0] ^= 1;
+        if (memcmp(digest, two_block_digest, digest_len) != 0)
+            return refuse(reason, reason_len,
+                          "its %s of the %zu-byte message (%s) in lane %u, two blocks in one "
+                          "call, is wrong",
+                          algorithm->name, message_len, vectors->source, lane);
+    }
+
+    /* One block in one call, every lane its own message at its own offset,
+     * so that a lane that reads or writes another's shows: "abc" in lane 0
+     * against its published digest, the others against the single-stream
+     * kernel's digests. */
+    for (unsigned lane = 0; lane < lanes; lane++) {
+        uint8_t *blocks = room[lane] + (lane * 5 + 3) % 16;
+        if (lane == 0)
+            pad_message(family, "abc", 3, 0, blocks);
+        else
+            pad_message(family, message, lane_message(family, lane, message), 0, blocks);
+        runs[lane] = blocks;
+        copy_chain(family, fd_lane_chain(family, &chains, lane), &iv);
+    }
+    fd_call_blocks_multi(family, multi, &chains, runs, 1);
+    for (unsigned lane = 0; lane < lanes; lane++) {
+        store_digest(family, digest, fd_lane_chain(family, &chains, lane), digest_len);
+        if (lane == 0) {
+            if (!equals_hex(digest, vectors->abc_hex, digest_len))
+                return refuse(reason, reason_len, "its %s of \"abc\" (%s) in lane 0 is wrong",
+                              algorithm->name, vectors->source);
+            continue;
+        }
+        digest_of_padded(single, algorithm, runs[lane], 1, expected);
+        if (memcmp(digest, expected, digest_len) != 0)
+            return refuse(reason, reason_len,
+                          "its %s of a one-block message in lane %u differs from the "
+                          "single-stream kernel '%s'",
+                          algorithm->name, lane, single->name);
+    }
+    return true;
+}
+
+/* ---- PBKDF2: the self-test's and the C drivers' ----------------------------- */
+
+/* PBKDF2's inputs: RFC 6070's password and salt; three iterations, so that
+ * a loop's second iteration starts from a U it computed itself. */
 static const char pbkdf2_password[] = "password";
 static const char pbkdf2_salt[] = "salt";
 #define PBKDF2_ITERATIONS 3
 
 /* The most output blocks a check derives: a kernel's lanes. */
 #define PBKDF2_MAX_BLOCKS FD_BATCH_MAX_LANES
+
+/* Three output blocks through a multi-buffer kernel's lanes: more than one
+ * and fewer than any kernel's lanes, so that some lanes idle. */
+#define PBKDF2_LANE_BLOCKS 3
 
 /* The first blocks_out output blocks of PBKDF2 with those inputs through
  * kernel and multi, the last one cut by a byte; returns their length. */
@@ -209,231 +482,50 @@ static bool derives(const fd_kernel *kernel, const fd_multi_kernel *multi, enum 
     return memcmp(expected, actual, out_len) == 0;
 }
 
-/* ---- single-stream kernels ------------------------------------------------ */
-
-/* The published digests: "abc" through the stream layer, which compresses
- * its one padded block from the state's buffer; the two-block message
- * padded here and compressed in one call (nblocks 2) from an odd address,
- * so that the kernel's loop over blocks and its unaligned loads run. */
-static bool check_message_digests(enum fd_family family, const fd_kernel *kernel, bool spoil,
-                                  char *reason, size_t reason_len)
+bool fd_check_pbkdf2(enum fd_family family, const fd_kernel *single, const fd_multi_kernel *multi,
+                     char *reason, size_t reason_len)
 {
-    const family_vectors *vectors = vectors_of_family[family];
-    const fd_algorithm *algorithm = &fd_algorithms[vectors->widest];
-    const fd_family_info *f = fd_family(family);
-    const size_t message_len = strlen(vectors->two_block_message);
-    uint8_t digest[FD_MAX_DIGEST_LEN];
-    /* One byte before the blocks, so that they start at an odd address. */
-    uint8_t padded[1 + 2 * FD_MAX_BLOCK_LEN];
-    uint8_t *blocks = padded + 1;
-    fd_hash_state state;
-
-    fd_hash_with(kernel, vectors->widest, (const uint8_t *)"abc", 3, digest);
-    if (spoil)
-        digest[0] ^= 1;
-    if (!equals_hex(digest, vectors->abc_hex, algorithm->digest_len))
-        return refuse(reason, reason_len, "its %s of \"abc\" (%s) is wrong", algorithm->name,
-                      vectors->source);
-
-    /* The padding of FIPS 180-4, 5.1 and RFC 1321, 3.1-3.2: 0x80, zeros,
-     * the length in bits at the end of the second block. */
-    assert(message_len < 2 * f->block_len - f->length_field_len &&
-           message_len + 1 + f->length_field_len > f->block_len);
-    memset(blocks, 0, 2 * f->block_len);
-    memcpy(blocks, vectors->two_block_message, message_len);
-    blocks[message_len] = 0x80;
-    fd_store_length_field(family, blocks + 2 * f->block_len, message_len);
-    algorithm->init(&state);
-    fd_call_blocks(family, kernel, fd_state_chain(family, &state), blocks, 2);
-    fd_store_digest(family, digest, fd_state_chain(family, &state), algorithm->digest_len);
-    if (!equals_hex(digest, vectors->two_block_hex, algorithm->digest_len))
-        return refuse(reason, reason_len,
-                      "its %s of the %zu-byte message (%s), two blocks in one call, is wrong",
-                      algorithm->name, message_len, vectors->source);
-    return true;
-}
-
-/* HMAC test case 2 where the kernel has a capability of its own for HMAC:
- * against RFC 2202's and RFC 4231's digests, or where they have none
- * (SHA-512/t), against core/hmac.c's code over the kernel's compress
- * function. */
-static bool check_hmac(enum fd_family family, const fd_kernel *kernel, char *reason,
-                       size_t reason_len)
-{
-    const fd_kernel plain = without_capabilities(kernel);
     enum fd_algorithm_id ids[2];
-    uint8_t expected[FD_MAX_DIGEST_LEN], actual[FD_MAX_DIGEST_LEN];
-
-    if (!fd_has_hmac_key(family, kernel) && !fd_has_hmac_finish(family, kernel))
-        return true;
-    for (size_t i = 0; i < widest_and_narrowest(family, ids); i++) {
-        const fd_algorithm *algorithm = &fd_algorithms[ids[i]];
-        fd_hmac_with(kernel, ids[i], (const uint8_t *)hmac_key, sizeof hmac_key - 1,
-                     (const uint8_t *)hmac_message, sizeof hmac_message - 1, actual);
-        if (hmac_hex[ids[i]] != NULL) {
-            if (!equals_hex(actual, hmac_hex[ids[i]], algorithm->digest_len))
-                return refuse(reason, reason_len,
-                              "its HMAC-%s of test case 2 (RFC %s) is wrong, with its own HMAC "
-                              "key setup or end",
-                              algorithm->name,
-                              family == FD_FAMILY_MD5 || family == FD_FAMILY_SHA1 ? "2202"
-                                                                                  : "4231");
-            continue;
-        }
-        fd_hmac_with(&plain, ids[i], (const uint8_t *)hmac_key, sizeof hmac_key - 1,
-                     (const uint8_t *)hmac_message, sizeof hmac_message - 1, expected);
-        if (memcmp(expected, actual, algorithm->digest_len) != 0)
-            return refuse(reason, reason_len,
-                          "its HMAC-%s with its own HMAC key setup or end differs from HMAC over "
-                          "its compress function",
-                          algorithm->name);
-    }
-    return true;
-}
-
-/* The kernel's PBKDF2 loop (one output block) and its PBKDF2 lanes (as many
- * blocks as it has lanes) against core/hmac.c's loop over the kernel's
- * compress function, for the family's widest algorithm: each block
- * compared costs six compressions twice over, and the self-test derives
- * keys of every algorithm against hashlib. */
-static bool check_pbkdf2(enum fd_family family, const fd_kernel *kernel, char *reason,
-                         size_t reason_len)
-{
-    const fd_kernel plain = without_capabilities(kernel);
-    const unsigned lanes = kernel->pbkdf2_lanes.lanes;
-    const enum fd_algorithm_id id = vectors_of_family[family]->widest;
     uint8_t expected[PBKDF2_MAX_BLOCKS * FD_MAX_DIGEST_LEN];
 
-    if (!fd_has_pbkdf2(family, kernel) && lanes == 0)
-        return true;
-    derive(&plain, NULL, id, lanes > 1 ? lanes : 1, expected);
-    if (fd_has_pbkdf2(family, kernel) && !derives(kernel, NULL, id, 1, expected))
-        return refuse(reason, reason_len,
-                      "its PBKDF2-HMAC-%s loop differs from the loop over its compress function",
-                      fd_algorithms[id].name);
-    if (lanes != 0 && !derives(kernel, NULL, id, lanes, expected))
-        return refuse(reason, reason_len,
-                      "its PBKDF2-HMAC-%s lanes (%u blocks at once) differ from one block at a "
-                      "time",
-                      fd_algorithms[id].name, lanes);
-    return true;
-}
-
-bool fd_check_kernel(enum fd_family family, const fd_kernel *kernel, bool spoil, char *reason,
-                     size_t reason_len)
-{
     assert((unsigned)family < FD_FAMILY_COUNT);
-    return check_message_digests(family, kernel, spoil, reason, reason_len) &&
-           check_hmac(family, kernel, reason, reason_len) &&
-           check_pbkdf2(family, kernel, reason, reason_len);
-}
-
-/* ---- multi-buffer kernels ------------------------------------------------- */
-
-/* A batch of a kernel's lanes and two more messages: two lanes take a
- * second message, and the last ones drain. */
-#define EXTRA_MESSAGES 2
-#define MAX_BATCH (FD_BATCH_MAX_LANES + EXTRA_MESSAGES)
-/* Message 2 is read in place in runs of several blocks: longer than the
- * batch driver copies into a lane (core/batch.c's SHORT_MESSAGE_BLOCKS). */
-#define LONG_MESSAGE_BLOCKS 5
-
-/* The length of batch message m (m >= 2): under two blocks, differing from
- * one message to the next by a few bytes more than half a block, so that
- * neighbouring lanes end at different blocks (padded, one to three). */
-static size_t generated_length(enum fd_family family, size_t m)
-{
-    const size_t block_len = fd_family(family)->block_len;
-
-    if (m == 2)
-        return LONG_MESSAGE_BLOCKS * block_len + 7;
-    return (m * (block_len / 2 + 5)) % (2 * block_len);
-}
-
-/* The longest batch's bytes, and a byte of room before each message so
- * that they start at addresses of every alignment. */
-#define BATCH_BYTES                                                          \
-    (3 + 2 * FD_MAX_BLOCK_LEN + LONG_MESSAGE_BLOCKS * FD_MAX_BLOCK_LEN + 7 + \
-     (MAX_BATCH - 3) * 2 * FD_MAX_BLOCK_LEN + MAX_BATCH)
-
-/* Three PBKDF2 output blocks through the lanes: more than one and fewer than
- * any kernel's lanes, so that some lanes idle. */
-#define PBKDF2_LANE_BLOCKS 3
-
-bool fd_check_multi_kernel(enum fd_family family, const fd_kernel *single,
-                           const fd_multi_kernel *multi, bool spoil, char *reason,
-                           size_t reason_len)
-{
-    const family_vectors *vectors = vectors_of_family[family];
-    const enum fd_algorithm_id id = vectors->widest;
-    const fd_algorithm *algorithm = &fd_algorithms[id];
-    const fd_kernel *portable = fd_kernel_lists[family];
-    const size_t count = multi->lanes + EXTRA_MESSAGES;
-    uint8_t bytes[BATCH_BYTES];
-    uint8_t digests[MAX_BATCH][FD_MAX_DIGEST_LEN];
-    uint8_t expected[FD_MAX_DIGEST_LEN];
-    fd_message messages[MAX_BATCH] = {{NULL, 0, NULL}};
-    size_t used = 0;
-
-    assert((unsigned)family < FD_FAMILY_COUNT);
-    assert(multi->lanes >= 2 && multi->lanes <= FD_BATCH_MAX_LANES);
-    /* The portable C ends every single-stream list. */
-    while (portable[1].name != NULL)
-        portable++;
-
-    for (size_t m = 0; m < count; m++) {
-        uint8_t *message = bytes + used + 1;
-        size_t len;
-        if (m == 0) {
-            len = 3;
-            memcpy(message, "abc", len);
-        }
-        else if (m == 1) {
-            len = strlen(vectors->two_block_message);
-            memcpy(message, vectors->two_block_message, len);
-        }
-        else {
-            len = generated_length(family, m);
-            for (size_t j = 0; j < len; j++)
-                message[j] = (uint8_t)(m * 151 + j * 13 + (j >> 8));
-        }
-        assert(used + 1 + len <= sizeof bytes);
-        messages[m] = (fd_message){.data = message, .len = len, .digest = digests[m]};
-        used += 1 + len;
-    }
-    fd_hash_many_using(multi, id, messages, count);
-    if (spoil)
-        digests[0][0] ^= 1;
-
-    for (size_t m = 0; m < count; m++) {
-        const char *hex = m == 0 ? vectors->abc_hex : m == 1 ? vectors->two_block_hex : NULL;
-        if (hex != NULL) {
-            if (!equals_hex(digests[m], hex, algorithm->digest_len))
+    for (size_t i = 0; i < widest_and_narrowest(family, ids); i++) {
+        const enum fd_algorithm_id id = ids[i];
+        const char *name = fd_algorithms[id].name;
+        if (multi != NULL) {
+            /* PBKDF2 goes through these lanes where the single-stream kernel
+             * has none of its own; here from one block on, so that the three
+             * blocks take them. */
+            fd_kernel without_lanes = *single;
+            fd_multi_kernel every_count = *multi;
+            if (multi->pbkdf2.min_blocks == 0)
+                return true;
+            without_lanes.pbkdf2_lanes.lanes = 0;
+            every_count.pbkdf2.min_blocks = 1;
+            derive(single, NULL, id, PBKDF2_LANE_BLOCKS, expected);
+            if (!derives(&without_lanes, &every_count, id, PBKDF2_LANE_BLOCKS, expected))
                 return refuse(reason, reason_len,
-                              "its %s of batch message %zu (%zu bytes, %s) is wrong",
-                              algorithm->name, m, messages[m].len, vectors->source);
+                              "its PBKDF2-HMAC-%s of %d blocks through its lanes differs from one "
+                              "block at a time",
+                              name, PBKDF2_LANE_BLOCKS);
             continue;
         }
-        fd_hash_with(portable, id, messages[m].data, messages[m].len, expected);
-        if (memcmp(digests[m], expected, algorithm->digest_len) != 0)
+        const unsigned lanes = single->pbkdf2_lanes.lanes;
+        fd_kernel plain = {.name = single->name, .required_features = single->required_features};
+        plain.blocks = single->blocks;
+        if (!fd_has_pbkdf2(family, single) && lanes == 0)
+            return true;
+        derive(&plain, NULL, id, lanes > 1 ? lanes : 1, expected);
+        if (fd_has_pbkdf2(family, single) && !derives(single, NULL, id, 1, expected))
             return refuse(reason, reason_len,
-                          "its %s of batch message %zu (%zu bytes) differs from the portable C",
-                          algorithm->name, m, messages[m].len);
-    }
-
-    /* PBKDF2 goes through these lanes only where the single-stream kernel
-     * has none of its own; from one block on here, so that the three blocks
-     * take them. The widest algorithm only, as check_pbkdf2. */
-    if (multi->pbkdf2.min_blocks != 0 && single->pbkdf2_lanes.lanes == 0) {
-        fd_multi_kernel every_count = *multi;
-        uint8_t one_at_a_time[PBKDF2_MAX_BLOCKS * FD_MAX_DIGEST_LEN];
-        every_count.pbkdf2.min_blocks = 1;
-        derive(single, NULL, id, PBKDF2_LANE_BLOCKS, one_at_a_time);
-        if (!derives(single, &every_count, id, PBKDF2_LANE_BLOCKS, one_at_a_time))
+                          "its PBKDF2-HMAC-%s loop differs from the loop over its compress "
+                          "function",
+                          name);
+        if (lanes != 0 && !derives(single, NULL, id, lanes, expected))
             return refuse(reason, reason_len,
-                          "its PBKDF2-HMAC-%s of %d blocks through its lanes differs from one "
-                          "block at a time",
-                          algorithm->name, PBKDF2_LANE_BLOCKS);
+                          "its PBKDF2-HMAC-%s lanes (%u blocks at once) differ from one block at "
+                          "a time",
+                          name, lanes);
     }
     return true;
 }

@@ -18,14 +18,13 @@
 #include "dispatch/dispatch.h"
 #include "kernels/kernel.h"
 
-/* Checks a single-stream kernel of `family`: published digests of a
- * one-block message through the stream layer and of a two-block message
- * compressed in one call from an odd address; then each optional
- * capability the kernel has (the HMAC key blocks, the HMAC end, the PBKDF2
- * loop and its lanes), for the family's algorithms of the longest and the
- * shortest digest. Returns true when every result is right; otherwise
- * false, with the first wrong one described in `reason` (NUL-terminated,
- * cut to reason_len).
+/* Checks a single-stream kernel of `family`, at import: the published
+ * digests of a one-block and a two-block message, each compressed in one
+ * call from an odd address; and, where the kernel has HMAC code of its own
+ * (the key blocks, the end), HMAC test case 2 of RFC 2202 or RFC 4231 for
+ * the family's algorithms of the longest and the shortest digest. Returns
+ * true when every result is right; otherwise false, with the first wrong
+ * one described in `reason` (NUL-terminated, cut to reason_len).
  *
  * With `spoil`, the first digest is changed by one bit before it is
  * compared, as a wrong kernel's would be: the extension's test hook for
@@ -36,19 +35,27 @@
 bool fd_check_kernel(enum fd_family family, const fd_kernel *kernel, bool spoil, char *reason,
                      size_t reason_len);
 
-/* Checks a multi-buffer kernel of `family` beside `single`, a single-stream
- * kernel of the family that passed fd_check_kernel: a batch of more
- * messages than it has lanes, each different, of lengths that end at
- * different blocks (some lanes take a second message, one message is
- * long enough to be read in place), through the batch driver; two carry
- * published digests, the others are compared with the portable C. Then, if
- * the family would run PBKDF2 through these lanes (single has no lanes of
- * its own), three output blocks through them against one block at a time.
- * Returns and spoils as fd_check_kernel. The CPU must have both kernels'
- * required features. */
+/* Checks a multi-buffer kernel of `family`, at import, beside `single`, a
+ * single-stream kernel of the family that passed fd_check_kernel: two
+ * blocks in one call, every lane hashing the published two-block message
+ * at its own alignment; then one block in one call, every lane hashing its
+ * own message at its own alignment (lane 0 "abc", against its published
+ * digest; the others against `single`'s digests). Returns and spoils as
+ * fd_check_kernel. The CPU must have both kernels' required features. */
 bool fd_check_multi_kernel(enum fd_family family, const fd_kernel *single,
                            const fd_multi_kernel *multi, bool spoil, char *reason,
                            size_t reason_len);
+
+/* Checks PBKDF2 through the kernels' own code, which the import leaves
+ * out: with multi NULL, single's PBKDF2 loop (one output block) and its
+ * PBKDF2 lanes (as many blocks as it has lanes); else multi's lanes,
+ * beside single without lanes of its own, for three blocks. Each against
+ * core/hmac.c's loop, one block at a time, over single's compress function,
+ * for the family's algorithms of the longest and the shortest digest.
+ * Returns as fd_check_kernel; true where there is no such code. The
+ * self-test and the C drivers run it. */
+bool fd_check_pbkdf2(enum fd_family family, const fd_kernel *single, const fd_multi_kernel *multi,
+                     char *reason, size_t reason_len);
 
 /* fd_select_checked_kernels_from over the build's lists with the checks
  * above: the extension's selection. `spoiled` is NULL or a comma-separated

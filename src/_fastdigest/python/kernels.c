@@ -230,9 +230,10 @@ error:
 
 PyDoc_STRVAR(check_kernel_doc,
              "_check_kernel($module, kernel, algorithm, /)\n--\n\n"
-             "Run the known-answer check of the import on the kernel of that name in the\n"
+             "Run the import's known-answer check on the kernel of that name in the\n"
              "algorithm's family (a multi-buffer kernel beside the family's active\n"
-             "single-stream kernel). Returns None when it passes, else why it failed.");
+             "single-stream kernel), and the check of its PBKDF2 code, which the import\n"
+             "leaves out. Returns None when both pass, else why one failed.");
 
 static PyObject *fastdigest_check_kernel(PyObject *Py_UNUSED(module), PyObject *args)
 {
@@ -243,12 +244,13 @@ static PyObject *fastdigest_check_kernel(PyObject *Py_UNUSED(module), PyObject *
     if (!PyArg_ParseTuple(args, "ss:_check_kernel", &kernel_name, &algorithm_name) ||
         find_kernel(kernel_name, algorithm_name, &ref) < 0)
         return NULL;
-    const fd_kernel single = fd_active_kernels[ref.family];
+    const fd_kernel active = fd_active_kernels[ref.family];
+    const fd_kernel *single = ref.single != NULL ? ref.single : &active;
     bool passed = ref.single != NULL
-                      ? fd_check_kernel(ref.family, ref.single, false, reason, sizeof reason)
-                      : fd_check_multi_kernel(ref.family, &single, ref.multi, false, reason,
+                      ? fd_check_kernel(ref.family, single, false, reason, sizeof reason)
+                      : fd_check_multi_kernel(ref.family, single, ref.multi, false, reason,
                                               sizeof reason);
-    if (passed)
+    if (passed && fd_check_pbkdf2(ref.family, single, ref.multi, reason, sizeof reason))
         Py_RETURN_NONE;
     return PyUnicode_FromString(reason);
 }
