@@ -39,7 +39,10 @@ static void family_algorithms(enum fd_family family, char *out, size_t out_len)
     }
 }
 
-int fd_warn_refused_kernels(void)
+/* A RuntimeWarning for each kernel the selection refused, or ImportError
+ * (binding.h's fd_kernels_module_exec). 0, or -1 with an exception set (a
+ * warning turned into an error included). */
+static int warn_refused_kernels(void)
 {
     size_t count;
     const fd_kernel_failure *failures = fd_kernel_failures(&count);
@@ -428,5 +431,7 @@ static PyMethodDef kernel_functions[] = {
 
 int fd_kernels_module_exec(PyObject *module, fd_module_state *Py_UNUSED(state))
 {
+    if (warn_refused_kernels() < 0)
+        return -1;
     return PyModule_AddFunctions(module, kernel_functions);
 }

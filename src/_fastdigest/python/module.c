@@ -613,10 +613,11 @@ static int module_exec(PyObject *module)
 
     if (set_up_process() < 0)
         return -1;
-    /* Every interpreter that imports the module is told which kernels the
-     * selection refused, from its process-wide record, which set_up_process
-     * published. */
-    if (fd_warn_refused_kernels() < 0)
+    /* The kernels: a warning for each the selection refused, from its
+     * process-wide record (which set_up_process published), in every
+     * interpreter that imports the module; and the functions the self-test
+     * runs them through. */
+    if (fd_kernels_module_exec(module, state) < 0)
         return -1;
 
     /* What the running CPython's hashlib does, before anything that reads it. */
@@ -667,7 +668,7 @@ static int module_exec(PyObject *module)
     }
     if (fd_hmac_module_exec(module, state) < 0 || fd_resume_module_exec(module, state) < 0 ||
         fd_arrow_module_exec(module, state) < 0 || fd_surrogate_module_exec(module, state) < 0 ||
-        fd_files_module_exec(module, state) < 0 || fd_kernels_module_exec(module, state) < 0)
+        fd_files_module_exec(module, state) < 0)
         return -1;
     return fd_batch_module_exec(module, state);
 }
