@@ -5,10 +5,10 @@
  * As Linux's crypto self-tests run each implementation's vectors when it
  * registers, the extension checks every kernel the selection is about to
  * install (fd_select_checked_kernels), and the self-test every kernel the
- * CPU runs, with the same checks. The checks run each kernel directly (core/
- * algorithms.h's fd_hash_with and its kin), never by installing it, so
- * they change nothing global and may run while other threads hash. Plain
- * C: no Python.h. */
+ * CPU runs, with the same checks and fd_check_pbkdf2. The checks call each
+ * kernel directly (fd_check_pbkdf2 through core/hmac.c's
+ * fd_pbkdf2_hmac_with), never by installing it, so they change nothing
+ * global and may run while other threads hash. Plain C: no Python.h. */
 #ifndef FD_CORE_KNOWN_ANSWERS_H
 #define FD_CORE_KNOWN_ANSWERS_H
 
