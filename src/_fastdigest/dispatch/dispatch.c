@@ -289,9 +289,15 @@ static bool has_features(uint32_t required, uint32_t features)
     return (required & ~features) == 0;
 }
 
-/* The rows of a list a selection may refuse, one bit each. */
+/* The rows of a list a selection has refused, one bit each: a list's first
+ * MAX_ROWS_PER_LIST rows are its candidates (the build's have a handful). */
 typedef uint64_t row_set;
 #define MAX_ROWS_PER_LIST 64
+
+static bool is_candidate(row_set refused, size_t row)
+{
+    return row < MAX_ROWS_PER_LIST && ((refused >> row) & 1) == 0;
+}
 
 /* fd_choose_multi_kernel over `list`, passing over the rows in `refused`. */
 static const fd_multi_kernel *choose_multi_kernel(const fd_multi_kernel *list,
@@ -306,13 +312,12 @@ static const fd_multi_kernel *choose_multi_kernel(const fd_multi_kernel *list,
             continue;
         for (size_t row = 0; list[row].name != NULL; row++) {
             if (strcmp(list[row].name, exception->kernel) == 0 &&
-                has_features(list[row].required_features, features) && ((refused >> row) & 1) == 0)
+                has_features(list[row].required_features, features) && is_candidate(refused, row))
                 return &list[row];
         }
     }
     for (size_t row = 0; list[row].name != NULL; row++) {
-        assert(row < MAX_ROWS_PER_LIST);
-        if (has_features(list[row].required_features, features) && ((refused >> row) & 1) == 0)
+        if (has_features(list[row].required_features, features) && is_candidate(refused, row))
             return &list[row];
     }
     return NULL;
@@ -431,7 +436,7 @@ static const fd_multi_kernel *select_multi_kernel(const fd_multi_kernel *list,
                                        sizeof reason))
             return multi;
         record_failure(family, multi->name, true, false, reason);
-        assert(multi - list < MAX_ROWS_PER_LIST);
+        /* A candidate's row is below MAX_ROWS_PER_LIST. */
         refused |= (row_set)1 << (multi - list);
     }
 }
