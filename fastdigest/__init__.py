@@ -45,6 +45,8 @@ __all__ = [
     'HASH',
     'DigestArray',
     'DigestStream',
+    'KernelReport',
+    'SelfTestReport',
     'algorithms_available',
     'algorithms_guaranteed',
     'batch_implementation',
@@ -64,6 +66,7 @@ __all__ = [
     'md5',
     'new',
     'pbkdf2_hmac',
+    'self_test',
     'set_gil_minsize',
     'sha1',
     'sha224',
@@ -111,6 +114,9 @@ _FROM_HASHLIB = frozenset(
     )
 )
 _SETS_FROM_HASHLIB = frozenset(('algorithms_available', 'algorithms_guaranteed'))
+# The types self_test() returns, defined with it in _self_test, which is imported on first use (a star
+# import of fastdigest included): it needs typing, which the command line's start-up does without.
+_FROM_SELF_TEST = frozenset(('KernelReport', 'SelfTestReport'))
 
 _stdlib_modules = {}
 
@@ -185,6 +191,10 @@ def __getattr__(name):
     elif name == 'algorithms_available':
         # hashlib's set, which on any OpenSSL build already names the eight.
         value = frozenset(_stdlib_hashlib().algorithms_available | implementation.keys())
+    elif name in _FROM_SELF_TEST:
+        from fastdigest import _self_test
+
+        value = getattr(_self_test, name)
     else:
         raise AttributeError(f'module {__name__!r} has no attribute {name!r}')
     globals()[name] = value
@@ -193,7 +203,15 @@ def __getattr__(name):
 
 def __dir__():
     present = (name for name in _FROM_HASHLIB if hasattr(_stdlib_hashlib(), name))
-    return sorted({*globals(), *present, *_SETS_FROM_HASHLIB})
+    return sorted({*globals(), *present, *_SETS_FROM_HASHLIB, *_FROM_SELF_TEST})
+
+
+def self_test(*, seed=None):
+    """Run every kernel this CPU runs against known answers and the standard library; see the stubs
+    (fastdigest/__init__.pyi) for what it returns."""
+    from fastdigest import _self_test
+
+    return _self_test.run(seed)
 
 
 def file_digest(fileobj, digest, /, *, _bufsize=2**18):

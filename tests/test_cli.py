@@ -738,6 +738,7 @@ NOT_FOR_EVERY_RUN = {
     'locale',  # quoting a non-ASCII name in a message
     'unicodedata',
     'importlib.metadata',  # --version
+    'fastdigest._self_test',  # --self-test
     'fastdigest.cli.check',  # only with --check
     'fastdigest.cli.names',  # escaping or quoting a name (the run below needs neither)
     'typing',

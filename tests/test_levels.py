@@ -6,6 +6,10 @@ then other kernels run: FASTDIGEST_DISABLE hides features from the dispatcher, a
 them, and FASTDIGEST_BACKEND=portable forces the portable C everywhere. Each level is a job of the
 `jobs` pool (conftest.py), so the levels run side by side with the C driver and the hardening jobs.
 
+Among the child runs' files is test_self_test.py: fastdigest.self_test() runs every kernel the level
+leaves this CPU, against the known answers and hashlib, and checks that the level's own kernels are the
+active ones (the test below checks that it ran).
+
 Left out of the child runs: test_typing.py (mypy reads the stubs and runs no kernel). The rest of the
 heavy tier does not depend on the level: the C driver and the fuzzers run every kernel themselves, the
 multi-gigabyte updates test the stream layer's lengths, and Dask and Spark run the same digest_array as
@@ -47,6 +51,9 @@ LEVELS = {
 
 REPORTED_KERNELS = re.compile(r'^fastdigest kernels: (\{.*\}) batch: (\{.*\})$', re.MULTILINE)
 SUMMARY = re.compile(r'(\d+) passed')
+# The self-test's file in the child's progress lines: every test passed (a dot) or was skipped (an s:
+# the one about AVX-512 where the level hides it), none failed.
+SELF_TEST_RAN = re.compile(r'^tests/test_self_test\.py \.[.s]* ', re.MULTILINE)
 
 
 def child_run():
@@ -88,3 +95,4 @@ def test_quick_tier_at_level(level, jobs):
                 assert not kernel.startswith(prefix), (level, kernels)
     passed = SUMMARY.findall(output)
     assert passed and int(passed[-1]) > 1000, output[-4000:]
+    assert SELF_TEST_RAN.search(output), output[-4000:]

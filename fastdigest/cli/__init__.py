@@ -73,6 +73,8 @@ def run(
         stdout.write(f'{PROGRAM} (fastdigest) {_version()}\n'.encode())
         stdout.flush()
         return 0
+    if options.self_test:
+        return _self_test(stdout)
 
     runner = Runner(options, stdin, stdout, stderr)
     work: Callable[[], bool]
@@ -100,6 +102,16 @@ def run(
         runner.hasher.shutdown()
         runner.progress.clear()
     return 0 if ok else 1
+
+
+def _self_test(stdout: BinaryIO) -> int:
+    """--self-test: fastdigest.self_test()'s report, and status 1 if any result was wrong."""
+    from fastdigest import _self_test
+
+    report = _self_test.run()
+    stdout.write(_self_test.format_report(report).encode())
+    stdout.flush()
+    return 0 if report.passed else 1
 
 
 def _report_write_error(stderr: BinaryIO) -> None:

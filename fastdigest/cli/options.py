@@ -59,12 +59,15 @@ The following five options are useful only when verifying checksums:
       --strict          exit non-zero for improperly formatted checksum lines
   -w, --warn            warn about improperly formatted checksum lines
 
+      --self-test       run every hashing kernel this CPU runs against known
+                        answers and the standard library, print a report
+                        and exit: what to run on a new machine
       --help            display this help and exit
       --version         output version information and exit
 
 The output and the checks are those of GNU coreutils; several FILEs are hashed
 in parallel. Exit status: 0 if every file was read (and every check passed),
-1 otherwise.
+1 otherwise (with --self-test: if any result was wrong).
 """
 
 # The long options in the order getopt_long lists them when an abbreviation is
@@ -76,6 +79,7 @@ LONG_OPTIONS: tuple[tuple[str, bool], ...] = (
     ('ignore-missing', False),
     ('quiet', False),
     ('recursive', False),
+    ('self-test', False),
     ('status', False),
     ('strict', False),
     ('tag', False),
@@ -119,6 +123,7 @@ class Options:
         self.warn = False
         self.help = False
         self.version = False
+        self.self_test = False
         self.files: list[bytes] = []
 
     @property
@@ -164,6 +169,8 @@ def _apply_option(options: Options, name: str, value: str | None) -> None:
         options.binary = True
     elif name == 'ignore-missing':
         options.ignore_missing = True
+    elif name == 'self-test':
+        options.self_test = True
     elif name in ('warn', 'quiet', 'status'):
         # As in coreutils, these three override each other: the last one wins.
         options.warn = name == 'warn'
@@ -233,6 +240,8 @@ def parse_arguments(argv: Sequence[str | bytes]) -> Options:
 
 def validate_options(options: Options) -> None:
     """Reject the combinations coreutils rejects, with its messages, in its order."""
+    if options.self_test and options.files:
+        raise UsageError('the --self-test option takes no FILE')
     if options.tag and options.binary is False:
         raise UsageError('--tag does not support --text mode')
     if options.zero and options.check:

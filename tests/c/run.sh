@@ -11,6 +11,9 @@
 #             the other targets build them out); then tests/c/test_files.c,
 #             the file reader on files it writes under BUILD_DIR (native and
 #             sanitize: its system calls are the host's, whatever the CPU);
+#             tests/c/test_select.c, the selection's known-answer checks
+#             refusing kernels made wrong on purpose (native and sanitize:
+#             those kernels are portable C, the same on every CPU);
 #             and tests/c/wrong_family_row.c, whose rows with a kernel of the
 #             wrong family must not compile
 #   sanitize  the same with -fsanitize=address,undefined and -UNDEBUG: the
@@ -116,8 +119,9 @@ run_timed() {
 }
 
 # build DRIVER OUTPUT COMPILER EXTRA_FLAGS...: tests/c/DRIVER.c (test_core,
-# test_batch: the batch driver's and the multi-buffer kernels' own, or
-# test_files: the file reader's) with the shared test harness (harness.c),
+# test_batch: the batch driver's and the multi-buffer kernels' own,
+# test_files: the file reader's, or test_select: the checked selection's)
+# with the shared test harness (harness.c),
 # the kernels built on models of instructions the CPU may lack
 # (model_kernels.c) and the core sources.
 build() {
@@ -163,6 +167,8 @@ run_native() {
     run_timed "native batch" "$build_dir/test_batch"
     build test_files "$build_dir/test_files" "${CC:-gcc}"
     run_timed "native files" "$build_dir/test_files" "$build_dir"
+    build test_select "$build_dir/test_select" "${CC:-gcc}"
+    run_timed "native select" "$build_dir/test_select"
 }
 
 # The sanitizer builds' flags: -UNDEBUG keeps the core's assert()s in even
@@ -195,6 +201,11 @@ run_sanitize() {
     require_asserts "$build_dir/test_files-asan"
     ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1} \
         run_timed "sanitize files" "$build_dir/test_files-asan" "$build_dir"
+    build test_select "$build_dir/test_select-asan" "${CC:-gcc}" "${sanitize_flags[@]}" \
+        -fno-omit-frame-pointer
+    require_asserts "$build_dir/test_select-asan"
+    ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1} \
+        run_timed "sanitize select" "$build_dir/test_select-asan"
 }
 
 run_aarch64() {

@@ -9,6 +9,8 @@
  *   - the kernel called directly: random chaining values, 1..9 blocks, each
  *     lane's blocks in an allocation of exactly the bytes it may read at a
  *     random offset, against the portable single-stream kernel lane by lane;
+ *   - the import's known-answer check (core/known_answers.h): it passes,
+ *     and fails when spoiled;
  *   - fd_hash_many with the kernel installed, for every batch size from 0
  *     to three times the lane count plus one (so every partial group), of
  *     random lengths from 0 to four blocks plus a tail; batches whose last
@@ -45,6 +47,7 @@
 #include "core/algorithms.h"
 #include "core/batch.h"
 #include "core/hmac.h"
+#include "core/known_answers.h"
 #include "dispatch/dispatch.h"
 #include "harness.h"
 
@@ -520,6 +523,26 @@ static void test_pipeline(group_tally *tally)
     free(chunk_starts);
 }
 
+/* The import's known-answer check of a multi-buffer kernel (core/
+ * known_answers.h) passes on this CPU beside the selected single-stream
+ * kernel, so that it refuses no right kernel, and fails when spoiled; the
+ * self-test's PBKDF2 check passes too. */
+static void test_known_answers(enum fd_family family, const fd_kernel *single,
+                               const fd_multi_kernel *multi, group_tally *tally)
+{
+    char reason[FD_KERNEL_FAILURE_REASON_LEN] = "";
+
+    check(tally, fd_check_multi_kernel(family, single, multi, false, reason, sizeof reason),
+          "the known-answer check refuses %s: %s", multi->name, reason);
+    reason[0] = '\0';
+    check(tally,
+          !fd_check_multi_kernel(family, single, multi, true, reason, sizeof reason) &&
+              reason[0] != 0,
+          "the known-answer check, spoiled, passes %s", multi->name);
+    check(tally, fd_check_pbkdf2(family, single, multi, reason, sizeof reason),
+          "the PBKDF2 check refuses %s: %s", multi->name, reason);
+}
+
 static void run_tests(void)
 {
     test_choice();
@@ -535,9 +558,11 @@ static void run_tests(void)
              kernel++) {
             if (!cpu_runs_or_say_skipped(family, kernel->name, kernel->required_features))
                 continue;
-            group_tally direct = {0, 0}, batches = {0, 0};
+            group_tally direct = {0, 0}, batches = {0, 0}, known = {0, 0};
             test_kernel_direct(family, kernel, &direct);
             report_group(family_names[f], kernel->name, "kernel vs portable", "", &direct);
+            test_known_answers(family, &selected_single[f], kernel, &known);
+            report_group(family_names[f], kernel->name, "known answers", "", &known);
             fd_use_multi_kernel(family, kernel);
             test_batches(family, kernel->lanes, false, &batches);
             report_group(family_names[f], kernel->name, "fd_hash_many", "", &batches);

@@ -18,7 +18,9 @@
  *     SHA-NI key setup are checked against hmac.c's generic paths; and
  *     PBKDF2 output lengths of 1 to 17 digests through every way of
  *     deriving blocks side by side (the kernel's own lanes, each
- *     multi-buffer kernel's lanes, one block at a time).
+ *     multi-buffer kernel's lanes, one block at a time);
+ *   - the import's known-answer check (core/known_answers.h): it passes,
+ *     and fails when spoiled.
  * Then, once, with the kernels fd_select_kernels picks, the portable state
  * format (state_format.c): the layout against the published initial values,
  * the same blob from every kernel, import and continuation against the
@@ -49,6 +51,7 @@
 #include "core/arrow_import.h"
 #include "core/hex.h"
 #include "core/hmac.h"
+#include "core/known_answers.h"
 #include "core/state_format.h"
 #include "dispatch/dispatch.h"
 #include "harness.h"
@@ -1158,13 +1161,32 @@ enum test_group {
     GROUP_RANDOM,
     GROUP_HMAC,
     GROUP_PBKDF2_LANES,
+    GROUP_KNOWN_ANSWERS,
     GROUP_COUNT
 };
 
 static const char *const group_names[GROUP_COUNT] = {
     "ShortMsg",  "LongMsg",     "Monte",       "RFC1321",      "splits",
-    "million-a", "vs-portable", "hmac-pbkdf2", "pbkdf2-lanes",
+    "million-a", "vs-portable", "hmac-pbkdf2", "pbkdf2-lanes", "known-answers",
 };
+
+/* The import's known-answer check (core/known_answers.h) passes for the
+ * kernel, on this CPU (and under qemu, on the ARM kernels and big-endian
+ * s390x), so that it refuses no right kernel; and fails when spoiled, so
+ * that it can fail. The self-test's PBKDF2 check passes too. */
+static void run_known_answers_test(enum fd_family family, const fd_kernel *kernel,
+                                   group_tally *tally)
+{
+    char reason[FD_KERNEL_FAILURE_REASON_LEN] = "";
+
+    check(tally, fd_check_kernel(family, kernel, false, reason, sizeof reason),
+          "the known-answer check refuses %s: %s", kernel->name, reason);
+    reason[0] = '\0';
+    check(tally, !fd_check_kernel(family, kernel, true, reason, sizeof reason) && reason[0] != 0,
+          "the known-answer check, spoiled, passes %s", kernel->name);
+    check(tally, fd_check_pbkdf2(family, kernel, NULL, reason, sizeof reason),
+          "the PBKDF2 check refuses %s: %s", kernel->name, reason);
+}
 
 static void run_kernel(enum fd_family family, const fd_kernel *kernel, bool run_monte)
 {
@@ -1213,6 +1235,8 @@ static void run_kernel(enum fd_family family, const fd_kernel *kernel, bool run_
     }
     if (group_ran[GROUP_RANDOM])
         run_random_kernel_test(family, kernel, &tallies[GROUP_RANDOM]);
+    run_known_answers_test(family, kernel, &tallies[GROUP_KNOWN_ANSWERS]);
+    group_ran[GROUP_KNOWN_ANSWERS] = true;
 
     for (int g = 0; g < GROUP_COUNT; g++) {
         if (group_ran[g])

@@ -65,11 +65,13 @@ static const fd_any_chain sha512_256_iv = {.sha512 = {{
 
 /* ---- the functions of the descriptors ------------------------------------- */
 
-/* Each family's update: buffer.h's, with the family built in. */
-#define FAMILY_UPDATE(family, FAMILY, ...)                                             \
-    static void family##_update(fd_hash_state *state, const uint8_t *data, size_t len) \
-    {                                                                                  \
-        fd_stream_update(FD_FAMILY_##FAMILY, state, data, len);                        \
+/* Each family's update: buffer.h's, with the family and its active kernel
+ * built in. */
+#define FAMILY_UPDATE(family, FAMILY, ...)                                                        \
+    static void family##_update(fd_hash_state *state, const uint8_t *data, size_t len)            \
+    {                                                                                             \
+        fd_stream_update(FD_FAMILY_##FAMILY, &fd_active_kernels[FD_FAMILY_##FAMILY], state, data, \
+                         len);                                                                    \
     }
 FD_FAMILIES(FAMILY_UPDATE)
 #undef FAMILY_UPDATE
@@ -77,17 +79,18 @@ FD_FAMILIES(FAMILY_UPDATE)
 /* Each algorithm's init (its IV, of its family's chain type) and final (its
  * digest length); the digest is whole 32-bit words of its family's chain
  * (buffer.h's final and the HMAC and PBKDF2 code store it word by word). */
-#define ALGORITHM_FUNCTIONS(algorithm, ALGORITHM, family, FAMILY, digest_len)              \
-    _Static_assert((digest_len) % 4 == 0 && (digest_len) <= sizeof(fd_##family##_chain),   \
-                   #algorithm "'s digest is whole 32-bit words of its chain");             \
-    static void algorithm##_init(fd_hash_state *state)                                     \
-    {                                                                                      \
-        const fd_##family##_chain *iv = &algorithm##_iv.family; /* of its family's type */ \
-        fd_stream_init(FD_FAMILY_##FAMILY, state, iv);                                     \
-    }                                                                                      \
-    static void algorithm##_final(fd_hash_state *state, uint8_t *out)                      \
-    {                                                                                      \
-        fd_stream_final(FD_FAMILY_##FAMILY, state, out, digest_len);                       \
+#define ALGORITHM_FUNCTIONS(algorithm, ALGORITHM, family, FAMILY, digest_len)                   \
+    _Static_assert((digest_len) % 4 == 0 && (digest_len) <= sizeof(fd_##family##_chain),        \
+                   #algorithm "'s digest is whole 32-bit words of its chain");                  \
+    static void algorithm##_init(fd_hash_state *state)                                          \
+    {                                                                                           \
+        const fd_##family##_chain *iv = &algorithm##_iv.family; /* of its family's type */      \
+        fd_stream_init(FD_FAMILY_##FAMILY, state, iv);                                          \
+    }                                                                                           \
+    static void algorithm##_final(fd_hash_state *state, uint8_t *out)                           \
+    {                                                                                           \
+        fd_stream_final(FD_FAMILY_##FAMILY, &fd_active_kernels[FD_FAMILY_##FAMILY], state, out, \
+                        digest_len);                                                            \
     }
 FD_ALGORITHMS(ALGORITHM_FUNCTIONS)
 #undef ALGORITHM_FUNCTIONS
@@ -115,6 +118,49 @@ void fd_hash(enum fd_algorithm_id id, const uint8_t *data, size_t len, uint8_t *
     algorithm->init(&state);
     algorithm->update(&state, data, len);
     algorithm->final(&state, out);
+    fd_secure_zero(&state, algorithm->state_len);
+}
+
+void fd_update_with(const fd_kernel *kernel, const fd_algorithm *algorithm, fd_hash_state *state,
+                    const uint8_t *data, size_t len)
+{
+    switch (algorithm->family) {
+#define UPDATE_WITH_CASE(name, NAME, ...)                             \
+    case FD_FAMILY_##NAME:                                            \
+        fd_stream_update(FD_FAMILY_##NAME, kernel, state, data, len); \
+        break;
+        FD_FAMILIES(UPDATE_WITH_CASE)
+#undef UPDATE_WITH_CASE
+    case FD_FAMILY_COUNT:
+        break;
+    }
+}
+
+void fd_final_with(const fd_kernel *kernel, const fd_algorithm *algorithm, fd_hash_state *state,
+                   uint8_t *out)
+{
+    switch (algorithm->family) {
+#define FINAL_WITH_CASE(name, NAME, ...)                                              \
+    case FD_FAMILY_##NAME:                                                            \
+        fd_stream_final(FD_FAMILY_##NAME, kernel, state, out, algorithm->digest_len); \
+        break;
+        FD_FAMILIES(FINAL_WITH_CASE)
+#undef FINAL_WITH_CASE
+    case FD_FAMILY_COUNT:
+        break;
+    }
+}
+
+void fd_hash_with(const fd_kernel *kernel, enum fd_algorithm_id id, const uint8_t *data, size_t len,
+                  uint8_t *out)
+{
+    assert((unsigned)id < FD_ALGORITHM_COUNT);
+    const fd_algorithm *algorithm = &fd_algorithms[id];
+    fd_hash_state state;
+
+    algorithm->init(&state);
+    fd_update_with(kernel, algorithm, &state, data, len);
+    fd_final_with(kernel, algorithm, &state, out);
     fd_secure_zero(&state, algorithm->state_len);
 }
 

@@ -9,6 +9,7 @@
 #include <stdint.h>
 
 #include "core/family.h"
+#include "dispatch/dispatch.h"
 #include "kernels/compiler.h"
 #include "kernels/kernel.h"
 
@@ -74,6 +75,19 @@ static FD_ALWAYS_INLINE size_t fd_family_digest_len(enum fd_family family, size_
 
 /* One-shot: out receives fd_algorithms[id].digest_len bytes. */
 void fd_hash(enum fd_algorithm_id id, const uint8_t *data, size_t len, uint8_t *out);
+
+/* A descriptor's update and final, and the one-shot, with `kernel`, a
+ * single-stream kernel of the algorithm's family, in place of the family's
+ * active one: the known-answer checks and the self-test (core/
+ * known_answers.h) run a kernel so without installing it, so that other
+ * threads hashing meanwhile keep theirs. They read and write nothing
+ * global. The caller guarantees the CPU has kernel->required_features. */
+void fd_update_with(const fd_kernel *kernel, const fd_algorithm *algorithm, fd_hash_state *state,
+                    const uint8_t *data, size_t len);
+void fd_final_with(const fd_kernel *kernel, const fd_algorithm *algorithm, fd_hash_state *state,
+                   uint8_t *out);
+void fd_hash_with(const fd_kernel *kernel, enum fd_algorithm_id id, const uint8_t *data, size_t len,
+                  uint8_t *out);
 
 /* Overwrites len bytes in a way the compiler may not elide, for wiping
  * states that held secret-derived data. */

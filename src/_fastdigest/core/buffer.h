@@ -1,5 +1,5 @@
-/* The stream layer of every hash family: init, update and final over the
- * family's active kernel, with the one block-buffering routine.
+/* The stream layer of every hash family: init, update and final over a
+ * kernel of the family, with the one block-buffering routine.
  *
  * MD5, SHA-1 and SHA-2 are all Merkle-Damgard hashes over fixed-size blocks:
  * they differ only in block length, compression function and the width and
@@ -14,8 +14,11 @@
  * Each function takes the family as a constant at every call site
  * (core/algorithms.c's update and final of each family), so the compiler
  * inlines them per family with its block length and byte order built in,
- * and the indirect call of the active kernel is the dispatch, nothing
- * more. */
+ * and the indirect call of the kernel is the dispatch, nothing more. The
+ * kernel is an argument: the descriptors' functions pass the family's
+ * active kernel (its address a constant, read at the call as before), and
+ * the known-answer checks and the self-test a kernel of their choosing,
+ * without installing it where other threads hash. */
 #ifndef FD_BUFFER_H
 #define FD_BUFFER_H
 
@@ -27,13 +30,6 @@
 #include "core/family.h"
 #include "dispatch/dispatch.h"
 
-/* Compresses nblocks blocks onto chain with the family's active kernel. */
-static FD_ALWAYS_INLINE void fd_compress_active(enum fd_family family, void *chain,
-                                                const uint8_t *blocks, size_t nblocks)
-{
-    fd_call_blocks(family, &fd_active_kernels[family], chain, blocks, nblocks);
-}
-
 /* Starts a state of the family from its initial chain (a chain of the
  * family: the algorithm's IV). */
 static FD_ALWAYS_INLINE void fd_stream_init(enum fd_family family, fd_hash_state *state,
@@ -43,11 +39,12 @@ static FD_ALWAYS_INLINE void fd_stream_init(enum fd_family family, fd_hash_state
     *fd_state_byte_count(family, state) = 0;
 }
 
-/* Absorbs len bytes of data. Whole blocks are compressed straight from data,
- * in one call; only a partial block at either end is copied into the
- * state's block buffer. data may be NULL when len is 0. */
-static FD_ALWAYS_INLINE void fd_stream_update(enum fd_family family, fd_hash_state *state,
-                                              const uint8_t *data, size_t len)
+/* Absorbs len bytes of data with kernel, a kernel of the family. Whole
+ * blocks are compressed straight from data, in one call; only a partial
+ * block at either end is copied into the state's block buffer. data may be
+ * NULL when len is 0. */
+static FD_ALWAYS_INLINE void fd_stream_update(enum fd_family family, const fd_kernel *kernel,
+                                              fd_hash_state *state, const uint8_t *data, size_t len)
 {
     const size_t block_len = fd_family(family)->block_len;
     void *chain = fd_state_chain(family, state);
@@ -65,13 +62,13 @@ static FD_ALWAYS_INLINE void fd_stream_update(enum fd_family family, fd_hash_sta
             return;
         }
         memcpy(block + used, data, room);
-        fd_compress_active(family, chain, block, 1);
+        fd_call_blocks(family, kernel, chain, block, 1);
         data += room;
         len -= room;
     }
     size_t nblocks = len / block_len;
     if (nblocks != 0) {
-        fd_compress_active(family, chain, data, nblocks);
+        fd_call_blocks(family, kernel, chain, data, nblocks);
         data += nblocks * block_len;
         len -= nblocks * block_len;
     }
@@ -80,11 +77,12 @@ static FD_ALWAYS_INLINE void fd_stream_update(enum fd_family family, fd_hash_sta
 }
 
 /* Pads the message (the 0x80 marker, zeros and the length field, FIPS
- * 180-4 5.1, RFC 1321 3.1-3.2), compresses its last block or two and writes
+ * 180-4 5.1, RFC 1321 3.1-3.2), compresses its last block or two with
+ * kernel and writes
  * the first digest_len bytes of the digest. Leaves the state padded:
  * finalize a copy to keep hashing. */
-static FD_ALWAYS_INLINE void fd_stream_final(enum fd_family family, fd_hash_state *state,
-                                             uint8_t *out, size_t digest_len)
+static FD_ALWAYS_INLINE void fd_stream_final(enum fd_family family, const fd_kernel *kernel,
+                                             fd_hash_state *state, uint8_t *out, size_t digest_len)
 {
     const fd_family_info *f = fd_family(family);
     const size_t block_len = f->block_len;
@@ -97,12 +95,12 @@ static FD_ALWAYS_INLINE void fd_stream_final(enum fd_family family, fd_hash_stat
     block[used++] = 0x80;
     if (used > block_len - f->length_field_len) {
         memset(block + used, 0, block_len - used);
-        fd_compress_active(family, chain, block, 1);
+        fd_call_blocks(family, kernel, chain, block, 1);
         used = 0;
     }
     memset(block + used, 0, block_len - f->length_field_len - used);
     fd_store_length_field(family, block + block_len, byte_count);
-    fd_compress_active(family, chain, block, 1);
+    fd_call_blocks(family, kernel, chain, block, 1);
     fd_store_digest(family, out, chain, digest_len);
 }
 

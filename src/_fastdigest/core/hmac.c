@@ -1,4 +1,5 @@
-/* HMAC and PBKDF2-HMAC on the descriptor table and the active kernels,
+/* HMAC and PBKDF2-HMAC on the descriptor table and a family's kernels (the
+ * active ones, or those the known-answer checks and the self-test give),
  * written once for every family over its description (core/family.h). The
  * parts that set the speed (the end of an HMAC, PBKDF2's loops) are
  * always-inlined functions of the family, instantiated per family (and
@@ -11,6 +12,7 @@
 #include <stdbool.h>
 #include <string.h>
 
+#include "core/buffer.h"
 #include "core/family.h"
 #include "dispatch/dispatch.h"
 #include "kernels/compiler.h"
@@ -26,13 +28,11 @@
  * about the time of one, straight from K' (the pads are XORed in
  * registers): a one-shot HMAC of a short message is otherwise five
  * compressions in a row, each waiting for the last. hmac's states are fresh
- * (init) on entry. Returns false where the active kernel has no such
- * capability. */
-static bool key_both_at_once(const fd_algorithm *algorithm, fd_hmac_state *hmac,
-                             const uint8_t *padded_key)
+ * (init) on entry. Returns false where the kernel has no such capability. */
+static bool key_both_at_once(const fd_kernel *kernel, const fd_algorithm *algorithm,
+                             fd_hmac_state *hmac, const uint8_t *padded_key)
 {
     const enum fd_family family = algorithm->family;
-    const fd_kernel *kernel = &fd_active_kernels[family];
 
     if (!fd_has_hmac_key(family, kernel))
         return false;
@@ -43,7 +43,10 @@ static bool key_both_at_once(const fd_algorithm *algorithm, fd_hmac_state *hmac,
     return true;
 }
 
-void fd_hmac_init(fd_hmac_state *hmac, enum fd_algorithm_id id, const uint8_t *key, size_t key_len)
+/* fd_hmac_init with kernel, a single-stream kernel of the algorithm's
+ * family. */
+static void hmac_init_with(const fd_kernel *kernel, fd_hmac_state *hmac, enum fd_algorithm_id id,
+                           const uint8_t *key, size_t key_len)
 {
     const fd_algorithm *algorithm = &fd_algorithms[id];
     size_t block_len = algorithm->block_len;
@@ -57,7 +60,7 @@ void fd_hmac_init(fd_hmac_state *hmac, enum fd_algorithm_id id, const uint8_t *k
     /* K': the key zero-padded to a block. RFC 2104: a key longer than a
      * block is replaced by its hash. */
     if (key_len > block_len) {
-        fd_hash(id, key, key_len, padded_key);
+        fd_hash_with(kernel, id, key, key_len, padded_key);
         key_len = algorithm->digest_len;
     }
     else if (key_len != 0) {
@@ -67,7 +70,7 @@ void fd_hmac_init(fd_hmac_state *hmac, enum fd_algorithm_id id, const uint8_t *k
 
     algorithm->init(&hmac->inner);
     algorithm->init(&hmac->outer);
-    if (key_both_at_once(algorithm, hmac, padded_key)) {
+    if (key_both_at_once(kernel, algorithm, hmac, padded_key)) {
         fd_secure_zero(padded_key, block_len);
         return;
     }
@@ -84,9 +87,14 @@ void fd_hmac_init(fd_hmac_state *hmac, enum fd_algorithm_id id, const uint8_t *k
     }
     /* Each keyed prefix is exactly one block, which update() compresses
      * straight from its buffer without copying it. */
-    algorithm->update(&hmac->inner, inner_block, block_len);
-    algorithm->update(&hmac->outer, outer_block, block_len);
+    fd_update_with(kernel, algorithm, &hmac->inner, inner_block, block_len);
+    fd_update_with(kernel, algorithm, &hmac->outer, outer_block, block_len);
     fd_secure_zero(keyed, sizeof keyed);
+}
+
+void fd_hmac_init(fd_hmac_state *hmac, enum fd_algorithm_id id, const uint8_t *key, size_t key_len)
+{
+    hmac_init_with(&fd_active_kernels[fd_algorithms[id].family], hmac, id, key, key_len);
 }
 
 void fd_hmac_update(fd_hmac_state *hmac, const uint8_t *data, size_t len)
@@ -112,15 +120,16 @@ FD_ALGORITHMS(DIGEST_FITS_ONE_BLOCK)
 #undef DIGEST_FITS_ONE_BLOCK
 
 /* Compresses block (a digest, padded by fd_pad_one_digest_block) onto a copy
- * of the keyed outer chain and writes the resulting digest to out. */
-static FD_ALWAYS_INLINE void compress_outer(enum fd_family family, size_t digest_len,
-                                            const fd_hash_state *outer, const uint8_t *block,
-                                            uint8_t *out)
+ * of the keyed outer chain with kernel and writes the resulting digest to
+ * out. */
+static FD_ALWAYS_INLINE void compress_outer(enum fd_family family, const fd_kernel *kernel,
+                                            size_t digest_len, const fd_hash_state *outer,
+                                            const uint8_t *block, uint8_t *out)
 {
     fd_any_chain chain;
 
     fd_copy_chain(family, &chain, fd_state_const_chain(family, outer));
-    fd_call_blocks(family, &fd_active_kernels[family], &chain, block, 1);
+    fd_call_blocks(family, kernel, &chain, block, 1);
     fd_store_digest_by_words(family, out, &chain, digest_len);
     fd_secure_zero(&chain, sizeof chain);
 }
@@ -145,15 +154,14 @@ static FD_ALWAYS_INLINE size_t write_padded_tail(enum fd_family family, const fd
     return tail_len / f->block_len;
 }
 
-/* Writes the MAC of an HMAC whose inner hash has had all its message;
- * inner and outer are left as they were. */
-static FD_ALWAYS_INLINE void hmac_finish_family(enum fd_family family,
+/* Writes the MAC of an HMAC whose inner hash has had all its message, with
+ * kernel; inner and outer are left as they were. */
+static FD_ALWAYS_INLINE void hmac_finish_family(enum fd_family family, const fd_kernel *kernel,
                                                 const fd_algorithm *algorithm,
                                                 const fd_hash_state *inner,
                                                 const fd_hash_state *outer, uint8_t *out)
 {
     const fd_family_info *f = fd_family(family);
-    const fd_kernel *kernel = &fd_active_kernels[family];
     const size_t digest_len = fd_family_digest_len(family, algorithm->digest_len);
     uint8_t block[2 * FD_MAX_BLOCK_LEN];
     size_t blocks_written;
@@ -169,21 +177,21 @@ static FD_ALWAYS_INLINE void hmac_finish_family(enum fd_family family,
         fd_hash_state inner_copy;
         memcpy(&inner_copy, inner, f->state_len);
         fd_pad_one_digest_block(family, digest_len, block);
-        algorithm->final(&inner_copy, block);
-        compress_outer(family, digest_len, outer, block, out);
+        fd_final_with(kernel, algorithm, &inner_copy, block);
+        compress_outer(family, kernel, digest_len, outer, block, out);
         fd_secure_zero(&inner_copy, f->state_len);
         blocks_written = 1;
     }
     fd_secure_zero(block, blocks_written * f->block_len);
 }
 
-static void hmac_finish(const fd_algorithm *algorithm, const fd_hash_state *inner,
-                        const fd_hash_state *outer, uint8_t *out)
+static void hmac_finish(const fd_kernel *kernel, const fd_algorithm *algorithm,
+                        const fd_hash_state *inner, const fd_hash_state *outer, uint8_t *out)
 {
     switch (algorithm->family) {
-#define HMAC_FINISH_CASE(name, NAME, ...)                                   \
-    case FD_FAMILY_##NAME:                                                  \
-        hmac_finish_family(FD_FAMILY_##NAME, algorithm, inner, outer, out); \
+#define HMAC_FINISH_CASE(name, NAME, ...)                                           \
+    case FD_FAMILY_##NAME:                                                          \
+        hmac_finish_family(FD_FAMILY_##NAME, kernel, algorithm, inner, outer, out); \
         break;
         FD_FAMILIES(HMAC_FINISH_CASE)
 #undef HMAC_FINISH_CASE
@@ -194,7 +202,8 @@ static void hmac_finish(const fd_algorithm *algorithm, const fd_hash_state *inne
 
 void fd_hmac_final(const fd_hmac_state *hmac, uint8_t *out)
 {
-    hmac_finish(hmac->algorithm, &hmac->inner, &hmac->outer, out);
+    hmac_finish(&fd_active_kernels[hmac->algorithm->family], hmac->algorithm, &hmac->inner,
+                &hmac->outer, out);
 }
 
 void fd_hmac_wipe(fd_hmac_state *hmac)
@@ -203,15 +212,22 @@ void fd_hmac_wipe(fd_hmac_state *hmac)
     fd_secure_zero(&hmac->outer, hmac->algorithm->state_len);
 }
 
-void fd_hmac(enum fd_algorithm_id id, const uint8_t *key, size_t key_len, const uint8_t *data,
-             size_t len, uint8_t *out)
+void fd_hmac_with(const fd_kernel *kernel, enum fd_algorithm_id id, const uint8_t *key,
+                  size_t key_len, const uint8_t *data, size_t len, uint8_t *out)
 {
     fd_hmac_state hmac;
 
-    fd_hmac_init(&hmac, id, key, key_len);
-    fd_hmac_update(&hmac, data, len);
-    hmac_finish(hmac.algorithm, &hmac.inner, &hmac.outer, out);
+    assert(data != NULL || len == 0);
+    hmac_init_with(kernel, &hmac, id, key, key_len);
+    fd_update_with(kernel, hmac.algorithm, &hmac.inner, data, len);
+    hmac_finish(kernel, hmac.algorithm, &hmac.inner, &hmac.outer, out);
     fd_hmac_wipe(&hmac);
+}
+
+void fd_hmac(enum fd_algorithm_id id, const uint8_t *key, size_t key_len, const uint8_t *data,
+             size_t len, uint8_t *out)
+{
+    fd_hmac_with(&fd_active_kernels[fd_algorithms[id].family], id, key, key_len, data, len, out);
 }
 
 /* ---- PBKDF2 -------------------------------------------------------------
@@ -269,14 +285,16 @@ static FD_ALWAYS_INLINE void pbkdf2_iterate(enum fd_family family, size_t digest
     fd_secure_zero(&chain, sizeof chain);
 }
 
-/* Computes one output block T_i from block (U_1, padded) into t_bytes. The
- * kernel is read once here, never inside the loop; a kernel with a PBKDF2
- * loop of its own runs the whole loop. */
+/* Computes one output block T_i from block (U_1, padded) into t_bytes with
+ * kernel_in. The kernel is read once here, into a copy the loop's stores
+ * cannot alias, never inside the loop; a kernel with a PBKDF2 loop of its
+ * own runs the whole loop. */
 static FD_ALWAYS_INLINE void pbkdf2_output_block_of(enum fd_family family, size_t digest_len,
+                                                    const fd_kernel *kernel_in,
                                                     const fd_hmac_state *keyed, uint8_t *block,
                                                     uint32_t iterations_left, uint8_t *t_bytes)
 {
-    const fd_kernel kernel = fd_active_kernels[family];
+    const fd_kernel kernel = *kernel_in;
     const void *inner_chain = fd_state_const_chain(family, &keyed->inner);
     const void *outer_chain = fd_state_const_chain(family, &keyed->outer);
     fd_any_chain t;
@@ -294,14 +312,15 @@ static FD_ALWAYS_INLINE void pbkdf2_output_block_of(enum fd_family family, size_
 
 /* One copy of the loop for each algorithm, with its digest length a
  * constant: the compiler then unrolls each copy's word loops. */
-static void pbkdf2_output_block(enum fd_algorithm_id id, const fd_hmac_state *keyed, uint8_t *block,
+static void pbkdf2_output_block(enum fd_algorithm_id id, const fd_kernel *kernel,
+                                const fd_hmac_state *keyed, uint8_t *block,
                                 uint32_t iterations_left, uint8_t *t_bytes)
 {
     switch (id) {
-#define OUTPUT_BLOCK_CASE(algorithm, ALGORITHM, family, FAMILY, digest_len)                   \
-    case FD_##ALGORITHM:                                                                      \
-        pbkdf2_output_block_of(FD_FAMILY_##FAMILY, digest_len, keyed, block, iterations_left, \
-                               t_bytes);                                                      \
+#define OUTPUT_BLOCK_CASE(algorithm, ALGORITHM, family, FAMILY, digest_len)          \
+    case FD_##ALGORITHM:                                                             \
+        pbkdf2_output_block_of(FD_FAMILY_##FAMILY, digest_len, kernel, keyed, block, \
+                               iterations_left, t_bytes);                            \
         break;
         FD_ALGORITHMS(OUTPUT_BLOCK_CASE)
 #undef OUTPUT_BLOCK_CASE
@@ -487,10 +506,21 @@ void fd_pbkdf2_hmac(enum fd_algorithm_id id, const uint8_t *password, size_t pas
                     const uint8_t *salt, size_t salt_len, uint32_t iterations, uint8_t *out,
                     size_t out_len)
 {
+    const enum fd_family family = fd_algorithms[id].family;
+    const fd_multi_kernel *multi = &fd_active_multi_kernels[family];
+
+    fd_pbkdf2_hmac_with(&fd_active_kernels[family], multi->name != NULL ? multi : NULL, id,
+                        password, password_len, salt, salt_len, iterations, out, out_len);
+}
+
+void fd_pbkdf2_hmac_with(const fd_kernel *kernel, const fd_multi_kernel *multi,
+                         enum fd_algorithm_id id, const uint8_t *password, size_t password_len,
+                         const uint8_t *salt, size_t salt_len, uint32_t iterations, uint8_t *out,
+                         size_t out_len)
+{
+    /* What next_round reads of a family without a multi-buffer kernel. */
+    static const fd_multi_kernel no_multi_kernel = {.name = NULL};
     const fd_algorithm *algorithm = &fd_algorithms[id];
-    /* Read once: the kernels of every round of this derivation. */
-    const fd_kernel *kernel = &fd_active_kernels[algorithm->family];
-    const fd_multi_kernel *multi = &fd_active_multi_kernels[algorithm->family];
     size_t digest_len = algorithm->digest_len;
     size_t state_len = algorithm->state_len;
     size_t blocks_left = out_len / digest_len + (out_len % digest_len != 0);
@@ -504,9 +534,12 @@ void fd_pbkdf2_hmac(enum fd_algorithm_id id, const uint8_t *password, size_t pas
     assert(iterations >= 1);
     assert(out_len >= 1 && (out_len - 1) / digest_len < UINT32_MAX);
     assert(salt != NULL || salt_len == 0);
-    fd_hmac_init(&keyed, id, password, password_len);
+    assert(multi == NULL || (multi->lanes >= 2 && multi->lanes <= FD_BATCH_MAX_LANES));
+    if (multi == NULL)
+        multi = &no_multi_kernel;
+    hmac_init_with(kernel, &keyed, id, password, password_len);
     memcpy(&salted, &keyed.inner, state_len);
-    algorithm->update(&salted, salt, salt_len);
+    fd_update_with(kernel, algorithm, &salted, salt, salt_len);
 
     while (blocks_left != 0) {
         enum pbkdf2_path path;
@@ -518,15 +551,15 @@ void fd_pbkdf2_hmac(enum fd_algorithm_id id, const uint8_t *password, size_t pas
             uint8_t index_be[4];
             fd_store_be32(index_be, index);
             memcpy(&inner, &salted, state_len);
-            algorithm->update(&inner, index_be, sizeof index_be);
+            fd_update_with(kernel, algorithm, &inner, index_be, sizeof index_be);
             fd_pad_one_digest_block(algorithm->family, digest_len, rows.blocks[row]);
-            hmac_finish(algorithm, &inner, &keyed.outer, rows.blocks[row]);
+            hmac_finish(kernel, algorithm, &inner, &keyed.outer, rows.blocks[row]);
             memcpy(rows.t[row], rows.blocks[row], digest_len);
         }
         rows_used = count > rows_used ? count : rows_used;
 
         if (path == PBKDF2_ONE_BLOCK)
-            pbkdf2_output_block(id, &keyed, rows.blocks[0], iterations - 1, rows.t[0]);
+            pbkdf2_output_block(id, kernel, &keyed, rows.blocks[0], iterations - 1, rows.t[0]);
         else
             pbkdf2_lanes_round(algorithm, path, kernel, multi, &keyed, &rows, count,
                                iterations - 1);

@@ -13,6 +13,7 @@
 #include <stdint.h>
 
 #include "core/algorithms.h"
+#include "dispatch/dispatch.h"
 
 typedef struct fd_hmac_state {
     const fd_algorithm *algorithm;
@@ -43,6 +44,13 @@ void fd_hmac_wipe(fd_hmac_state *hmac);
 void fd_hmac(enum fd_algorithm_id id, const uint8_t *key, size_t key_len, const uint8_t *data,
              size_t len, uint8_t *out);
 
+/* fd_hmac with `kernel`, a single-stream kernel of the algorithm's family,
+ * in place of the active one (core/algorithms.h's fd_hash_with says
+ * why): nothing global is read or written. The caller guarantees the CPU
+ * has kernel->required_features. */
+void fd_hmac_with(const fd_kernel *kernel, enum fd_algorithm_id id, const uint8_t *key,
+                  size_t key_len, const uint8_t *data, size_t len, uint8_t *out);
+
 /* PBKDF2 with HMAC over algorithm id (RFC 8018, 5.2): writes out_len bytes
  * of derived key to out.
  *
@@ -62,5 +70,12 @@ void fd_hmac(enum fd_algorithm_id id, const uint8_t *key, size_t key_len, const 
 void fd_pbkdf2_hmac(enum fd_algorithm_id id, const uint8_t *password, size_t password_len,
                     const uint8_t *salt, size_t salt_len, uint32_t iterations, uint8_t *out,
                     size_t out_len);
+
+/* fd_pbkdf2_hmac with `kernel` and `multi` (a multi-buffer kernel of the
+ * family, or NULL for none) in place of the active ones, as fd_hmac_with. */
+void fd_pbkdf2_hmac_with(const fd_kernel *kernel, const fd_multi_kernel *multi,
+                         enum fd_algorithm_id id, const uint8_t *password, size_t password_len,
+                         const uint8_t *salt, size_t salt_len, uint32_t iterations, uint8_t *out,
+                         size_t out_len);
 
 #endif /* FD_HMAC_H */

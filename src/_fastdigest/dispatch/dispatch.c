@@ -11,6 +11,7 @@
 #include <assert.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "kernels/arm/armv8.h"
@@ -260,6 +261,14 @@ const fd_multi_kernel *const fd_multi_kernel_lists[FD_FAMILY_COUNT] = {
     FD_FAMILIES(MULTI_KERNEL_LIST)};
 #undef MULTI_KERNEL_LIST
 
+/* A failure of every row of the build's lists fits the record. */
+#define ROWS_OF_FAMILY(fam, ...)                      \
+    +sizeof fam##_kernels / sizeof fam##_kernels[0] + \
+        sizeof fam##_multi_kernels / sizeof fam##_multi_kernels[0]
+_Static_assert(0 FD_FAMILIES(ROWS_OF_FAMILY) <= FD_MAX_KERNEL_FAILURES,
+               "FD_MAX_KERNEL_FAILURES holds a failure of every kernel");
+#undef ROWS_OF_FAMILY
+
 /* Where the lists' order is wrong for a CPU, measured: the multi-buffer
  * kernel to prefer on it, when its features are there. */
 static const struct multi_kernel_exception {
@@ -280,29 +289,45 @@ static bool has_features(uint32_t required, uint32_t features)
     return (required & ~features) == 0;
 }
 
-const fd_multi_kernel *fd_choose_multi_kernel(enum fd_family family, uint32_t features,
-                                              fd_cpu_model model)
-{
-    assert((unsigned)family < FD_FAMILY_COUNT);
-    const fd_multi_kernel *list = fd_multi_kernel_lists[family];
+/* The rows of a list a selection has refused, one bit each: a list's first
+ * MAX_ROWS_PER_LIST rows are its candidates (the build's have a handful). */
+typedef uint64_t row_set;
+#define MAX_ROWS_PER_LIST 64
 
+static bool is_candidate(row_set refused, size_t row)
+{
+    return row < MAX_ROWS_PER_LIST && ((refused >> row) & 1) == 0;
+}
+
+/* fd_choose_multi_kernel over `list`, passing over the rows in `refused`. */
+static const fd_multi_kernel *choose_multi_kernel(const fd_multi_kernel *list,
+                                                  enum fd_family family, uint32_t features,
+                                                  fd_cpu_model model, row_set refused)
+{
     for (size_t i = 0; i < sizeof multi_kernel_exceptions / sizeof multi_kernel_exceptions[0];
          i++) {
         const struct multi_kernel_exception *exception = &multi_kernel_exceptions[i];
         if (exception->hash_family != family || exception->vendor != model.vendor ||
             exception->family != model.family || exception->model != model.model)
             continue;
-        for (const fd_multi_kernel *kernel = list; kernel->name != NULL; kernel++) {
-            if (strcmp(kernel->name, exception->kernel) == 0 &&
-                has_features(kernel->required_features, features))
-                return kernel;
+        for (size_t row = 0; list[row].name != NULL; row++) {
+            if (strcmp(list[row].name, exception->kernel) == 0 &&
+                has_features(list[row].required_features, features) && is_candidate(refused, row))
+                return &list[row];
         }
     }
-    for (const fd_multi_kernel *kernel = list; kernel->name != NULL; kernel++) {
-        if (has_features(kernel->required_features, features))
-            return kernel;
+    for (size_t row = 0; list[row].name != NULL; row++) {
+        if (has_features(list[row].required_features, features) && is_candidate(refused, row))
+            return &list[row];
     }
     return NULL;
+}
+
+const fd_multi_kernel *fd_choose_multi_kernel(enum fd_family family, uint32_t features,
+                                              fd_cpu_model model)
+{
+    assert((unsigned)family < FD_FAMILY_COUNT);
+    return choose_multi_kernel(fd_multi_kernel_lists[family], family, features, model, 0);
 }
 
 /* ---- the select ---------------------------------------------------------- */
@@ -337,28 +362,107 @@ void fd_use_multi_kernel(enum fd_family family, const fd_multi_kernel *kernel)
     fd_active_multi_kernels[family] = kernel != NULL ? *kernel : none;
 }
 
+/* ---- the record of refused kernels ---------------------------------------- */
+
+static fd_kernel_failure kernel_failures[FD_MAX_KERNEL_FAILURES];
+static size_t kernel_failure_count;
+
+const fd_kernel_failure *fd_kernel_failures(size_t *count)
+{
+    *count = kernel_failure_count;
+    return kernel_failures;
+}
+
+static void record_failure(enum fd_family family, const char *kernel, bool multi_buffer,
+                           bool last_resort, const char *reason)
+{
+    /* The build's lists fit (the _Static_assert above); a test's longer
+     * lists would lose only the failures past the record's end. */
+    assert(kernel_failure_count < FD_MAX_KERNEL_FAILURES);
+    if (kernel_failure_count == FD_MAX_KERNEL_FAILURES)
+        return;
+    fd_kernel_failure *failure = &kernel_failures[kernel_failure_count++];
+    failure->family = family;
+    failure->kernel = kernel;
+    failure->multi_buffer = multi_buffer;
+    failure->last_resort = last_resort;
+    snprintf(failure->reason, sizeof failure->reason, "%s", reason);
+}
+
+/* ---- the select ----------------------------------------------------------- */
+
+/* The single-stream kernel of a family: the first row of `list` whose
+ * features the CPU has (the last row, with portable_only: a kernel in plain
+ * C, such as MD5's tuned one, may come before it requiring nothing) that
+ * passes the check, or else the last row. */
+static const fd_kernel *select_kernel(const fd_kernel *list, enum fd_family family,
+                                      uint32_t features, bool portable_only,
+                                      const fd_kernel_checks *checks)
+{
+    char reason[FD_KERNEL_FAILURE_REASON_LEN];
+
+    for (const fd_kernel *kernel = list; kernel->name != NULL; kernel++) {
+        const bool last = kernel[1].name == NULL;
+        if ((portable_only && !last) || !has_features(kernel->required_features, features))
+            continue;
+        if (checks == NULL ||
+            checks->check_kernel(checks->context, family, kernel, reason, sizeof reason))
+            return kernel;
+        record_failure(family, kernel->name, false, last, reason);
+        if (last)
+            return kernel;
+    }
+    /* Every single-stream list ends with the portable C, which requires
+     * nothing: the loop returns at its last row at the latest. */
+    assert(false);
+    return NULL;
+}
+
+/* The multi-buffer kernel of a family beside `single`: choose_multi_kernel's
+ * choice that passes the check, trying the next choice without each one
+ * that fails, or NULL for none. */
+static const fd_multi_kernel *select_multi_kernel(const fd_multi_kernel *list,
+                                                  enum fd_family family, const fd_kernel *single,
+                                                  uint32_t features, fd_cpu_model model,
+                                                  const fd_kernel_checks *checks)
+{
+    char reason[FD_KERNEL_FAILURE_REASON_LEN];
+    row_set refused = 0;
+
+    for (;;) {
+        const fd_multi_kernel *multi = choose_multi_kernel(list, family, features, model, refused);
+        if (multi == NULL || checks == NULL ||
+            checks->check_multi_kernel(checks->context, family, single, multi, reason,
+                                       sizeof reason))
+            return multi;
+        record_failure(family, multi->name, true, false, reason);
+        /* A candidate's row is below MAX_ROWS_PER_LIST. */
+        refused |= (row_set)1 << (multi - list);
+    }
+}
+
+void fd_select_checked_kernels_from(const fd_kernel *const lists[FD_FAMILY_COUNT],
+                                    const fd_multi_kernel *const multi_lists[FD_FAMILY_COUNT],
+                                    bool portable_only, const fd_kernel_checks *checks)
+{
+    const uint32_t features = fd_cpu_features();
+    const fd_cpu_model model = fd_cpu_model_detected();
+
+    kernel_failure_count = 0;
+    for (int f = 0; f < FD_FAMILY_COUNT; f++) {
+        const enum fd_family family = (enum fd_family)f;
+        const fd_kernel *kernel = select_kernel(lists[f], family, features, portable_only, checks);
+        /* The portable C hashes batches one message at a time. */
+        const fd_multi_kernel *multi = portable_only
+                                           ? NULL
+                                           : select_multi_kernel(multi_lists[f], family, kernel,
+                                                                 features, model, checks);
+        fd_use_kernel(family, kernel);
+        fd_use_multi_kernel(family, multi);
+    }
+}
+
 void fd_select_kernels(bool portable_only)
 {
-    uint32_t features = fd_cpu_features();
-    fd_cpu_model model = fd_cpu_model_detected();
-
-    for (int family = 0; family < FD_FAMILY_COUNT; family++) {
-        const fd_kernel *kernel = fd_kernel_lists[family];
-        const fd_multi_kernel *multi = NULL;
-        if (portable_only) {
-            /* The last entry: a kernel in plain C, such as MD5's tuned one,
-             * may come before it requiring nothing. */
-            while (kernel[1].name != NULL)
-                kernel++;
-        }
-        else {
-            /* The single-stream lists end with the portable C, which
-             * requires nothing. */
-            while (!has_features(kernel->required_features, features))
-                kernel++;
-            multi = fd_choose_multi_kernel((enum fd_family)family, features, model);
-        }
-        fd_use_kernel((enum fd_family)family, kernel);
-        fd_use_multi_kernel((enum fd_family)family, multi);
-    }
+    fd_select_checked_kernels_from(fd_kernel_lists, fd_multi_kernel_lists, portable_only, NULL);
 }

@@ -124,9 +124,65 @@ const fd_multi_kernel *fd_choose_multi_kernel(enum fd_family family, uint32_t fe
 /* Installs, for every family, the first single-stream kernel whose features
  * fd_cpu_features() reports and fd_choose_multi_kernel's choice for them and
  * the CPU's model; with portable_only, the portable C and no multi-buffer
- * kernel. Not thread-safe: call it before any other thread hashes (the
- * extension calls it at import). */
+ * kernel. Nothing is checked: the tests, fuzzers and benchmarks select so;
+ * the extension selects with fd_select_checked_kernels (core/
+ * known_answers.h), which checks each kernel before it installs it. Not
+ * thread-safe: call it before any other thread hashes. */
 void fd_select_kernels(bool portable_only);
+
+/* ---- selection with checks ----------------------------------------------- */
+
+/* A check of a kernel before the selection installs it: true when the
+ * kernel hashes right; otherwise false, with why written to reason
+ * (NUL-terminated, cut to reason_len). The multi-buffer check is given the
+ * single-stream kernel the family will run beside it. context is
+ * fd_kernel_checks.context. core/known_answers.c has the checks the
+ * extension runs; the C tests give others. */
+typedef bool fd_kernel_check_fn(void *context, enum fd_family family, const fd_kernel *kernel,
+                                char *reason, size_t reason_len);
+typedef bool fd_multi_kernel_check_fn(void *context, enum fd_family family, const fd_kernel *single,
+                                      const fd_multi_kernel *multi, char *reason,
+                                      size_t reason_len);
+
+typedef struct fd_kernel_checks {
+    fd_kernel_check_fn *check_kernel;
+    fd_multi_kernel_check_fn *check_multi_kernel;
+    void *context;
+} fd_kernel_checks;
+
+/* fd_select_kernels over the given lists (fd_kernel_lists and
+ * fd_multi_kernel_lists, or a test's), with every kernel checked before it
+ * is installed. A kernel that fails is recorded (fd_kernel_failures) and
+ * the next one of its family's list that the CPU runs is tried, and
+ * checked in turn: for a multi-buffer kernel, down to none (batches then
+ * go through the single-stream kernel); for a single-stream one, down to
+ * the list's last, the portable C, which is installed even when it fails
+ * (recorded with last_resort: no kernel is left). */
+void fd_select_checked_kernels_from(const fd_kernel *const lists[FD_FAMILY_COUNT],
+                                    const fd_multi_kernel *const multi_lists[FD_FAMILY_COUNT],
+                                    bool portable_only, const fd_kernel_checks *checks);
+
+/* One kernel the last selection refused. */
+#define FD_KERNEL_FAILURE_REASON_LEN 240
+
+typedef struct fd_kernel_failure {
+    enum fd_family family;
+    const char *kernel; /* its row's name */
+    bool multi_buffer;
+    /* The single-stream list's last kernel, installed nevertheless. */
+    bool last_resort;
+    char reason[FD_KERNEL_FAILURE_REASON_LEN];
+} fd_kernel_failure;
+
+/* The most failures one selection records: one per row of the build's
+ * lists (dispatch.c checks its tables against it). */
+#define FD_MAX_KERNEL_FAILURES 40
+
+/* The kernels the last selection refused, in the order it tried them, and
+ * their count in *count: none before any selection, and none after an
+ * unchecked one. Written only by the selections, which run before any other
+ * thread hashes; read-only from then on. */
+const fd_kernel_failure *fd_kernel_failures(size_t *count);
 
 /* Install one kernel for one family (tests and benchmarks run every
  * backend so); a NULL multi-buffer kernel means none. The caller guarantees

@@ -63,6 +63,16 @@
 #define FD_ALWAYS_INLINE __forceinline
 #endif
 
+/* The opposite, for code run once (the known-answer checks at import):
+ * each call of a family's inline helpers with a family known only at run
+ * time expands into a case per family, and code that is run once costs its
+ * size in cache misses, not its instructions. */
+#if defined(FD_COMPILER_GNU)
+#define FD_NOINLINE __attribute__((noinline))
+#else
+#define FD_NOINLINE __declspec(noinline)
+#endif
+
 /* Unrolls the loop that follows n times (1: not at all), so that the
  * rotating roles of a state and a ring's indices resolve to registers and
  * constants. MSVC has no such pragma for C and unrolls by its own measure. */

@@ -236,5 +236,11 @@ int fd_batch_module_exec(PyObject *module, fd_module_state *state);
 int fd_files_module_exec(PyObject *module, fd_module_state *state);
 int fd_arrow_module_exec(PyObject *module, fd_module_state *state);
 int fd_surrogate_module_exec(PyObject *module, fd_module_state *state);
+/* kernels.c: a RuntimeWarning for each kernel the selection refused
+ * (dispatch.h's fd_kernel_failures), naming it, its family, why and what
+ * runs instead, or ImportError where a family's last kernel failed, which
+ * leaves nothing that hashes it right; then the self-test's functions.
+ * module.c calls it right after the selection. */
+int fd_kernels_module_exec(PyObject *module, fd_module_state *state);
 
 #endif /* FD_PYTHON_BINDING_H */

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "core/atomic.h"
+#include "core/known_answers.h"
 #include "core/parallel.h"
 #include "dispatch/dispatch.h"
 
@@ -530,8 +531,16 @@ static int select_kernels(void)
         return -1;
     }
     fd_cpu_disable(disabled);
-    /* The portable C hashes batches one message at a time. */
-    fd_select_kernels(portable_only);
+    /* Each kernel is checked against known answers before it is installed
+     * (core/known_answers.h). FASTDIGEST_TEST_FAIL_CHECK=sha256:shani makes
+     * the checks of the kernels it names fail, as a wrong kernel's would, so
+     * that tests reach the fallback and its warning: it can only make a
+     * kernel be refused, never install one that failed. */
+    if (!fd_select_checked_kernels(portable_only, getenv("FASTDIGEST_TEST_FAIL_CHECK"), reason,
+                                   sizeof reason)) {
+        PyErr_Format(PyExc_ImportError, "FASTDIGEST_TEST_FAIL_CHECK: %s", reason);
+        return -1;
+    }
     return 0;
 }
 
@@ -603,6 +612,12 @@ static int module_exec(PyObject *module)
     fd_module_state *state = fd_get_module_state(module);
 
     if (set_up_process() < 0)
+        return -1;
+    /* The kernels: a warning for each the selection refused, from its
+     * process-wide record (which set_up_process published), in every
+     * interpreter that imports the module; and the functions the self-test
+     * runs them through. */
+    if (fd_kernels_module_exec(module, state) < 0)
         return -1;
 
     /* What the running CPython's hashlib does, before anything that reads it. */

@@ -1,0 +1,130 @@
+"""The known-answer check at import: what a refused kernel does to the import, seen from Python.
+
+The check itself (core/known_answers.c) and the fallback are tested in C (tests/c/test_select.c feeds
+the selection kernels made wrong on purpose). Here the binding's part: one RuntimeWarning per refused
+kernel naming it, its family and why; `implementation` and `batch_implementation` naming what runs
+instead; ImportError where a family has no kernel left. A child process imports fastdigest with
+FASTDIGEST_TEST_FAIL_CHECK naming the kernels whose check is to fail, as a wrong kernel's would.
+"""
+
+import hashlib
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+
+import fastdigest
+
+CHILD_CODE = r"""
+import json, warnings
+with warnings.catch_warnings(record=True) as caught:
+    warnings.simplefilter('always')
+    import fastdigest
+print(json.dumps({
+    'warnings': [[w.category.__name__, str(w.message)] for w in caught],
+    'implementation': fastdigest.implementation,
+    'batch_implementation': fastdigest.batch_implementation,
+    'md5': fastdigest.md5(b'abc' * 100).hexdigest(),
+    'md5_many': [d.hex() for d in fastdigest.digest_many('md5', [b'%d' % i * i for i in range(40)])],
+}))
+"""
+
+
+def import_with_failing_checks(kernels):
+    """Imports fastdigest in a child whose checks of `kernels` (family:kernel, comma-separated) fail;
+    returns the completed process."""
+    environment = dict(os.environ, FASTDIGEST_TEST_FAIL_CHECK=kernels)
+    return subprocess.run([sys.executable, '-c', CHILD_CODE], env=environment, capture_output=True, text=True)
+
+
+def child_report(kernels):
+    child = import_with_failing_checks(kernels)
+    assert child.returncode == 0, child.stderr
+    return json.loads(child.stdout)
+
+
+def check_md5_still_right(report):
+    assert report['md5'] == hashlib.md5(b'abc' * 100).hexdigest()
+    assert report['md5_many'] == [hashlib.md5(b'%d' % i * i).hexdigest() for i in range(40)]
+
+
+def test_no_kernel_of_this_cpu_is_refused():
+    # Warnings as errors: a check that refused a right kernel would make this import fail.
+    environment = {name: value for name, value in os.environ.items() if name != 'FASTDIGEST_TEST_FAIL_CHECK'}
+    child = subprocess.run(
+        [sys.executable, '-W', 'error', '-c', 'import fastdigest; print(fastdigest.implementation)'],
+        env=environment,
+        capture_output=True,
+        text=True,
+    )
+    assert child.returncode == 0, child.stderr
+    assert child.stdout.strip() == str(fastdigest.implementation)
+
+
+def test_a_refused_kernel_is_warned_of_and_replaced():
+    # MD5's first kernel, 'tuned', is plain C: every CPU and build has it.
+    report = child_report('md5:tuned')
+    assert report['warnings'] == [
+        [
+            'RuntimeWarning',
+            "fastdigest: the md5 kernel 'tuned' failed its known-answer check and is not used: its md5 of "
+            '"abc" (RFC 1321, A.5) is wrong; \'portable\' hashes md5 instead',
+        ]
+    ]
+    assert report['implementation']['md5'] == 'portable'
+    assert {name: kernel for name, kernel in report['implementation'].items() if name != 'md5'} == {
+        name: kernel for name, kernel in fastdigest.implementation.items() if name != 'md5'
+    }
+    check_md5_still_right(report)
+
+
+MD5_MULTI = fastdigest.batch_implementation['md5']
+
+
+@pytest.mark.skipif(MD5_MULTI == fastdigest.implementation['md5'], reason='this CPU runs no multi-buffer MD5 kernel')
+def test_a_refused_multi_buffer_kernel_is_warned_of_and_replaced():
+    report = child_report(f'md5:{MD5_MULTI}')
+    [[category, message]] = report['warnings']
+    assert category == 'RuntimeWarning'
+    assert message.startswith(
+        f"fastdigest: the md5 multi-buffer kernel '{MD5_MULTI}' failed its known-answer check and is not used: "
+        'its md5 of the 80-byte message (RFC 1321, A.5) in lane 0, two blocks in one call, is wrong; '
+    )
+    replacement = report['batch_implementation']['md5']
+    assert replacement != MD5_MULTI
+    assert f"'{replacement}' hashes batches of md5 instead" in message
+    check_md5_still_right(report)
+
+
+def test_one_warning_per_refused_kernel_in_the_order_tried():
+    report = child_report('sha256:portable, md5:tuned')
+    kernels = [message.split("'")[1] for _, message in report['warnings']]
+    # md5's kernels are tried before sha256's; sha256's portable C is refused only where it is tried.
+    assert kernels[0] == 'tuned'
+    assert len(kernels) == (2 if fastdigest.implementation['sha256'] == 'portable' else 1)
+
+
+def test_a_family_with_no_kernel_left_does_not_load():
+    child = import_with_failing_checks('md5:tuned,md5:portable')
+    assert child.returncode != 0
+    assert (
+        "ImportError: fastdigest: the md5 kernel 'portable', the last of its family, failed its known-answer "
+        'check: its md5 of "abc" (RFC 1321, A.5) is wrong; no kernel is left that hashes md5 right, so '
+        'fastdigest does not load'
+    ) in child.stderr
+
+
+@pytest.mark.parametrize(
+    ('value', 'reason'),
+    [
+        ('md5', "'md5' is not family:kernel with a family of md5, sha1, sha256, sha512"),
+        ('sha3_256:portable', "'sha3_256:portable' is not family:kernel"),
+        ('md5:sha512ni', "this build has no md5 kernel 'sha512ni'"),
+    ],
+)
+def test_a_bad_list_is_an_import_error(value, reason):
+    child = import_with_failing_checks(value)
+    assert child.returncode != 0
+    assert f'ImportError: FASTDIGEST_TEST_FAIL_CHECK: {reason}' in child.stderr
