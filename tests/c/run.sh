@@ -14,6 +14,10 @@
 #             tests/c/test_select.c, the selection's known-answer checks
 #             refusing kernels made wrong on purpose (native and sanitize:
 #             those kernels are portable C, the same on every CPU);
+#             tests/c/test_columns.c, digest_array's and surrogate_key's
+#             columns on 1 to 5 threads (native and sanitize), built
+#             with chunks and thread parts as small as the fuzzers', so that
+#             its columns of a few thousand rows are cut for every thread;
 #             and tests/c/wrong_family_row.c, whose rows with a kernel of the
 #             wrong family must not compile
 #   sanitize  the same with -fsanitize=address,undefined and -UNDEBUG: the
@@ -120,17 +124,24 @@ run_timed() {
 
 # build DRIVER OUTPUT COMPILER EXTRA_FLAGS...: tests/c/DRIVER.c (test_core,
 # test_batch: the batch driver's and the multi-buffer kernels' own,
-# test_files: the file reader's, or test_select: the checked selection's)
-# with the shared test harness (harness.c),
-# the kernels built on models of instructions the CPU may lack
+# test_files: the file reader's, test_select: the checked selection's, or
+# test_columns: the digest columns') with the shared test harness
+# (harness.c), the kernels built on models of instructions the CPU may lack
 # (model_kernels.c) and the core sources.
 build() {
     local driver=$1 output=$2 compiler=$3
     shift 3
     mapfile -t sources < <(core_sources)
+    local driver_flags=()
+    # test_columns: the fuzzers' small chunks, thread parts and buffers
+    # (tests/fuzz/run.sh), so that a few thousand rows make parts for five
+    # threads, fill the sinks and key buffers and outgrow them.
+    [ "$driver" = test_columns ] && driver_flags=(-DFD_ARROW_CHUNK_ROWS=37
+        -DFD_ARROW_MIN_ROWS_PER_THREAD=50 -DFD_ARROW_SINK_BYTES=61 -DFD_SURROGATE_CHUNK_ROWS=37
+        -DFD_SURROGATE_TEXT_BYTES=256)
     echo "== building $output with $compiler"
-    "$compiler" "${cflags[@]}" "$@" -I"$src_dir" -o "$output" "$tests_dir/$driver.c" \
-        "$tests_dir/harness.c" "$tests_dir/model_kernels.c" "${sources[@]}"
+    "$compiler" "${cflags[@]}" "$@" "${driver_flags[@]}" -I"$src_dir" -o "$output" \
+        "$tests_dir/$driver.c" "$tests_dir/harness.c" "$tests_dir/model_kernels.c" "${sources[@]}"
 }
 
 # tests/c/wrong_family_row.c compiles as it is and refuses, with the
@@ -169,6 +180,8 @@ run_native() {
     run_timed "native files" "$build_dir/test_files" "$build_dir"
     build test_select "$build_dir/test_select" "${CC:-gcc}"
     run_timed "native select" "$build_dir/test_select"
+    build test_columns "$build_dir/test_columns" "${CC:-gcc}"
+    run_timed "native columns" "$build_dir/test_columns"
 }
 
 # The sanitizer builds' flags: -UNDEBUG keeps the core's assert()s in even
@@ -206,6 +219,11 @@ run_sanitize() {
     require_asserts "$build_dir/test_select-asan"
     ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1} \
         run_timed "sanitize select" "$build_dir/test_select-asan"
+    build test_columns "$build_dir/test_columns-asan" "${CC:-gcc}" "${sanitize_flags[@]}" \
+        -fno-omit-frame-pointer
+    require_asserts "$build_dir/test_columns-asan"
+    ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1} \
+        run_timed "sanitize columns" "$build_dir/test_columns-asan"
 }
 
 run_aarch64() {
