@@ -15,7 +15,7 @@
 #             refusing kernels made wrong on purpose (native and sanitize:
 #             those kernels are portable C, the same on every CPU);
 #             tests/c/test_columns.c, digest_array's and surrogate_key's
-#             columns on 1 to 5 threads (native and sanitize), built
+#             columns on 1 to 5 threads (native, sanitize and tsan), built
 #             with chunks and thread parts as small as the fuzzers', so that
 #             its columns of a few thousand rows are cut for every thread;
 #             and tests/c/wrong_family_row.c, whose rows with a kernel of the
@@ -24,6 +24,13 @@
 #             core's assert()s of its preconditions run (the extension's own
 #             build keeps Python's -DNDEBUG); the binaries are checked to
 #             call __assert_fail
+#   tsan      the drivers of the threaded paths with -fsanitize=thread
+#             (and -UNDEBUG): the batch driver on threads and the pipeline
+#             of digest_many (test_batch --threads-only), the file reader
+#             and its reading-ahead thread (test_files), the digest columns
+#             and their references (test_columns). halt_on_error=1 and
+#             exitcode=66 are added to any TSAN_OPTIONS given: a report
+#             stops the driver and fails the run. No suppressions.
 #   aarch64   Debian's aarch64-linux-gnu-gcc, run under qemu-aarch64 twice:
 #             -cpu max (SHA-1, SHA-2 and SHA-512 instructions) and
 #             -cpu cortex-a72 (no SHA-512 instructions: the portable SHA-512
@@ -50,7 +57,7 @@
 #   FD_VECTORS_DIR  the .../cryptography_vectors/hashes directory, to skip
 #                   the lookup
 #   FD_TEST_SEED    seed of the random tests (the driver prints the default)
-#   CC              compiler for native and sanitize (default gcc)
+#   CC              compiler for native, sanitize and tsan (default gcc)
 #   BUILD_DIR       where binaries go (default ${TMPDIR:-/tmp}/fastdigest-tests-c)
 set -euo pipefail
 
@@ -226,6 +233,32 @@ run_sanitize() {
         run_timed "sanitize columns" "$build_dir/test_columns-asan"
 }
 
+# The ThreadSanitizer build's flags, -UNDEBUG as the other sanitizer's; and
+# its options: whatever the caller's TSAN_OPTIONS say, the first report
+# stops the driver with exit code 66, which fails the run.
+tsan_flags=(-g -UNDEBUG -fsanitize=thread)
+tsan_options="${TSAN_OPTIONS:+$TSAN_OPTIONS:}halt_on_error=1:exitcode=66"
+
+# require_tsan BINARY: the build is instrumented (calls __tsan_init).
+require_tsan() {
+    if ! nm "$1" | grep __tsan_init >/dev/null; then
+        echo "== $1 is not built with -fsanitize=thread" >&2
+        failures+=("$(basename "$1") without ThreadSanitizer")
+    fi
+}
+
+run_tsan() {
+    local driver
+    for driver in test_batch test_files test_columns; do
+        build "$driver" "$build_dir/$driver-tsan" "${CC:-gcc}" "${tsan_flags[@]}"
+        require_asserts "$build_dir/$driver-tsan"
+        require_tsan "$build_dir/$driver-tsan"
+    done
+    TSAN_OPTIONS=$tsan_options run_timed "tsan batch" "$build_dir/test_batch-tsan" --threads-only
+    TSAN_OPTIONS=$tsan_options run_timed "tsan files" "$build_dir/test_files-tsan" "$build_dir"
+    TSAN_OPTIONS=$tsan_options run_timed "tsan columns" "$build_dir/test_columns-tsan"
+}
+
 run_aarch64() {
     ensure_cross aarch64-linux-gnu qemu-aarch64 libc6-dev-arm64-cross gcc-aarch64-linux-gnu
     build test_core "$build_dir/test_core-aarch64" aarch64-linux-gnu-gcc
@@ -256,10 +289,10 @@ targets=("$@")
 [ ${#targets[@]} -gt 0 ] || targets=(native)
 for target in "${targets[@]}"; do
     case $target in
-    native | sanitize | aarch64 | aarch64-sanitize | s390x) ;;
+    native | sanitize | tsan | aarch64 | aarch64-sanitize | s390x) ;;
     all) ;;
     *)
-        echo "run.sh: unknown target '$target' (native, sanitize, aarch64, aarch64-sanitize, s390x, all)" >&2
+        echo "run.sh: unknown target '$target' (native, sanitize, tsan, aarch64, aarch64-sanitize, s390x, all)" >&2
         exit 2
         ;;
     esac
@@ -271,6 +304,7 @@ for target in "${targets[@]}"; do
     all)
         run_native
         run_sanitize
+        run_tsan
         run_aarch64
         run_aarch64_sanitize
         run_s390x
