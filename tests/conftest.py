@@ -130,6 +130,11 @@ def pytest_configure(config):
     )
     config.addinivalue_line(
         'markers',
+        "threads: starts threads (Python's, or fastdigest's own through threads= and the CLI's workers); "
+        'tests/hardening/tsan_python.sh runs these under ThreadSanitizer (heavy tier)',
+    )
+    config.addinivalue_line(
+        'markers',
         'job(name, arguments, minutes, environment=None): the test checks the output of a command (ARGUMENTS; '
         'a .sh script runs under bash) that the `jobs` fixture runs, with ENVIRONMENT added to its '
         'environment; MINUTES is its rough length, longest first',

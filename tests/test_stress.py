@@ -18,6 +18,8 @@ import pytest
 
 import fastdigest
 
+pytestmark = pytest.mark.threads
+
 THREADS = 4
 SECONDS = 3.0
 # A large chunk is hashed with the GIL released and the object's lock held; a small one under the GIL.
