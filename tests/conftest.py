@@ -63,6 +63,20 @@ BYTEARRAY_EXPORTS_RACE_REASON = (
 )
 
 
+# A CPython built for ThreadSanitizer: tests/hardening/tsan_python.sh runs the threaded tests on a free-threaded one.
+THREAD_SANITIZER = '--with-thread-sanitizer' in (sysconfig.get_config_var('CONFIG_ARGS') or '')
+
+# A free-threaded CPython's memoryview counts the buffers taken from it without a lock: memory_getbuf (a hash
+# taking the view's buffer) increments the count while memoryview.release() in another thread reads it, a data
+# race inside CPython that TSan reports, for hashlib as well. CPython made the count a critical section for 3.14
+# (gh-127085) and tracks the rest of memoryview's thread safety in gh-127716; 3.13t gets neither.
+MEMORYVIEW_EXPORTS_RACE_UNDER_TSAN = THREAD_SANITIZER and FREE_THREADED
+MEMORYVIEW_EXPORTS_RACE_REASON = (
+    "a free-threaded CPython's memoryview counts its exports without a lock (gh-127085, gh-127716): releasing a "
+    'view while another thread takes its buffer is a data race inside CPython, which ThreadSanitizer reports'
+)
+
+
 def _hashlib_takes_data_keyword():
     import hashlib
 
