@@ -67,12 +67,17 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 began=$SECONDS
 
-# The build dependencies of CPython's extension modules, from bookworm.
-needed=(build-essential pkg-config libssl-dev zlib1g-dev libffi-dev libbz2-dev liblzma-dev
-        libsqlite3-dev libreadline-dev uuid-dev libgdbm-dev libncurses-dev xz-utils)
-# CPython's TSan CI builds with clang; its runtime is libclang-rt's, and
-# llvm-symbolizer (llvm) names the functions in reports.
-[ "$tsan" = no ] || needed+=(clang libclang-rt-14-dev llvm libexpat1-dev)
+# The build dependencies of CPython's extension modules, from bookworm. The
+# TSan build leaves out the modules of most of them (below); CPython's TSan
+# CI builds with clang, whose runtime is libclang-rt's, and llvm-symbolizer
+# (llvm) names the functions in reports.
+if [ "$tsan" = no ]; then
+    needed=(build-essential pkg-config libssl-dev zlib1g-dev libffi-dev libbz2-dev liblzma-dev
+            libsqlite3-dev libreadline-dev uuid-dev libgdbm-dev libncurses-dev xz-utils)
+else
+    needed=(build-essential pkg-config libssl-dev zlib1g-dev libffi-dev libexpat1-dev xz-utils
+            clang libclang-rt-14-dev llvm)
+fi
 missing=()
 for package in "${needed[@]}"; do
     dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q 'install ok installed' ||
@@ -80,8 +85,13 @@ for package in "${needed[@]}"; do
 done
 if [ ${#missing[@]} -gt 0 ]; then
     echo "== installing ${missing[*]}"
+    # One apt-get at a time (tests/apt.sh's lock): the heavy tier's jobs
+    # that install their tools run beside this one.
+    exec 8>"${TMPDIR:-/tmp}/fastdigest-apt.lock"
+    flock 8
     apt-get update -q
     DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends "${missing[@]}"
+    exec 8>&-
 fi
 
 # sid's source index in a private apt configuration: the same archive as
