@@ -157,6 +157,11 @@ def pytest_configure(config):
 
 def pytest_collection_modifyitems(config, items):
     if config.getoption('--heavy'):
+        # The tests that read a job's result go after every other test: the jobs start with the session
+        # (start_jobs), so the rest of the suite runs beside them instead of waiting for them and then
+        # running alone on one core.
+        waiting = [item for item in items if item.get_closest_marker('job') is not None]
+        items[:] = [item for item in items if item.get_closest_marker('job') is None] + waiting
         return
     quick, heavy = [], []
     for item in items:
@@ -216,11 +221,11 @@ def pytest_terminal_summary(terminalreporter):
 @pytest.fixture(scope='session')
 def jobs(request, tmp_path_factory):
     """The commands of every selected test marked `job` (the C driver's targets, the hardening jobs,
-    the suite at other CPU levels), started together at the first test that needs one, as many at a
+    the suite at other CPU levels), started together with the session (start_jobs), as many at a
     time as there are cores, longest first. Each is one mostly single-threaded process for minutes,
-    so on CI's two cores they take about half the wall time they would one after another (the suite
-    waits for them meanwhile). A test then reads its own job's result: jobs[name].result(), a
-    CompletedProcess."""
+    so on CI's two cores they take about half the wall time they would one after another, and the
+    rest of the suite runs beside them (the tests that read them run last). A test then reads its
+    own job's result: jobs[name].result(), a CompletedProcess."""
     selected = {}
     for item in request.session.items:
         marker = item.get_closest_marker('job')
@@ -235,6 +240,13 @@ def jobs(request, tmp_path_factory):
     }
     yield futures
     pool.shutdown(wait=True)
+
+
+@pytest.fixture(scope='session', autouse=True)
+def start_jobs(request):
+    """Starts the jobs at the session's first test when any selected test needs one."""
+    if any(item.get_closest_marker('job') is not None for item in request.session.items):
+        request.getfixturevalue('jobs')
 
 
 def finished_job(jobs, name):
