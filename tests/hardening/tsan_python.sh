@@ -137,8 +137,7 @@ start=$SECONDS
 status=0
 # Only the files that hold threaded tests: collecting the others (importing
 # them) takes minutes under TSan.
-mapfile -t test_files < <(grep -l '^pytestmark = pytest.mark.threads\|^@pytest.mark.threads' \
-    "$repo_root"/tests/test_*.py)
+mapfile -t test_files < <(grep -l 'pytest\.mark\.threads' "$repo_root"/tests/test_*.py)
 TSAN_OPTIONS="suppressions=$suppressions:halt_on_error=0:exitcode=66:print_suppressions=1:log_path=$reports_dir/tsan" \
     "$python" -m pytest -q -rs -p no:cacheprovider --durations=10 -m threads -k 'not releases_the_gil' \
     "$@" "${test_files[@]}" || status=$?
