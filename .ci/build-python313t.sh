@@ -16,11 +16,12 @@
 # for tests/hardening/tsan_python.sh, which runs the suite's threaded tests
 # on it with fastdigest built with -fsanitize=thread. Only what those tests
 # need is built: no test modules (--disable-test-modules) and none of the
-# stdlib's extension modules that neither they, pytest, hypothesis nor pip
-# import (TSAN_SKIPPED_MODULES); no PGO or LTO. Its binaries keep their
-# symbols (TSan's reports and suppressions name functions), and CPython's
-# suppressions for its own known reports (Tools/tsan/suppressions_free_threading.txt)
-# are installed beside it as PREFIX/share/tsan/suppressions_free_threading.txt.
+# stdlib's extension modules that neither they, pytest, hypothesis nor
+# setuptools import (TSAN_SKIPPED_MODULES); no pip, no PGO, no LTO. Its
+# binaries keep their symbols (TSan's reports and suppressions name
+# functions), and CPython's suppressions for its own known reports
+# (Tools/tsan/suppressions_free_threading.txt) are installed beside it as
+# PREFIX/share/tsan/suppressions_free_threading.txt.
 #
 # Usage: .ci/build-python313t.sh [--tsan] PREFIX
 #        e.g. /opt/fastdigest-ci/python3.13t, /opt/fastdigest-ci/python3.13t-tsan
@@ -75,8 +76,8 @@ if [ "$tsan" = no ]; then
     needed=(build-essential pkg-config libssl-dev zlib1g-dev libffi-dev libbz2-dev liblzma-dev
             libsqlite3-dev libreadline-dev uuid-dev libgdbm-dev libncurses-dev xz-utils)
 else
-    needed=(build-essential pkg-config libssl-dev zlib1g-dev libffi-dev libexpat1-dev xz-utils
-            clang libclang-rt-14-dev llvm)
+    needed=(build-essential pkg-config libssl-dev zlib1g-dev libffi-dev xz-utils clang
+            libclang-rt-14-dev llvm)
 fi
 missing=()
 for package in "${needed[@]}"; do
@@ -131,16 +132,14 @@ echo "== source $tarball ($((SECONDS - began)) s so far)"
 
 # The TSan build leaves out what the threaded tests never load: every module
 # of CPython's own tests (--disable-test-modules), and these stdlib extension
-# modules, which neither the suite, pytest, hypothesis, setuptools nor pip
+# modules, which neither the suite, pytest, hypothesis nor setuptools
 # import (or import only in a try, with a pure-Python fallback: decimal,
 # asyncio, zoneinfo, statistics, uuid, and bz2 and lzma in shutil and
 # zipfile). configure reads py_cv_module_NAME=n/a as "not available here".
-# pyexpat (pip's xmlrpc) is built on the system's expat rather than its own
-# copy.
 TSAN_SKIPPED_MODULES=(_asyncio _bz2 _codecs_cn _codecs_hk _codecs_iso2022 _codecs_jp _codecs_kr
     _codecs_tw _curses _curses_panel _dbm _decimal _elementtree _gdbm _interpchannels
     _interpqueues _interpreters _lsprof _lzma _multibytecodec _multiprocessing _posixshmem _sqlite3
-    _statistics _tkinter _uuid _xxtestfuzz _zoneinfo cmath readline syslog xxlimited
+    _statistics _tkinter _uuid _xxtestfuzz _zoneinfo cmath pyexpat readline syslog xxlimited
     xxlimited_35 xxsubtype)
 # Built into a staging folder and moved into place when whole, so that an
 # interrupted build never leaves a PREFIX that looks finished.
@@ -149,8 +148,7 @@ configure_args=(--disable-gil --prefix="$PREFIX")
 configure_env=()
 install_args=(DESTDIR="$staging")
 if [ "$tsan" = yes ]; then
-    configure_args+=(--with-thread-sanitizer --disable-test-modules --with-system-expat
-        --with-ensurepip=no)
+    configure_args+=(--with-thread-sanitizer --disable-test-modules --with-ensurepip=no)
     # -O2 rather than the default -O3 (the same code under TSan, built
     # faster); line tables so that TSan's reports show inlined frames, which
     # CPython's suppressions name.
@@ -203,8 +201,9 @@ if [ "$tsan" = yes ]; then
     # library's bytecode at the one level the tests run, which an interpreter
     # under TSan would otherwise compile anew at every start (PYTHONDONTWRITEBYTECODE
     # keeps it from caching it), and last the suppressions, which mark the
-    # build finished. No pip: tests/hardening/tsan_python.sh runs the pip
-    # wheel that ensurepip bundles, which saves pip installing itself.
+    # build finished. No pip: pip under TSan takes minutes, and
+    # tests/hardening/tsan_python.sh installs its pure-Python tools with
+    # another interpreter's pip.
     step=$SECONDS
     # As make install does, a file that does not compile is no failure: it
     # is compiled when imported.

@@ -8,8 +8,8 @@
 #
 # The interpreter is .ci/build-python313t.sh --tsan's, in a fixed prefix
 # outside the checkout (built there on the first run, reused after it), with
-# pytest, hypothesis and setuptools installed into it when it lacks them, by
-# the pip wheel CPython bundles. The extension is built by that interpreter
+# pytest, hypothesis and setuptools installed into it when it lacks them (by
+# PYTHON's pip, see below). The extension is built by that interpreter
 # (its compiler, clang, and its flags, which carry -fsanitize=thread) into a
 # scratch directory, as in sanitize_python.sh, and the tests run from there
 # with the checkout's tests.
@@ -32,8 +32,9 @@
 # reports for hashlib as well (conftest.py's MEMORYVIEW_EXPORTS_RACE_REASON).
 #
 # Environment:
-#   PYTHON      the interpreter whose cryptography-vectors the tests read
-#               (default python3; the heavy tier's jobs pass their own)
+#   PYTHON      the interpreter whose pip installs the test tools and whose
+#               cryptography-vectors the tests read (default python3; the
+#               heavy tier's jobs pass their own)
 #   FASTDIGEST_CI_ROOT  where CI's interpreters live (default /opt/fastdigest-ci): the
 #               interpreter is CI_ROOT/python3.13t-tsan
 #   BUILD_DIR   scratch directory (default: a new one under ${TMPDIR:-/tmp},
@@ -76,13 +77,20 @@ if ! quiet "$python" -c 'import pytest, hypothesis, setuptools' 2>/dev/null; the
     # One install at a time into the prefix (the build script's lock).
     exec {lock}>"$prefix.lock"
     flock "$lock"
-    # With the pip wheel that ensurepip bundles, run in place (the build
-    # installs no pip). cp313t wheels only: newer hypothesis releases have
-    # none (PLATFORM-NOTES.md); setuptools 77 for pyproject.toml's license
-    # field (pyproject.toml's test-core extra).
-    pip_wheel=$(ls "$prefix"/lib/python3.13t/ensurepip/_bundled/pip-*.whl | head -n 1)
-    quiet "$python" "$pip_wheel/pip" install -q --root-user-action=ignore --only-binary ':all:' \
-        pytest hypothesis 'setuptools>=77'
+    # Installed by the pip of the interpreter that runs this script (PYTHON)
+    # into the prefix's site-packages (--target: nothing goes into PYTHON's
+    # own), for 3.13 and pure-Python wheels only, since pip itself, run by
+    # the interpreter under TSan, took minutes: the packages are the same.
+    # Pure wheels: newer hypothesis releases bring an abi3 extension, which
+    # no free-threaded build loads. setuptools 77 for pyproject.toml's
+    # license field (pyproject.toml's test-core extra). The bytecode is then
+    # compiled by the TSan interpreter, as the build compiled the library's
+    # (pygments, which the tests never import, left out).
+    site_packages=$(quiet "$python" -c 'import sysconfig; print(sysconfig.get_path("purelib"))')
+    "${PYTHON:-python3}" -m pip install -q --root-user-action=ignore --disable-pip-version-check \
+        --target "$site_packages" --no-compile --only-binary ':all:' --python-version 3.13 \
+        --implementation py --abi none --platform any pytest hypothesis 'setuptools>=77'
+    quiet "$python" -m compileall -q -x '/pygments/' "$site_packages" >/dev/null
     exec {lock}>&-
 fi
 echo "== test tools: $(quiet "$python" -c 'import hypothesis, pytest, setuptools
