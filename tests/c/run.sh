@@ -24,8 +24,8 @@
 #             core's assert()s of its preconditions run (the extension's own
 #             build keeps Python's -DNDEBUG); the binaries are checked to
 #             call __assert_fail
-#   tsan      the drivers of the threaded paths with -fsanitize=thread
-#             (and -UNDEBUG): the batch driver on threads and the pipeline
+#   tsan      the drivers of the threaded paths with clang's
+#             -fsanitize=thread (and -UNDEBUG): the batch driver on threads and the pipeline
 #             of digest_many (test_batch --threads-only), the file reader
 #             and its reading-ahead thread (test_files), the digest columns
 #             and their references (test_columns). halt_on_error=1 and
@@ -57,7 +57,8 @@
 #   FD_VECTORS_DIR  the .../cryptography_vectors/hashes directory, to skip
 #                   the lookup
 #   FD_TEST_SEED    seed of the random tests (the driver prints the default)
-#   CC              compiler for native, sanitize and tsan (default gcc)
+#   CC              compiler for native and sanitize (default gcc)
+#   TSAN_CC         compiler for tsan (default clang)
 #   BUILD_DIR       where binaries go (default ${TMPDIR:-/tmp}/fastdigest-tests-c)
 set -euo pipefail
 
@@ -233,9 +234,14 @@ run_sanitize() {
         run_timed "sanitize columns" "$build_dir/test_columns-asan"
 }
 
-# The ThreadSanitizer build's flags, -UNDEBUG as the other sanitizer's; and
-# its options: whatever the caller's TSAN_OPTIONS say, the first report
-# stops the driver with exit code 66, which fails the run.
+# The ThreadSanitizer build: clang, as CPython's TSan CI and the TSan
+# interpreter (.ci/build-python313t.sh --tsan) build. gcc 12 cannot: with its
+# libtsan, the binding of fstat to glibc's first version
+# (core/glibc_versions.h) links a PLT relocation of type 0 that the loader
+# refuses. Its flags, -UNDEBUG as the other sanitizer's; and its options:
+# whatever the caller's TSAN_OPTIONS say, the first report stops the driver
+# with exit code 66, which fails the run.
+tsan_cc=${TSAN_CC:-clang}
 tsan_flags=(-g -UNDEBUG -fsanitize=thread)
 tsan_options="${TSAN_OPTIONS:+$TSAN_OPTIONS:}halt_on_error=1:exitcode=66"
 
@@ -249,8 +255,15 @@ require_tsan() {
 
 run_tsan() {
     local driver
+    # clang's TSan runtime is in libclang-rt-N-dev, which clang only
+    # recommends: the link of an empty program tells whether it is there.
+    command -v "$tsan_cc" >/dev/null || apt_install clang
+    printf 'int main(void) { return 0; }\n' >"$build_dir/tsan-probe.c"
+    if ! "$tsan_cc" -fsanitize=thread -o "$build_dir/tsan-probe" "$build_dir/tsan-probe.c" 2>/dev/null; then
+        apt_install "libclang-rt-$("$tsan_cc" -dumpversion | cut -d. -f1)-dev"
+    fi
     for driver in test_batch test_files test_columns; do
-        build "$driver" "$build_dir/$driver-tsan" "${CC:-gcc}" "${tsan_flags[@]}"
+        build "$driver" "$build_dir/$driver-tsan" "$tsan_cc" "${tsan_flags[@]}"
         require_asserts "$build_dir/$driver-tsan"
         require_tsan "$build_dir/$driver-tsan"
     done
