@@ -50,14 +50,7 @@ prefix=${FASTDIGEST_CI_ROOT:-/opt/fastdigest-ci}/python3.13t-tsan
 python=$prefix/bin/python3.13t
 suppressions=$prefix/share/tsan/suppressions_free_threading.txt
 
-if [ -n "${BUILD_DIR:-}" ]; then
-    build_dir=$BUILD_DIR
-    mkdir -p "$build_dir"
-    keep_build_dir=yes
-else
-    build_dir=$(mktemp -d "${TMPDIR:-/tmp}/fastdigest-tsan.XXXXXX")
-    keep_build_dir=no
-fi
+use_build_dir tsan
 package_dir="$build_dir/package"
 reports_dir="$build_dir/reports"
 rm -rf "$package_dir" "$reports_dir" "$build_dir/temp"
