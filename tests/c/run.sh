@@ -25,10 +25,11 @@
 #             build keeps Python's -DNDEBUG); the binaries are checked to
 #             call __assert_fail
 #   tsan      the drivers of the threaded paths with clang's
-#             -fsanitize=thread (and -UNDEBUG): the batch driver on threads and the pipeline
-#             of digest_many (test_batch --threads-only), the file reader
-#             and its reading-ahead thread (test_files), the digest columns
-#             and their references (test_columns). halt_on_error=1 and
+#             -fsanitize=thread (and -UNDEBUG): the batch driver on threads
+#             and the pipeline of digest_many, digests and HMACs
+#             (test_batch --threads-only), the file reader and its
+#             reading-ahead thread (test_files), the digest columns and
+#             their references (test_columns). halt_on_error=1 and
 #             exitcode=66 are added to any TSAN_OPTIONS given: a report
 #             stops the driver and fails the run. No suppressions.
 #   aarch64   Debian's aarch64-linux-gnu-gcc, run under qemu-aarch64 twice:
