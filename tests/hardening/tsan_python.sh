@@ -25,7 +25,10 @@
 #
 # Left out, as in sanitize_python.sh: the tests that time threads against
 # each other (*releases_the_gil: a share of wall time, which instrumented
-# code skews). The Arrow tests need pyarrow, which is not installed here:
+# code skews). And the truncated SHA-2s (sha224, sha384, sha512_224,
+# sha512_256): each runs its family's code (sha256's, sha512's), on the
+# same threads, with another IV and a shorter digest, which the rest of the
+# heavy tier checks; a quarter of the threaded tests, minutes under TSan. The Arrow tests need pyarrow, which is not installed here:
 # their threaded C paths run under TSan in tests/c/run.sh tsan
 # (test_columns). And a memoryview released while another thread takes its
 # buffer (test_stress.py), a race inside 3.13t's memoryview that TSan
@@ -66,7 +69,11 @@ bash "$repo_root/.ci/build-python313t.sh" --tsan "$prefix"
 echo "== interpreter (build or reuse): $((SECONDS - start)) s wall"
 
 start=$SECONDS
-if ! quiet "$python" -c 'import pytest, hypothesis, setuptools' 2>/dev/null; then
+# One start of the interpreter says whether the tools are there (each start
+# under TSan takes seconds).
+tool_versions='import hypothesis, pytest, setuptools
+print("pytest", pytest.__version__, "hypothesis", hypothesis.__version__, "setuptools", setuptools.__version__)'
+if ! tools=$(quiet "$python" -c "$tool_versions" 2>/dev/null); then
     # One install at a time into the prefix (the build script's lock).
     exec {lock}>"$prefix.lock"
     flock "$lock"
@@ -85,10 +92,9 @@ if ! quiet "$python" -c 'import pytest, hypothesis, setuptools' 2>/dev/null; the
         --implementation py --abi none --platform any pytest hypothesis 'setuptools>=77'
     quiet "$python" -m compileall -q -x '/pygments/' "$site_packages" >/dev/null
     exec {lock}>&-
+    tools=$(quiet "$python" -c "$tool_versions")
 fi
-echo "== test tools: $(quiet "$python" -c 'import hypothesis, pytest, setuptools
-print("pytest", pytest.__version__, "hypothesis", hypothesis.__version__, "setuptools", setuptools.__version__)') \
-($((SECONDS - start)) s wall)"
+echo "== test tools: $tools ($((SECONDS - start)) s wall)"
 
 echo "== building the extension with -fsanitize=thread into $package_dir"
 copy_package_python "$package_dir"
@@ -124,7 +130,11 @@ export PYTHONPATH="$package_dir:$vectors_dir"
 export FASTDIGEST_TEST_EXAMPLES=${FASTDIGEST_TEST_EXAMPLES:-0.25}
 # From BUILD_DIR, so that `python -m` puts no checkout on sys.path first.
 cd "$build_dir"
-imported=$(quiet "$python" -c 'import fastdigest._fastdigest as m; print(m.__file__)')
+# One start for both: the extension the suite imports, and its kernels.
+{
+    read -r imported
+    read -r kernels
+} < <(quiet "$python" -c 'import fastdigest, fastdigest._fastdigest as m; print(m.__file__); print(fastdigest.implementation)')
 case $imported in
 "$package_dir"/*) echo "== the suite imports $imported" ;;
 *)
@@ -133,14 +143,15 @@ case $imported in
     ;;
 esac
 
-echo "== pytest -m threads under TSan: $(quiet "$python" -c 'import fastdigest; print(fastdigest.implementation)')"
+echo "== pytest -m threads under TSan: $kernels"
 start=$SECONDS
 status=0
 # Only the files that hold threaded tests: collecting the others (importing
 # them) takes minutes under TSan.
 mapfile -t test_files < <(grep -l 'pytest\.mark\.threads' "$repo_root"/tests/test_*.py)
 TSAN_OPTIONS="suppressions=$suppressions:halt_on_error=0:exitcode=66:print_suppressions=1:log_path=$reports_dir/tsan" \
-    "$python" -m pytest -q -rs -p no:cacheprovider --durations=10 -m threads -k 'not releases_the_gil' \
+    "$python" -m pytest -q -rs -p no:cacheprovider --durations=10 -m threads \
+    -k 'not releases_the_gil and not sha224 and not sha384 and not sha512_224 and not sha512_256' \
     "$@" "${test_files[@]}" || status=$?
 echo "== pytest under TSan: exit $status, $((SECONDS - start)) s wall"
 
