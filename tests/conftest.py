@@ -63,6 +63,20 @@ BYTEARRAY_EXPORTS_RACE_REASON = (
 )
 
 
+# A CPython built for ThreadSanitizer: tests/hardening/tsan_python.sh runs the threaded tests on a free-threaded one.
+THREAD_SANITIZER = '--with-thread-sanitizer' in (sysconfig.get_config_var('CONFIG_ARGS') or '')
+
+# A free-threaded CPython's memoryview counts the buffers taken from it without a lock: memory_getbuf (a hash
+# taking the view's buffer) increments the count while memoryview.release() in another thread reads it, a data
+# race inside CPython that TSan reports, for hashlib as well. CPython made the count a critical section for 3.14
+# (gh-127085) and tracks the rest of memoryview's thread safety in gh-127716; 3.13t gets neither.
+MEMORYVIEW_EXPORTS_RACE_UNDER_TSAN = THREAD_SANITIZER and FREE_THREADED
+MEMORYVIEW_EXPORTS_RACE_REASON = (
+    "a free-threaded CPython's memoryview counts its exports without a lock (gh-127085, gh-127716): releasing a "
+    'view while another thread takes its buffer is a data race inside CPython, which ThreadSanitizer reports'
+)
+
+
 def _hashlib_takes_data_keyword():
     import hashlib
 
@@ -130,6 +144,11 @@ def pytest_configure(config):
     )
     config.addinivalue_line(
         'markers',
+        "threads: starts threads (Python's, or fastdigest's own through threads= and the CLI's workers); "
+        'tests/hardening/tsan_python.sh runs these under ThreadSanitizer (heavy tier)',
+    )
+    config.addinivalue_line(
+        'markers',
         'job(name, arguments, minutes, environment=None): the test checks the output of a command (ARGUMENTS; '
         'a .sh script runs under bash) that the `jobs` fixture runs, with ENVIRONMENT added to its '
         'environment; MINUTES is its rough length, longest first',
@@ -138,6 +157,11 @@ def pytest_configure(config):
 
 def pytest_collection_modifyitems(config, items):
     if config.getoption('--heavy'):
+        # The tests that read a job's result go after every other test: the jobs start with the session
+        # (start_jobs), so the rest of the suite runs beside them instead of waiting for them and then
+        # running alone on one core.
+        waiting = [item for item in items if item.get_closest_marker('job') is not None]
+        items[:] = [item for item in items if item.get_closest_marker('job') is None] + waiting
         return
     quick, heavy = [], []
     for item in items:
@@ -197,11 +221,11 @@ def pytest_terminal_summary(terminalreporter):
 @pytest.fixture(scope='session')
 def jobs(request, tmp_path_factory):
     """The commands of every selected test marked `job` (the C driver's targets, the hardening jobs,
-    the suite at other CPU levels), started together at the first test that needs one, as many at a
+    the suite at other CPU levels), started together with the session (start_jobs), as many at a
     time as there are cores, longest first. Each is one mostly single-threaded process for minutes,
-    so on CI's two cores they take about half the wall time they would one after another (the suite
-    waits for them meanwhile). A test then reads its own job's result: jobs[name].result(), a
-    CompletedProcess."""
+    so on CI's two cores they take about half the wall time they would one after another, and the
+    rest of the suite runs beside them (the tests that read them run last). A test then reads its
+    own job's result: jobs[name].result(), a CompletedProcess."""
     selected = {}
     for item in request.session.items:
         marker = item.get_closest_marker('job')
@@ -216,6 +240,13 @@ def jobs(request, tmp_path_factory):
     }
     yield futures
     pool.shutdown(wait=True)
+
+
+@pytest.fixture(scope='session', autouse=True)
+def start_jobs(request):
+    """Starts the jobs at the session's first test when any selected test needs one."""
+    if any(item.get_closest_marker('job') is not None for item in request.session.items):
+        request.getfixturevalue('jobs')
 
 
 def finished_job(jobs, name):

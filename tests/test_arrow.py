@@ -327,6 +327,7 @@ def test_result_repr_len_and_types():
     assert not hasattr(fastdigest.digest_array('md5', pa.chunked_array([[b'a']])), '__arrow_c_array__')
 
 
+@pytest.mark.threads
 def test_threads_share_one_column():
     values = sample_values(random.Random(5), 20000, False)
     array = pa.array(values, pa.binary())
@@ -367,6 +368,7 @@ def digests_of(column, **options):
     return pa.array(result) if hasattr(result, '__arrow_c_array__') else pa.chunked_array(result)
 
 
+@pytest.mark.threads
 @pytest.mark.parametrize('type_name', TYPES)
 def test_threads_split_every_layout(type_name):
     # Sliced at an odd offset: each part's first row is an odd slot of the input's buffers and bitmap.
@@ -381,6 +383,7 @@ def test_threads_split_every_layout(type_name):
     assert digests_of(column, hex=True, threads=3).equals(hex_want)
 
 
+@pytest.mark.threads
 def test_threads_split_chunks_and_structs():
     values, want = split_column()
     chunked = pa.chunked_array([values[:40_000], values[40_000:]], pa.binary())
@@ -393,6 +396,7 @@ def test_threads_split_chunks_and_structs():
         assert digests_of(struct.slice(3), threads=threads).equals(struct_want.slice(3))
 
 
+@pytest.mark.threads
 @settings(max_examples=examples(25), deadline=None)
 @given(start=st.integers(0, SPLIT_ROWS), length=st.integers(0, SPLIT_ROWS), threads=st.integers(1, 6))
 def test_threads_any_slice(start, length, threads):

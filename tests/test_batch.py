@@ -175,6 +175,7 @@ def test_bad_item_in_a_later_chunk(container):
 
 # Pipelined (hashed by other threads while the calling thread prepares the next chunk): the GIL is released while
 # the calling thread waits or hashes, at other points than when it hashes chunk by chunk.
+@pytest.mark.threads
 @pytest.mark.parametrize('count, threads', [(6 * 2048, None), (20 * 2048, 2), (20 * 2048, 3)])
 def test_list_changed_by_another_thread(count, threads):
     # A list read in place while another thread replaces, appends and removes items between the chunks (the
@@ -228,6 +229,7 @@ def test_list_changed_by_another_thread(count, threads):
     assert outcomes
 
 
+@pytest.mark.threads
 def test_list_changed_by_an_items_buffer_method():
     # An item's __buffer__ runs Python code while digest_many reads the list: the batch stays the list as
     # it was when digest_many was called (the list is read from a snapshot from that item on). Before
@@ -408,6 +410,7 @@ def test_argument_count():
         fastdigest.digest_many(name='sha256', messages=[])
 
 
+@pytest.mark.threads
 def test_threads_hash_batches_at_once():
     # The batch is hashed with the GIL released: batches in several threads must not disturb each
     # other (every thread's results are checked).
@@ -461,6 +464,7 @@ def threaded_batch():
     return items
 
 
+@pytest.mark.threads
 def test_threads_match_hashlib(algorithm):
     items = threaded_batch()
     want = expected(algorithm, items)
@@ -471,6 +475,7 @@ def test_threads_match_hashlib(algorithm):
     assert fastdigest.digest_many(algorithm, (item for item in items), threads=None) == want
 
 
+@pytest.mark.threads
 def test_threads_split_long_messages(algorithm):
     # Too few messages to pipeline, but chunks whose work is enough for several threads: pieces of one long
     # message each, or of many short ones beside them.
@@ -485,6 +490,7 @@ def test_threads_split_long_messages(algorithm):
             assert fastdigest.digest_many(algorithm, items, threads=threads) == want, threads
 
 
+@pytest.mark.threads
 @settings(max_examples=examples(20), deadline=None)
 @given(
     name=st.sampled_from(ALGORITHMS),
@@ -514,6 +520,7 @@ def test_threads_any_batch(name, count, seed, threads, specials, container):
     assert fastdigest.digest_many(name, source, threads=threads) == want
 
 
+@pytest.mark.threads
 @pytest.mark.parametrize('threads', THREAD_COUNTS)
 @pytest.mark.parametrize('first_bad', [0, 2048, 50_000, THREADED_COUNT - 1])
 def test_first_bad_item_with_threads(threads, first_bad):
@@ -578,6 +585,7 @@ def test_threads_argument():
     assert consumed == []
 
 
+@pytest.mark.threads
 @pytest.mark.skipif(BYTEARRAY_EXPORTS_RACE, reason=BYTEARRAY_EXPORTS_RACE_REASON)
 def test_bytearray_resized_while_its_chunk_is_hashed():
     # Another thread resizes bytearrays of the batch while other threads hash it: a bytearray whose chunk is in
@@ -638,6 +646,7 @@ def test_bytearray_resized_while_its_chunk_is_hashed():
     assert refused_during_calls
 
 
+@pytest.mark.threads
 def test_threads_of_several_callers_at_once():
     # Several Python threads, each hashing its own pipelined batch on threads of its own.
     rng = random.Random(34)

@@ -114,6 +114,7 @@ def test_out_of_every_kind(algorithm, kind):
     check_out(algorithm, random_messages(rng, 77, 4 * BLOCK_SIZES[algorithm] + 1), kind)
 
 
+@pytest.mark.threads
 @pytest.mark.parametrize('threads', THREAD_COUNTS)
 def test_out_with_threads(algorithm, threads):
     # Through the pipeline (2 threads and more) and chunk by chunk (1), with other buffer types among the bytes.
@@ -125,6 +126,7 @@ def test_out_with_threads(algorithm, threads):
     check_out(algorithm, messages, 'memoryview slice', threads, source=tuple(messages))
 
 
+@pytest.mark.threads
 def test_out_with_long_messages_on_threads():
     # Few messages, each long: one chunk cut into pieces for the threads, written into out=.
     rng = random.Random(3)
@@ -267,6 +269,7 @@ def test_a_bad_item_with_out():
     out.extend(b'!')  # no export left behind
 
 
+@pytest.mark.threads
 @pytest.mark.skipif(BYTEARRAY_EXPORTS_RACE, reason=BYTEARRAY_EXPORTS_RACE_REASON)
 def test_out_cannot_be_resized_while_threads_write_it():
     # Another thread keeps trying to resize out while the call's threads write it: out is held (exported) for
@@ -355,6 +358,7 @@ def test_the_first_problem_in_order_is_reported():
         fastdigest.digest_many('sha256', [b'a', shared, 5], out=backing)
 
 
+@pytest.mark.threads
 def test_sharing_memory_in_a_later_chunk_with_threads():
     # The chunks before are hashed by then (out holds their digests); the error still names the item.
     backing = bytearray(THREADED_COUNT * 20 + 10)
@@ -466,6 +470,7 @@ def test_rows_of_every_layout():
         assert [row.tobytes() for row in out] == want
 
 
+@pytest.mark.threads
 @needs_numpy
 @pytest.mark.parametrize('threads', THREAD_COUNTS)
 def test_rows_with_threads(algorithm, threads):

@@ -195,6 +195,7 @@ def count_reading_threads(monkeypatch):
     return started
 
 
+@pytest.mark.threads
 @pytest.mark.parametrize('cpus', [1, 2, 4])
 def test_read_ahead_with_and_without_a_spare_core(in_dir, monkeypatch, cpus):
     # A big file gets a reading thread only while a core is spare (2 per big file); the digest is the same
@@ -208,6 +209,7 @@ def test_read_ahead_with_and_without_a_spare_core(in_dir, monkeypatch, cpus):
     assert (len(reading_threads) > 0) == (cpus >= 2)
 
 
+@pytest.mark.threads
 def test_many_files_in_parallel_keep_argument_order(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     files = []
@@ -683,6 +685,7 @@ def test_help_and_version():
     assert status == 0 and out.startswith(b'fastdigest ') and err == b''
 
 
+@pytest.mark.threads
 def test_big_files_are_hashed_in_parallel(in_dir, monkeypatch):
     # Two files of more than a batch each must be in two threads at once: each
     # hash waits at a barrier for the other, which fails if one thread took both.
@@ -831,6 +834,7 @@ def test_main_returns_its_status_and_leaves_the_process_alone(in_dir, monkeypatc
     assert out.getvalue() == expected_line('sha256', b'plain.txt')
 
 
+@pytest.mark.threads
 @pytest.mark.parametrize('chunks_over_minimum, reads_ahead', [(-1, False), (0, True), (20, True)])
 def test_only_a_big_file_gets_a_reading_thread(tmp_path, monkeypatch, chunks_over_minimum, reads_ahead):
     # The reading thread costs more than it saves below READ_AHEAD_MIN_CHUNKS chunks.
@@ -844,6 +848,7 @@ def test_only_a_big_file_gets_a_reading_thread(tmp_path, monkeypatch, chunks_ove
     assert bool(reading_threads) == reads_ahead
 
 
+@pytest.mark.threads
 def test_item_queue_is_first_in_first_out_and_loses_nothing_between_threads():
     items = pool._ItemQueue()
     for value in range(5):
@@ -879,6 +884,7 @@ def test_item_queue_is_first_in_first_out_and_loses_nothing_between_threads():
     assert sorted(received) == list(range(6000))
 
 
+@pytest.mark.threads
 @pytest.mark.parametrize('files', [[b"it's"], [b"it's", b'plain.txt']], ids=['one', 'two'])
 def test_a_lone_file_is_hashed_in_the_calling_thread(in_dir, monkeypatch, files):
     # One file and no progress bar: no worker thread to start and wait for.

@@ -66,6 +66,7 @@ def digest_files_error(paths, **kwargs):
 # --- digests ----------------------------------------------------------------------------------------------
 
 
+@pytest.mark.threads
 @settings(deadline=None, max_examples=examples(40), suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(
     files=st.lists(
@@ -104,6 +105,7 @@ def test_digest_files_result_types(tmp_path, algorithm):
     assert fastdigest.digest_files(('md5', 'sha1'), []) == []
 
 
+@pytest.mark.threads
 def test_digest_files_same_for_any_threads(tmp_path):
     rng = random.Random(5)
     paths = []
@@ -186,6 +188,7 @@ def test_digest_files_character_device():
     ]
 
 
+@pytest.mark.threads
 @pytest.mark.skipif(not hasattr(os, 'mkfifo'), reason='no os.mkfifo on this platform')
 @pytest.mark.parametrize('threads', [1, 2])
 def test_digest_files_fifo_is_read_to_its_end(tmp_path, threads):
@@ -212,6 +215,7 @@ def test_digest_files_fifo_is_read_to_its_end(tmp_path, threads):
 # --- errors -------------------------------------------------------------------------------------------------
 
 
+@pytest.mark.threads
 def test_digest_files_errors_are_opens(tmp_path):
     # Each path that cannot be read raises what open() and a read raise for it.
     regular = tmp_path / 'regular'
@@ -235,6 +239,7 @@ def test_digest_files_errors_are_opens(tmp_path):
     assert digest_files_error([tmp_path])[0] is (PermissionError if sys.platform == 'win32' else IsADirectoryError)
 
 
+@pytest.mark.threads
 def test_digest_files_first_failure_in_order(tmp_path):
     paths = []
     for index in range(200):

@@ -24,6 +24,8 @@ import fastdigest
 import fastdigest.hmac
 from conftest import FREE_THREADED
 
+pytestmark = pytest.mark.threads
+
 THREADS = 4
 
 

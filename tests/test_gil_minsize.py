@@ -57,6 +57,7 @@ CALL_KINDS = {
 }
 
 
+@pytest.mark.threads
 @pytest.mark.parametrize('kind', CALL_KINDS)
 def test_a_100_byte_input_releases_the_gil_with_threshold_64(kind, threshold):
     threshold(64)
@@ -64,6 +65,7 @@ def test_a_100_byte_input_releases_the_gil_with_threshold_64(kind, threshold):
     assert released, f'{kind} of 100 bytes kept the GIL with threshold 64'
 
 
+@pytest.mark.threads
 @pytest.mark.parametrize('kind', CALL_KINDS)
 def test_a_100_byte_input_keeps_the_gil_with_the_default_threshold(kind, threshold):
     # The harness's own check: without a release, no collection fits inside the loop.
@@ -72,6 +74,7 @@ def test_a_100_byte_input_keeps_the_gil_with_the_default_threshold(kind, thresho
     assert not released, f'{kind} of 100 bytes released the GIL with the default threshold'
 
 
+@pytest.mark.threads
 def test_the_threshold_itself_releases(threshold):
     # Inputs of at least the threshold release (hashlib's comparison), one byte less does not.
     threshold(len(DATA))
@@ -80,6 +83,7 @@ def test_the_threshold_itself_releases(threshold):
     assert not collection_ran_during(CALL_KINDS['HASH.update'], DATA, HELD_CALLS)
 
 
+@pytest.mark.threads
 def test_threshold_0_releases_even_for_empty_input(threshold):
     threshold(0)
     empty = operator.itemgetter(slice(0, 0))
@@ -100,6 +104,7 @@ def hex_column():
 # digest_array releases the GIL for an array of at least threshold // block_size rows: every row costs at
 # least one block, whatever its length. Each case releases under one side of that rule and not under the
 # compile-time default (2048 bytes: 32 SHA-256 rows, 16 SHA-512 rows), or the other way round.
+@pytest.mark.threads
 @pytest.mark.parametrize(
     ('name', 'minsize', 'rows', 'releases'),
     [

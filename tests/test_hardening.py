@@ -8,10 +8,14 @@
   corpus then FD_FUZZ_SECONDS (default 60) of fuzzing.
 - tests/hardening/leaks.sh: the core Python tests under valgrind memcheck; any definite leak or
   memcheck error with a frame in the extension fails.
+- tests/hardening/tsan_python.sh: the threaded tests (marker `threads`) on a free-threaded CPython 3.13
+  built for ThreadSanitizer (.ci/build-python313t.sh --tsan, built into a fixed prefix on the first run),
+  with the extension built with -fsanitize=thread; any report fails (the C driver's own TSan run is
+  test_c_core.py's 'tsan').
 
 Each takes minutes; they run side by side with each other and the C driver's targets, as many at once
-as there are cores (conftest.py's `jobs` fixture). Each installs its tool (clang, valgrind) with
-apt-get when missing: a missing tool is a failure, never a skip. They take FASTDIGEST_BACKEND into
+as there are cores (conftest.py's `jobs` fixture). Each installs its tool (clang, valgrind, the TSan
+interpreter) when missing: a missing tool is a failure, never a skip. They take FASTDIGEST_BACKEND into
 their own hands, so the suite's second, portable run leaves them out with the rest of the 'hardening'
 marker.
 """
@@ -58,3 +62,13 @@ def test_fuzz_core(jobs):
 def test_no_leaks_under_valgrind(jobs):
     output = job_output(jobs, 'hardening/leaks', '== leaks passed')
     assert '== memcheck: 0 report(s) through _fastdigest' in output, output[-6000:]
+
+
+# Minutes: the tests alone; the first run on a machine also builds the interpreter (.ci/build-python313t.sh
+# prints what each step of that costs).
+@pytest.mark.job('hardening/tsan', [TESTS / 'hardening' / 'tsan_python.sh'], 8)
+def test_threaded_tests_under_thread_sanitizer(jobs):
+    output = job_output(jobs, 'hardening/tsan', '== tsan_python passed')
+    assert '== pytest under TSan: exit 0' in output, output[-6000:]
+    counts = [int(count) for count in re.findall(r'^(\d+) passed', output, re.MULTILINE)]
+    assert len(counts) == 1 and counts[0] > 100, output[-6000:]

@@ -676,6 +676,7 @@ def test_module_attributes():
     assert 'pbkdf2_hmac' in fastdigest.__all__
 
 
+@pytest.mark.threads
 def test_concurrent_updates_of_one_object():
     # Every thread feeds the same chunk, so any order of whole updates gives one known MAC; an update
     # torn by another thread would not. The chunks are long enough to release the GIL.
@@ -698,6 +699,7 @@ def test_concurrent_updates_of_one_object():
     assert mac.digest() == stdlib_hmac.digest(b'key', chunk * (threads * per_thread), 'sha256')
 
 
+@pytest.mark.threads
 def test_pbkdf2_releases_the_gil():
     # The derivation runs for a long while (hundreds of milliseconds even on the fastest kernel); if it
     # held the GIL, this thread could not wake up from its short sleep until it had finished.

@@ -78,6 +78,7 @@ def test_every_length_and_key(algorithm):
         assert fd_hmac.digest_many(key, messages, algorithm) == loop(key, messages, algorithm)
 
 
+@pytest.mark.threads
 @pytest.mark.parametrize('threads', THREAD_COUNTS)
 def test_threads(algorithm, threads):
     # Pipelined on two threads and more, chunk by chunk on one; into a list and into out=.
@@ -93,6 +94,7 @@ def test_threads(algorithm, threads):
     assert bytes(out) == b''.join(want)
 
 
+@pytest.mark.threads
 def test_long_messages_on_threads():
     rng = random.Random(3)
     messages = [rng.randbytes(3 << 20), b'', rng.randbytes(100), rng.randbytes((1 << 20) + 3)]

@@ -62,6 +62,7 @@ def test_the_same_seed_runs_the_same_inputs(report):
     assert fastdigest.self_test().seed != fastdigest.self_test().seed
 
 
+@pytest.mark.threads
 def test_other_threads_hash_right_meanwhile():
     # The self-test runs kernels without installing them: a thread hashing all along sees the kernels
     # of the import, right, and implementation does not change.

@@ -17,6 +17,9 @@ import time
 import pytest
 
 import fastdigest
+from conftest import MEMORYVIEW_EXPORTS_RACE_REASON, MEMORYVIEW_EXPORTS_RACE_UNDER_TSAN
+
+pytestmark = pytest.mark.threads
 
 THREADS = 4
 SECONDS = 3.0
@@ -109,6 +112,7 @@ def test_shared_objects_under_mixed_load():
         assert made > 10, f'{shared.name}: too few updates to mean anything'
 
 
+@pytest.mark.skipif(MEMORYVIEW_EXPORTS_RACE_UNDER_TSAN, reason=MEMORYVIEW_EXPORTS_RACE_REASON)
 def test_buffer_cannot_be_released_while_hashed():
     """A memoryview being hashed (with the GIL released) cannot be released by another thread: it raises
     BufferError, as with hashlib, and the digest is that of the whole buffer."""

@@ -18,11 +18,14 @@ import pytest
 
 import fastdigest
 
-pytestmark = pytest.mark.skipif(
-    sys.version_info < (3, 14),
-    reason='concurrent.interpreters and InterpreterPoolExecutor, the standard library API for interpreters with '
-    'their own GIL, exist from Python 3.14 on (PEP 734); before, only the C API creates such interpreters',
-)
+pytestmark = [
+    pytest.mark.skipif(
+        sys.version_info < (3, 14),
+        reason='concurrent.interpreters and InterpreterPoolExecutor, the standard library API for interpreters '
+        'with their own GIL, exist from Python 3.14 on (PEP 734); before, only the C API creates such interpreters',
+    ),
+    pytest.mark.threads,
+]
 
 TESTS = os.path.dirname(os.path.abspath(__file__))
 PROGRAM = os.path.join(TESTS, 'subinterpreter_program.py')

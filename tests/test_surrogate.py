@@ -272,6 +272,7 @@ def test_struct_nulls():
     assert keys(struct.slice(1), ['i'])[0] == hashlib.md5(TOKEN.encode()).hexdigest()
 
 
+@pytest.mark.threads
 def test_many_rows_on_threads():
     # More rows than the threads' split needs (two parts from 32,768 rows), keys of every length, nulls.
     rng = random.Random(8)

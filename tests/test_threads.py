@@ -13,6 +13,8 @@ import fastdigest
 from conftest import BYTEARRAY_EXPORTS_RACE, BYTEARRAY_EXPORTS_RACE_REASON
 from spectator import watch
 
+pytestmark = pytest.mark.threads
+
 ALGORITHMS = ('md5', 'sha1', 'sha224', 'sha256', 'sha384', 'sha512', 'sha512_224', 'sha512_256')
 
 MiB = 1 << 20

@@ -544,6 +544,7 @@ def test_pandas_agrees_with_pyarrow():
 # ---- threads and the working set ---------------------------------------------------------------------------------
 
 
+@pytest.mark.threads
 def test_rows_on_threads_and_rows_larger_than_the_sink():
     rng = random.Random(5)
     n = 40_000

@@ -14,12 +14,24 @@
 #             tests/c/test_select.c, the selection's known-answer checks
 #             refusing kernels made wrong on purpose (native and sanitize:
 #             those kernels are portable C, the same on every CPU);
+#             tests/c/test_columns.c, digest_array's and surrogate_key's
+#             columns on 1 to 5 threads (native, sanitize and tsan), built
+#             with chunks and thread parts as small as the fuzzers', so that
+#             its columns of a few thousand rows are cut for every thread;
 #             and tests/c/wrong_family_row.c, whose rows with a kernel of the
 #             wrong family must not compile
 #   sanitize  the same with -fsanitize=address,undefined and -UNDEBUG: the
 #             core's assert()s of its preconditions run (the extension's own
 #             build keeps Python's -DNDEBUG); the binaries are checked to
 #             call __assert_fail
+#   tsan      the drivers of the threaded paths with clang's
+#             -fsanitize=thread (and -UNDEBUG): the batch driver on threads
+#             and the pipeline of digest_many, digests and HMACs
+#             (test_batch --threads-only), the file reader and its
+#             reading-ahead thread (test_files), the digest columns and
+#             their references (test_columns). halt_on_error=1 and
+#             exitcode=66 are added to any TSAN_OPTIONS given: a report
+#             stops the driver and fails the run. No suppressions.
 #   aarch64   Debian's aarch64-linux-gnu-gcc, run under qemu-aarch64 twice:
 #             -cpu max (SHA-1, SHA-2 and SHA-512 instructions) and
 #             -cpu cortex-a72 (no SHA-512 instructions: the portable SHA-512
@@ -47,6 +59,7 @@
 #                   the lookup
 #   FD_TEST_SEED    seed of the random tests (the driver prints the default)
 #   CC              compiler for native and sanitize (default gcc)
+#   TSAN_CC         compiler for tsan (default clang)
 #   BUILD_DIR       where binaries go (default ${TMPDIR:-/tmp}/fastdigest-tests-c)
 set -euo pipefail
 
@@ -120,17 +133,24 @@ run_timed() {
 
 # build DRIVER OUTPUT COMPILER EXTRA_FLAGS...: tests/c/DRIVER.c (test_core,
 # test_batch: the batch driver's and the multi-buffer kernels' own,
-# test_files: the file reader's, or test_select: the checked selection's)
-# with the shared test harness (harness.c),
-# the kernels built on models of instructions the CPU may lack
+# test_files: the file reader's, test_select: the checked selection's, or
+# test_columns: the digest columns') with the shared test harness
+# (harness.c), the kernels built on models of instructions the CPU may lack
 # (model_kernels.c) and the core sources.
 build() {
     local driver=$1 output=$2 compiler=$3
     shift 3
     mapfile -t sources < <(core_sources)
+    local driver_flags=()
+    # test_columns: the fuzzers' small chunks, thread parts and buffers
+    # (tests/fuzz/run.sh), so that a few thousand rows make parts for five
+    # threads, fill the sinks and key buffers and outgrow them.
+    [ "$driver" = test_columns ] && driver_flags=(-DFD_ARROW_CHUNK_ROWS=37
+        -DFD_ARROW_MIN_ROWS_PER_THREAD=50 -DFD_ARROW_SINK_BYTES=61 -DFD_SURROGATE_CHUNK_ROWS=37
+        -DFD_SURROGATE_TEXT_BYTES=256)
     echo "== building $output with $compiler"
-    "$compiler" "${cflags[@]}" "$@" -I"$src_dir" -o "$output" "$tests_dir/$driver.c" \
-        "$tests_dir/harness.c" "$tests_dir/model_kernels.c" "${sources[@]}"
+    "$compiler" "${cflags[@]}" "$@" "${driver_flags[@]}" -I"$src_dir" -o "$output" \
+        "$tests_dir/$driver.c" "$tests_dir/harness.c" "$tests_dir/model_kernels.c" "${sources[@]}"
 }
 
 # tests/c/wrong_family_row.c compiles as it is and refuses, with the
@@ -169,6 +189,8 @@ run_native() {
     run_timed "native files" "$build_dir/test_files" "$build_dir"
     build test_select "$build_dir/test_select" "${CC:-gcc}"
     run_timed "native select" "$build_dir/test_select"
+    build test_columns "$build_dir/test_columns" "${CC:-gcc}"
+    run_timed "native columns" "$build_dir/test_columns"
 }
 
 # The sanitizer builds' flags: -UNDEBUG keeps the core's assert()s in even
@@ -206,6 +228,49 @@ run_sanitize() {
     require_asserts "$build_dir/test_select-asan"
     ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1} \
         run_timed "sanitize select" "$build_dir/test_select-asan"
+    build test_columns "$build_dir/test_columns-asan" "${CC:-gcc}" "${sanitize_flags[@]}" \
+        -fno-omit-frame-pointer
+    require_asserts "$build_dir/test_columns-asan"
+    ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1} \
+        run_timed "sanitize columns" "$build_dir/test_columns-asan"
+}
+
+# The ThreadSanitizer build: clang, as CPython's TSan CI and the TSan
+# interpreter (.ci/build-python313t.sh --tsan) build. gcc 12 cannot: with its
+# libtsan, the binding of fstat to glibc's first version
+# (core/glibc_versions.h) links a PLT relocation of type 0 that the loader
+# refuses. Its flags, -UNDEBUG as the other sanitizer's; and its options:
+# whatever the caller's TSAN_OPTIONS say, the first report stops the driver
+# with exit code 66, which fails the run.
+tsan_cc=${TSAN_CC:-clang}
+tsan_flags=(-g -UNDEBUG -fsanitize=thread)
+tsan_options="${TSAN_OPTIONS:+$TSAN_OPTIONS:}halt_on_error=1:exitcode=66"
+
+# require_tsan BINARY: the build is instrumented (calls __tsan_init).
+require_tsan() {
+    if ! nm "$1" | grep __tsan_init >/dev/null; then
+        echo "== $1 is not built with -fsanitize=thread" >&2
+        failures+=("$(basename "$1") without ThreadSanitizer")
+    fi
+}
+
+run_tsan() {
+    local driver
+    # clang's TSan runtime is in libclang-rt-N-dev, which clang only
+    # recommends: the link of an empty program tells whether it is there.
+    command -v "$tsan_cc" >/dev/null || apt_install clang
+    printf 'int main(void) { return 0; }\n' >"$build_dir/tsan-probe.c"
+    if ! "$tsan_cc" -fsanitize=thread -o "$build_dir/tsan-probe" "$build_dir/tsan-probe.c" 2>/dev/null; then
+        apt_install "libclang-rt-$("$tsan_cc" -dumpversion | cut -d. -f1)-dev"
+    fi
+    for driver in test_batch test_files test_columns; do
+        build "$driver" "$build_dir/$driver-tsan" "$tsan_cc" "${tsan_flags[@]}"
+        require_asserts "$build_dir/$driver-tsan"
+        require_tsan "$build_dir/$driver-tsan"
+    done
+    TSAN_OPTIONS=$tsan_options run_timed "tsan batch" "$build_dir/test_batch-tsan" --threads-only
+    TSAN_OPTIONS=$tsan_options run_timed "tsan files" "$build_dir/test_files-tsan" "$build_dir"
+    TSAN_OPTIONS=$tsan_options run_timed "tsan columns" "$build_dir/test_columns-tsan"
 }
 
 run_aarch64() {
@@ -238,10 +303,10 @@ targets=("$@")
 [ ${#targets[@]} -gt 0 ] || targets=(native)
 for target in "${targets[@]}"; do
     case $target in
-    native | sanitize | aarch64 | aarch64-sanitize | s390x) ;;
+    native | sanitize | tsan | aarch64 | aarch64-sanitize | s390x) ;;
     all) ;;
     *)
-        echo "run.sh: unknown target '$target' (native, sanitize, aarch64, aarch64-sanitize, s390x, all)" >&2
+        echo "run.sh: unknown target '$target' (native, sanitize, tsan, aarch64, aarch64-sanitize, s390x, all)" >&2
         exit 2
         ;;
     esac
@@ -253,6 +318,7 @@ for target in "${targets[@]}"; do
     all)
         run_native
         run_sanitize
+        run_tsan
         run_aarch64
         run_aarch64_sanitize
         run_s390x

@@ -48,14 +48,7 @@ if ! command -v valgrind >/dev/null; then
 fi
 valgrind --version
 
-if [ -n "${BUILD_DIR:-}" ]; then
-    build_dir=$BUILD_DIR
-    mkdir -p "$build_dir"
-    keep_build_dir=yes
-else
-    build_dir=$(mktemp -d "${TMPDIR:-/tmp}/fastdigest-leaks.XXXXXX")
-    keep_build_dir=no
-fi
+use_build_dir leaks
 package_dir="$build_dir/package"
 rm -rf "$package_dir" "$build_dir/temp" "$build_dir"/memcheck*.xml
 mkdir -p "$package_dir/fastdigest"

@@ -63,14 +63,7 @@ if ! command -v "$cc" >/dev/null; then
     echo "sanitize_python.sh: no C compiler '$cc'" >&2
     exit 1
 fi
-if [ -n "${BUILD_DIR:-}" ]; then
-    build_dir=$BUILD_DIR
-    mkdir -p "$build_dir"
-    keep_build_dir=yes
-else
-    build_dir=$(mktemp -d "${TMPDIR:-/tmp}/fastdigest-sanitize.XXXXXX")
-    keep_build_dir=no
-fi
+use_build_dir sanitize
 package_dir="$build_dir/package"
 reports_dir="$build_dir/reports"
 rm -rf "$package_dir" "$reports_dir" "$build_dir/temp"

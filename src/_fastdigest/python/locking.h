@@ -117,7 +117,13 @@ typedef void fd_absorb_fn(void *context, const uint8_t *data, size_t len);
 static inline bool fd_object_lock_enable(fd_object_lock *lock)
 {
 #ifdef FD_HAVE_PYMUTEX
-    lock->in_use = true;
+    /* Written once, by the first such update, with the GIL held. From then
+     * on other threads read the flag without the GIL (the unlock at the end
+     * of fd_absorb_locked; without a GIL, every call), and a second write,
+     * even of the same value, would be a data race with those reads. Free-
+     * threaded builds start with it set and never write it. */
+    if (!lock->in_use)
+        lock->in_use = true;
     return true;
 #else
     if (lock->lock == NULL)
