@@ -36,7 +36,9 @@ print(json.dumps({
 # test_levels.py and of sanitize_python.sh) forces the portable C and never tries md5's 'tuned', so it
 # is left out; FASTDIGEST_DISABLE stays, and a level's hidden kernels are then not tried either.
 CHILD_ENVIRONMENT = {
-    name: value for name, value in os.environ.items() if name not in ('FASTDIGEST_BACKEND', 'FASTDIGEST_TEST_FAIL_CHECK')
+    name: value
+    for name, value in os.environ.items()
+    if name not in ('FASTDIGEST_BACKEND', 'FASTDIGEST_TEST_FAIL_CHECK')
 }
 
 
