@@ -201,6 +201,8 @@ size_t strlen(const char *s);
 int strcmp(const char *a, const char *b);
 int strncmp(const char *a, const char *b, size_t count);
 char *strcpy(char *dest, const char *src);
+char *strchr(const char *s, int c);
+void *memchr(const void *s, int c, size_t count);
 EOF
     cat >"$dir/stdlib.h" <<'EOF'
 #include <stddef.h>

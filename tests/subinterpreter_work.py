@@ -209,6 +209,15 @@ def check_kernel_names(fd, rng):
     assert isinstance(fd.cpu_features, frozenset), fd.cpu_features
 
 
+@checks('self_test', 'SelfTestReport', 'KernelReport')
+def check_self_test(fd, rng):
+    # Every kernel of this CPU against this interpreter's hashlib and hmac, from this interpreter.
+    report = fd.self_test(seed=rng.randrange(2**32))
+    assert isinstance(report, fd.SelfTestReport) and report.passed, report
+    assert report.kernels and all(isinstance(kernel, fd.KernelReport) for kernel in report.kernels)
+    assert any(kernel.ran for kernel in report.kernels)
+
+
 @checks('get_gil_minsize', 'set_gil_minsize')
 def check_gil_minsize(fd, rng):
     # The threshold is the process's, shared with the other interpreters running beside this one: set to
@@ -243,6 +252,15 @@ def check_hmac(fd, rng):
         assert fd.hmac.digest(key, message, name) == want, name
     # A digestmod fastdigest does not implement goes to this interpreter's hmac.
     assert fd.hmac.new(b'k', b'm', 'sha3_256').digest() == hmac.new(b'k', b'm', 'sha3_256').digest()
+
+
+@checks('digest_many', table=HMAC_CHECKS)
+def check_hmac_digest_many(fd, rng):
+    key = rng.randbytes(rng.randrange(200))
+    messages = [rng.randbytes(rng.randrange(300)) for _ in range(100)]
+    for name in ALGORITHMS:
+        want = [hmac.digest(key, m, name) for m in messages]
+        assert fd.hmac.digest_many(key, messages, name, threads=2) == want, name
 
 
 @checks('compare_digest', 'digest_size', 'trans_36', 'trans_5C', table=HMAC_CHECKS)
