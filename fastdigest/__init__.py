@@ -15,7 +15,6 @@ from fastdigest._fastdigest import (
     HASH,
     DigestArray,
     DigestStream,
-    batch_implementation,
     cpu_features,
     digest,
     digest_array,
@@ -191,6 +190,9 @@ def __getattr__(name):
     elif name == 'algorithms_available':
         # hashlib's set, which on any OpenSSL build already names the eight.
         value = frozenset(_stdlib_hashlib().algorithms_available | implementation.keys())
+    elif name == 'batch_implementation':
+        # Made on first use: the multi-buffer kernels are checked at the first batch, not at import.
+        value = _fastdigest._batch_implementation()
     elif name in _FROM_SELF_TEST:
         from fastdigest import _self_test
 
@@ -203,7 +205,7 @@ def __getattr__(name):
 
 def __dir__():
     present = (name for name in _FROM_HASHLIB if hasattr(_stdlib_hashlib(), name))
-    return sorted({*globals(), *present, *_SETS_FROM_HASHLIB, *_FROM_SELF_TEST})
+    return sorted({*globals(), *present, *_SETS_FROM_HASHLIB, *_FROM_SELF_TEST, 'batch_implementation'})
 
 
 def self_test(*, seed=None):

@@ -208,8 +208,9 @@ batch_implementation: dict[str, str]
 """What digest_many() and digest_array() run in this process, by algorithm name.
 
 A multi-buffer kernel that hashes several messages side by side (`'avx512_x16'`, `'avx512_x8'`,
-`'avx2_x8'`, `'avx2_x4'`, `'shani_x2'`) or, where this CPU has none for the algorithm, the
-single-stream kernel of `implementation`.
+`'avx2_x8'`, `'avx2_x4'`, `'shani_x2'`) or, where this CPU has none for the algorithm (or its
+known-answer check refused it), the single-stream kernel of `implementation`. Made on first use,
+which checks the multi-buffer kernels that no batch has checked yet.
 """
 
 cpu_features: frozenset[str]
@@ -264,8 +265,8 @@ def self_test(*, seed: int | None = None) -> SelfTestReport:
     """Run every kernel this CPU runs against known answers and the standard library: what to run on
     a new machine, or after building fastdigest with another compiler.
 
-    The import checks the kernels it selects against a few known answers, and warns of any it
-    refuses. This goes further, through every kernel of the build whose instructions this CPU has
+    fastdigest checks the kernels it selects against a few known answers (the import the
+    single-stream ones, a family's first batch its multi-buffer one), and warns of any it refuses. This goes further, through every kernel of the build whose instructions this CPU has
     (less those FASTDIGEST_DISABLE hides), selected or not: the same known answers, then messages of
     random lengths at random alignments against the standard library's hashlib, and HMAC and PBKDF2
     (with each kernel's own code for them, where it has some) against hmac and

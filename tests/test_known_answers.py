@@ -1,10 +1,11 @@
-"""The known-answer check at import: what a refused kernel does to the import, seen from Python.
+"""The known-answer check at kernel selection: what a refused kernel does, seen from Python.
 
 The check itself (core/known_answers.c) and the fallback are tested in C (tests/c/test_select.c feeds
 the selection kernels made wrong on purpose). Here the binding's part: one RuntimeWarning per refused
-kernel naming it, its family and why; `implementation` and `batch_implementation` naming what runs
-instead; ImportError where a family has no kernel left. A child process imports fastdigest with
-FASTDIGEST_TEST_FAIL_CHECK naming the kernels whose check is to fail, as a wrong kernel's would.
+kernel naming it, its family and why (at import for a single-stream kernel, at the first batch for a
+multi-buffer one); `implementation` and `batch_implementation` naming what runs instead; ImportError where
+a family has no kernel left. A child process imports fastdigest with FASTDIGEST_TEST_FAIL_CHECK naming the
+kernels whose check is to fail, as a wrong kernel's would.
 """
 
 import hashlib
@@ -19,15 +20,25 @@ import fastdigest
 
 CHILD_CODE = r"""
 import json, warnings
-with warnings.catch_warnings(record=True) as caught:
-    warnings.simplefilter('always')
-    import fastdigest
+def recorded(action):
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter('always')
+        action()
+    return [[w.category.__name__, str(w.message)] for w in caught]
+import_warnings = recorded(lambda: __import__('fastdigest'))
+import fastdigest
+md5_batch = lambda: fastdigest.digest_many('md5', [b'%d' % i * i for i in range(40)])
+first_batch_warnings = recorded(md5_batch)
+later_warnings = recorded(lambda: (md5_batch(), fastdigest.batch_implementation))
 print(json.dumps({
-    'warnings': [[w.category.__name__, str(w.message)] for w in caught],
+    'import_warnings': import_warnings,
+    'first_batch_warnings': first_batch_warnings,
+    'later_warnings': later_warnings,
+    'warnings': import_warnings + first_batch_warnings,
     'implementation': fastdigest.implementation,
     'batch_implementation': fastdigest.batch_implementation,
     'md5': fastdigest.md5(b'abc' * 100).hexdigest(),
-    'md5_many': [d.hex() for d in fastdigest.digest_many('md5', [b'%d' % i * i for i in range(40)])],
+    'md5_many': [d.hex() for d in md5_batch()],
 }))
 """
 
@@ -42,13 +53,14 @@ CHILD_ENVIRONMENT = {
 }
 
 
-def import_with_failing_checks(kernels):
-    """Imports fastdigest in a child whose checks of `kernels` (family:kernel, comma-separated; None
-    for no variable) fail; returns the completed process."""
+def import_with_failing_checks(kernels, code=CHILD_CODE):
+    """Runs code (by default: imports fastdigest, then hashes a batch) in a child whose checks of
+    `kernels` (family:kernel, comma-separated; None for no variable) fail; returns the completed
+    process."""
     environment = dict(CHILD_ENVIRONMENT)
     if kernels is not None:
         environment['FASTDIGEST_TEST_FAIL_CHECK'] = kernels
-    return subprocess.run([sys.executable, '-c', CHILD_CODE], env=environment, capture_output=True, text=True)
+    return subprocess.run([sys.executable, '-c', code], env=environment, capture_output=True, text=True)
 
 
 def child_report(kernels):
@@ -100,12 +112,21 @@ def test_a_refused_kernel_is_warned_of_and_replaced(unrefused):
     check_md5_still_right(report)
 
 
-def test_a_refused_multi_buffer_kernel_is_warned_of_and_replaced(unrefused):
+def unrefused_md5_multi(unrefused):
     md5_multi = unrefused['batch_implementation']['md5']
     if md5_multi == unrefused['implementation']['md5']:
         pytest.skip('this CPU (or the FASTDIGEST_DISABLE level) runs no multi-buffer MD5 kernel')
+    return md5_multi
+
+
+def test_a_refused_multi_buffer_kernel_is_warned_of_at_the_first_batch(unrefused):
+    # The multi-buffer kernels are checked by the first batch, not by the import: the warning comes from
+    # that call, once.
+    md5_multi = unrefused_md5_multi(unrefused)
     report = child_report(f'md5:{md5_multi}')
-    [[category, message]] = report['warnings']
+    assert report['import_warnings'] == []
+    [[category, message]] = report['first_batch_warnings']
+    assert report['later_warnings'] == []
     assert category == 'RuntimeWarning'
     assert message.startswith(
         f"fastdigest: the md5 multi-buffer kernel '{md5_multi}' failed its known-answer check and is not used: "
@@ -115,6 +136,48 @@ def test_a_refused_multi_buffer_kernel_is_warned_of_and_replaced(unrefused):
     assert replacement != md5_multi
     assert f"'{replacement}' hashes batches of md5 instead" in message
     check_md5_still_right(report)
+
+
+def test_a_batch_checks_its_own_familys_kernel_only(unrefused):
+    md5_multi = unrefused_md5_multi(unrefused)
+    code = (
+        'import warnings, fastdigest\n'
+        'warnings.simplefilter("error")\n'
+        "fastdigest.digest_many('sha256', [b'a'])\n"
+        "print('sha256 batch hashed')\n"
+        "fastdigest.digest_many('md5', [b'a'])\n"
+    )
+    child = import_with_failing_checks(f'md5:{md5_multi}', code)
+    assert child.stdout == 'sha256 batch hashed\n'
+    assert f"RuntimeWarning: fastdigest: the md5 multi-buffer kernel '{md5_multi}' failed" in child.stderr
+
+
+# Each way into the multi-buffer kernels, as a program's first batch: it checks them and warns.
+FIRST_BATCHES = {
+    'digest_many': "fastdigest.digest_many('md5', [b'a'])",
+    'batch_implementation': 'fastdigest.batch_implementation',
+    'hmac.digest_many': "fastdigest.hmac.digest_many(b'k', [b'a'], 'md5')",
+    'pbkdf2_hmac': "fastdigest.pbkdf2_hmac('md5', b'p', b's', 2, 64)",
+    'digest_array': "fastdigest.digest_array('md5', pyarrow.array([b'a']))",
+    'digest_rows': "fastdigest.digest_rows('md5', pyarrow.table({'a': [1]}))",
+    'surrogate_key': "fastdigest.surrogate_key(pyarrow.table({'a': [1]}), ['a'])",
+}
+
+
+@pytest.mark.parametrize('call', FIRST_BATCHES.values(), ids=FIRST_BATCHES.keys())
+def test_every_way_into_the_batches_checks_them_first(unrefused, call):
+    md5_multi = unrefused_md5_multi(unrefused)
+    if 'pyarrow' in call:
+        pytest.importorskip('pyarrow', reason='the Arrow functions take pyarrow objects here')
+    code = (
+        'import warnings, fastdigest, fastdigest.hmac\n'
+        'try:\n    import pyarrow\nexcept ImportError:\n    pass\n'
+        'warnings.simplefilter("error")\n'
+        f'{call}\n'
+    )
+    child = import_with_failing_checks(f'md5:{md5_multi}', code)
+    assert child.returncode != 0
+    assert f"RuntimeWarning: fastdigest: the md5 multi-buffer kernel '{md5_multi}' failed" in child.stderr
 
 
 def test_one_warning_per_refused_kernel_in_the_order_tried(unrefused):

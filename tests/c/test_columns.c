@@ -16,7 +16,9 @@
  *     against the key written here;
  *   - a column's references dropped by several threads at once, each after
  *     reading the digests, as consumers release exported arrays: the last
- *     one frees the column after every other thread's reads.
+ *     one frees the column after every other thread's reads;
+ *   - and first, the multi-buffer kernels that the extension's selection
+ *     leaves to each family's first batch, settled by five threads at once.
  *
  * Usage: test_columns [--seed=N]
  * Prints a line per group, then "C columns: N passed, N failed"; exits 1
@@ -32,8 +34,10 @@
 #include "core/arrow_digest_column.h"
 #include "core/arrow_hash.h"
 #include "core/arrow_surrogate.h"
+#include "core/batch.h"
 #include "core/byte_sink.h"
 #include "core/hex.h"
+#include "core/known_answers.h"
 #include "core/parallel.h"
 #include "dispatch/dispatch.h"
 #include "harness.h"
@@ -301,6 +305,53 @@ static void test_references(group_tally *tally)
     free_rows(&r);
 }
 
+/* Threads that reach their first batches together after the extension's
+ * selection: each asks every family's multi-buffer kernel at once, and each
+ * must get the one an unchecked selection installs (under TSan: with no
+ * race on the settling). */
+typedef struct settlers {
+    const char *names[MAX_THREADS][FD_FAMILY_COUNT];
+} settlers;
+
+static bool settle_every_family(void *context, size_t part)
+{
+    settlers *s = context;
+
+    /* Each thread starts at another family, so that they meet on each. */
+    for (size_t i = 0; i < FD_FAMILY_COUNT; i++) {
+        const size_t family = (i + part) % FD_FAMILY_COUNT;
+        const fd_multi_kernel *multi = fd_batch_multi_kernel((enum fd_family)family);
+        s->names[part][family] = multi != NULL ? multi->name : NULL;
+    }
+    return true;
+}
+
+static void test_settling(group_tally *tally)
+{
+    const char *expected[FD_FAMILY_COUNT];
+    char error[200];
+
+    fd_select_kernels(false);
+    for (int f = 0; f < FD_FAMILY_COUNT; f++)
+        expected[f] = fd_active_multi_kernels[f].name;
+    for (int round = 0; round < 20; round++) {
+        settlers s;
+        if (!fd_select_checked_kernels(false, NULL, error, sizeof error))
+            fail_setup("the selection refused no list: %s", error);
+        fd_parallel_run(MAX_THREADS, settle_every_family, &s);
+        for (size_t part = 0; part < MAX_THREADS; part++) {
+            for (int f = 0; f < FD_FAMILY_COUNT; f++) {
+                const char *name = s.names[part][f];
+                check(tally,
+                      expected[f] == NULL ? name == NULL
+                                          : name != NULL && strcmp(name, expected[f]) == 0,
+                      "round %d: thread %zu got family %d's %s, not %s", round, part, f,
+                      name ? name : "none", expected[f] ? expected[f] : "none");
+            }
+        }
+    }
+}
+
 /* ------------------------------------------------------------------------ */
 
 int main(int argc, char **argv)
@@ -313,9 +364,16 @@ int main(int argc, char **argv)
         }
     }
     print_seed();
-    fd_select_kernels(false);
+
+    group_tally settling = {0, 0};
+    test_settling(&settling);
+    report_group("all", "checked", "fd_batch_multi_kernel", "settled on 5 threads", &settling);
+    /* And the columns over the kernels the extension's selection leaves. */
 
     group_tally columns = {0, 0}, keys = {0, 0}, references = {0, 0};
+    char error[200];
+    if (!fd_select_checked_kernels(false, NULL, error, sizeof error))
+        fail_setup("the selection refused no list: %s", error);
     test_digest_columns(&columns);
     report_group("all", "selected", "fd_digest_column_hash", "1-5 threads", &columns);
     test_surrogate_keys(&keys);

@@ -13,7 +13,8 @@
  *   - a list whose only kernel is wrong: installed as the last resort;
  * then FASTDIGEST_TEST_FAIL_CHECK's list (fd_select_checked_kernels) with
  * the build's own kernels, its refusals of bad lists, and an unchecked
- * selection, which clears the record. Kernels right but for their PBKDF2
+ * selection, which clears the record; and the multi-buffer kernels that
+ * the extension's selection defers to the first batch. Kernels right but for their PBKDF2
  * loop, PBKDF2 lanes, or a multi-buffer kernel's PBKDF2 loop pass the
  * import's checks, which leave PBKDF2 out, and fail fd_check_pbkdf2, the
  * self-test's. The wrong kernels are built on the portable C, so every CPU
@@ -25,6 +26,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "core/batch.h"
 #include "core/known_answers.h"
 #include "dispatch/dispatch.h"
 #include "harness.h"
@@ -188,7 +190,7 @@ static void select_sha256(const fd_kernel *list, const fd_multi_kernel *multi_li
     }
     lists[FD_FAMILY_SHA256] = list;
     multi_lists[FD_FAMILY_SHA256] = multi_list;
-    fd_select_checked_kernels_from(lists, multi_lists, false, &known_answers);
+    fd_select_checked_kernels_from(lists, multi_lists, false, &known_answers, false);
 }
 
 /* The record holds exactly one failure, of this kernel, whose reason
@@ -337,6 +339,65 @@ static void run_spoiled_case(void)
     report_group("all", "build", "spoiled", "FASTDIGEST_TEST_FAIL_CHECK", &tally);
 }
 
+/* The extension's selection defers each family's multi-buffer kernel to
+ * the family's first batch: none is installed or checked until
+ * fd_settle_multi_kernel, which installs the choice a full selection
+ * makes, records a spoiled one's failure then, and only once, leaving the
+ * other families pending; fd_batch_multi_kernel settles by itself. */
+static void run_deferred_case(void)
+{
+    group_tally tally = {0, 0};
+    char error[200];
+    size_t count, first, end;
+    const char *expected[FD_FAMILY_COUNT];
+
+    fd_select_kernels(false);
+    for (int f = 0; f < FD_FAMILY_COUNT; f++)
+        expected[f] = fd_active_multi_kernels[f].name;
+    check(&tally, fd_select_checked_kernels(false, NULL, error, sizeof error), "%s", error);
+    for (int f = 0; f < FD_FAMILY_COUNT; f++) {
+        const enum fd_family family = (enum fd_family)f;
+        check(&tally, fd_active_multi_kernels[f].name == NULL && !fd_multi_kernel_settled(family),
+              "family %d's multi-buffer kernel is settled before its first batch", f);
+        check(&tally, fd_settle_multi_kernel(family, &first, &end) && first == end,
+              "the first settle of family %d selected nothing, or recorded a failure", f);
+        check(&tally, !fd_settle_multi_kernel(family, &first, &end),
+              "the second settle of family %d selected again", f);
+        const char *name = fd_active_multi_kernels[f].name;
+        check(&tally,
+              expected[f] == NULL ? name == NULL : name != NULL && strcmp(name, expected[f]) == 0,
+              "family %d's batches run %s, not %s", f, name ? name : "none",
+              expected[f] ? expected[f] : "none");
+    }
+
+    if (expected[FD_FAMILY_MD5] == NULL) {
+        printf("    no multi-buffer md5 kernel on this CPU: its deferred refusal is not tried\n");
+    }
+    else {
+        char spoiled[64];
+        snprintf(spoiled, sizeof spoiled, "md5:%s", expected[FD_FAMILY_MD5]);
+        check(&tally, fd_select_checked_kernels(false, spoiled, error, sizeof error), "%s", error);
+        fd_refused_kernels(&count);
+        check(&tally, count == 0, "%zu failures recorded before the first batch", count);
+        const fd_multi_kernel *replacement = fd_batch_multi_kernel(FD_FAMILY_MD5);
+        check(&tally, fd_multi_kernel_settled(FD_FAMILY_MD5),
+              "fd_batch_multi_kernel did not settle md5");
+        check(&tally, !fd_multi_kernel_settled(FD_FAMILY_SHA1),
+              "settling md5 settled sha1 as well");
+        check(&tally,
+              replacement == NULL || strcmp(replacement->name, expected[FD_FAMILY_MD5]) != 0,
+              "the spoiled %s hashes md5's batches", expected[FD_FAMILY_MD5]);
+        const fd_kernel_failure *failures = fd_refused_kernels(&count);
+        check(&tally,
+              count == 1 && failures[0].family == FD_FAMILY_MD5 && failures[0].multi_buffer &&
+                  strcmp(failures[0].kernel, expected[FD_FAMILY_MD5]) == 0,
+              "%zu failures recorded at the first batch, not md5's %s", count,
+              expected[FD_FAMILY_MD5]);
+    }
+    fd_select_kernels(false);
+    report_group("all", "build", "deferred", "multi-buffer", &tally);
+}
+
 int main(int argc, char **argv)
 {
     harness_start("test_select", 0x66645f73656c6563u); /* "fd_selec" */
@@ -355,6 +416,7 @@ int main(int argc, char **argv)
                     "through its lanes");
     run_last_resort_case();
     run_spoiled_case();
+    run_deferred_case();
     fd_select_kernels(false);
     return finish_run("C select");
 }

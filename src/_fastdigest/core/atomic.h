@@ -1,8 +1,9 @@
 /* Words that several threads read and write without a lock: the reference
  * count of a digest column (core/arrow_hash.c), the counter the batch
  * driver's threads take pieces from (core/batch.c), the binding's GIL
- * threshold (python/locking.h) and the flag that says the process-wide
- * set-up is done (python/module.c).
+ * threshold (python/locking.h) and the flags that say the process-wide
+ * set-up is done (python/module.c) and the multi-buffer kernels are
+ * checked (core/known_answers.c).
  *
  * C11's <stdatomic.h>, except under MSVC itself: its C compiler offers C11
  * atomics only behind an experimental switch (/experimental:c11atomics;
@@ -119,6 +120,34 @@ static inline void fd_relaxed_store(fd_relaxed_size *value, size_t new_value)
 }
 #endif
 
+/* ---- published sizes -------------------------------------------------------- */
+
+/* A size one thread stores, under a lock, after writing what it counts
+ * (entries of a record below it), and that other threads load without the
+ * lock before reading those: the store is a release, the load an acquire.
+ * Under MSVC, Interlocked calls, full barriers (see the flags below). */
+#ifdef FD_MSVC_ATOMICS
+typedef volatile __int64 fd_published_size;
+static inline size_t fd_published_size_load(fd_published_size *value)
+{
+    return (size_t)_InterlockedCompareExchange64(value, 0, 0);
+}
+static inline void fd_published_size_store(fd_published_size *value, size_t new_value)
+{
+    _InterlockedExchange64(value, (__int64)new_value);
+}
+#else
+typedef _Atomic(size_t) fd_published_size;
+static inline size_t fd_published_size_load(fd_published_size *value)
+{
+    return atomic_load_explicit(value, memory_order_acquire);
+}
+static inline void fd_published_size_store(fd_published_size *value, size_t new_value)
+{
+    atomic_store_explicit(value, new_value, memory_order_release);
+}
+#endif
+
 /* ---- published flags -------------------------------------------------------- */
 
 /* A flag that one thread sets once, after writes that other threads may
@@ -126,7 +155,8 @@ static inline void fd_relaxed_store(fd_relaxed_size *value, size_t new_value)
  * set is a release, the read an acquire, so a thread that sees the flag set
  * sees every write made before it was set. Starts clear; a static one is
  * clear without initialisation (C11 7.17.2.1 makes the zero of static
- * storage a valid atomic value). Under MSVC, Interlocked calls, which are
+ * storage a valid atomic value). Cleared only while no other thread reads
+ * it (a test selecting kernels again). Under MSVC, Interlocked calls, which are
  * full barriers on x86 and ARM64 alike (a volatile read is an acquire only
  * under /volatile:ms, which is not ARM64's default). */
 #ifdef FD_MSVC_ATOMICS
@@ -139,6 +169,10 @@ static inline void fd_published_flag_set(fd_published_flag *flag)
 {
     _InterlockedExchange(flag, 1);
 }
+static inline void fd_published_flag_clear(fd_published_flag *flag)
+{
+    _InterlockedExchange(flag, 0);
+}
 #else
 typedef atomic_bool fd_published_flag;
 static inline bool fd_published_flag_is_set(fd_published_flag *flag)
@@ -148,6 +182,10 @@ static inline bool fd_published_flag_is_set(fd_published_flag *flag)
 static inline void fd_published_flag_set(fd_published_flag *flag)
 {
     atomic_store_explicit(flag, true, memory_order_release);
+}
+static inline void fd_published_flag_clear(fd_published_flag *flag)
+{
+    atomic_store_explicit(flag, false, memory_order_relaxed);
 }
 #endif
 

@@ -35,6 +35,7 @@
 #include <string.h>
 
 #include "core/atomic.h"
+#include "core/known_answers.h"
 #include "core/parallel.h"
 #include "kernels/compiler.h"
 #include "kernels/endian.h"
@@ -397,6 +398,9 @@ static FD_ALWAYS_INLINE unsigned run_batch(batch *b, enum fd_family family, bool
 
 const fd_multi_kernel *fd_batch_multi_kernel(enum fd_family family)
 {
+    size_t first_failure, end_failure;
+
+    fd_settle_multi_kernel(family, &first_failure, &end_failure);
     const fd_multi_kernel *multi = &fd_active_multi_kernels[family];
     return multi->name != NULL ? multi : NULL;
 }

@@ -38,7 +38,9 @@ typedef struct fd_message {
 void fd_hash_many(enum fd_algorithm_id id, const fd_message *messages, size_t count);
 
 /* The family's active multi-buffer kernel (fd_active_multi_kernels), or
- * NULL where it has none: what fd_hash_many and fd_hmac_many run. */
+ * NULL where it has none: what fd_hash_many, fd_hmac_many and PBKDF2 run.
+ * Settles the kernels first (core/known_answers.h), so that no batch runs
+ * a kernel the extension's selection has not checked. */
 const fd_multi_kernel *fd_batch_multi_kernel(enum fd_family family);
 
 /* fd_hash_many with the given multi-buffer kernel of the algorithm's family

@@ -12,6 +12,7 @@
 #include <stdbool.h>
 #include <string.h>
 
+#include "core/batch.h"
 #include "core/buffer.h"
 #include "core/family.h"
 #include "dispatch/dispatch.h"
@@ -507,10 +508,9 @@ void fd_pbkdf2_hmac(enum fd_algorithm_id id, const uint8_t *password, size_t pas
                     size_t out_len)
 {
     const enum fd_family family = fd_algorithms[id].family;
-    const fd_multi_kernel *multi = &fd_active_multi_kernels[family];
 
-    fd_pbkdf2_hmac_with(&fd_active_kernels[family], multi->name != NULL ? multi : NULL, id,
-                        password, password_len, salt, salt_len, iterations, out, out_len);
+    fd_pbkdf2_hmac_with(&fd_active_kernels[family], fd_batch_multi_kernel(family), id, password,
+                        password_len, salt, salt_len, iterations, out, out_len);
 }
 
 void fd_pbkdf2_hmac_with(const fd_kernel *kernel, const fd_multi_kernel *multi,

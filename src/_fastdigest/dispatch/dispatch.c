@@ -369,7 +369,8 @@ static size_t kernel_failure_count;
 
 const fd_kernel_failure *fd_kernel_failures(size_t *count)
 {
-    *count = kernel_failure_count;
+    if (count != NULL)
+        *count = kernel_failure_count;
     return kernel_failures;
 }
 
@@ -441,28 +442,52 @@ static const fd_multi_kernel *select_multi_kernel(const fd_multi_kernel *list,
     }
 }
 
+/* What a selection left for fd_select_pending_multi_kernel: the lists
+ * and checks it was given, and the families whose kernel is pending. */
+static struct {
+    bool pending[FD_FAMILY_COUNT];
+    const fd_multi_kernel *const *lists;
+    fd_kernel_checks checks;
+} pending_multi;
+
 void fd_select_checked_kernels_from(const fd_kernel *const lists[FD_FAMILY_COUNT],
                                     const fd_multi_kernel *const multi_lists[FD_FAMILY_COUNT],
-                                    bool portable_only, const fd_kernel_checks *checks)
+                                    bool portable_only, const fd_kernel_checks *checks,
+                                    bool defer_multi)
 {
     const uint32_t features = fd_cpu_features();
-    const fd_cpu_model model = fd_cpu_model_detected();
 
     kernel_failure_count = 0;
+    pending_multi.lists = multi_lists;
+    pending_multi.checks = checks != NULL ? *checks : (fd_kernel_checks){0};
     for (int f = 0; f < FD_FAMILY_COUNT; f++) {
         const enum fd_family family = (enum fd_family)f;
-        const fd_kernel *kernel = select_kernel(lists[f], family, features, portable_only, checks);
+        fd_use_kernel(family, select_kernel(lists[f], family, features, portable_only, checks));
+        fd_use_multi_kernel(family, NULL);
         /* The portable C hashes batches one message at a time. */
-        const fd_multi_kernel *multi = portable_only
-                                           ? NULL
-                                           : select_multi_kernel(multi_lists[f], family, kernel,
-                                                                 features, model, checks);
-        fd_use_kernel(family, kernel);
-        fd_use_multi_kernel(family, multi);
+        pending_multi.pending[f] = !portable_only;
+        if (!defer_multi)
+            fd_select_pending_multi_kernel(family);
     }
+}
+
+bool fd_select_pending_multi_kernel(enum fd_family family)
+{
+    assert((unsigned)family < FD_FAMILY_COUNT);
+    if (!pending_multi.pending[family])
+        return false;
+    const fd_kernel_checks *checks = pending_multi.checks.check_multi_kernel != NULL
+                                         ? &pending_multi.checks
+                                         : NULL;
+    fd_use_multi_kernel(family, select_multi_kernel(pending_multi.lists[family], family,
+                                                    &fd_active_kernels[family], fd_cpu_features(),
+                                                    fd_cpu_model_detected(), checks));
+    pending_multi.pending[family] = false;
+    return true;
 }
 
 void fd_select_kernels(bool portable_only)
 {
-    fd_select_checked_kernels_from(fd_kernel_lists, fd_multi_kernel_lists, portable_only, NULL);
+    fd_select_checked_kernels_from(fd_kernel_lists, fd_multi_kernel_lists, portable_only, NULL,
+                                   false);
 }

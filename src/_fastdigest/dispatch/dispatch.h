@@ -157,10 +157,25 @@ typedef struct fd_kernel_checks {
  * checked in turn: for a multi-buffer kernel, down to none (batches then
  * go through the single-stream kernel); for a single-stream one, down to
  * the list's last, the portable C, which is installed even when it fails
- * (recorded with last_resort: no kernel is left). */
+ * (recorded with last_resort: no kernel is left).
+ *
+ * With defer_multi, only the single-stream kernels are selected now: a
+ * family has no multi-buffer kernel until fd_select_pending_multi_kernel
+ * selects it, with these lists and checks (which must outlive it), so that
+ * a process that never hashes a batch never runs or checks one. */
 void fd_select_checked_kernels_from(const fd_kernel *const lists[FD_FAMILY_COUNT],
                                     const fd_multi_kernel *const multi_lists[FD_FAMILY_COUNT],
-                                    bool portable_only, const fd_kernel_checks *checks);
+                                    bool portable_only, const fd_kernel_checks *checks,
+                                    bool defer_multi);
+
+/* The multi-buffer kernel of a family that a selection with defer_multi
+ * left: chosen for the CPU beside the family's installed single-stream
+ * kernel, checked, its failures added to the record, and installed.
+ * Returns true when it was pending, false (doing nothing) when not. Not
+ * thread-safe, and not while another thread hashes a batch of the family:
+ * core/known_answers.c's fd_settle_multi_kernel runs it once, under the
+ * process's lock, before the family's first batch. */
+bool fd_select_pending_multi_kernel(enum fd_family family);
 
 /* One kernel the last selection refused. */
 #define FD_KERNEL_FAILURE_REASON_LEN 240
@@ -180,8 +195,10 @@ typedef struct fd_kernel_failure {
 
 /* The kernels the last selection refused, in the order it tried them, and
  * their count in *count: none before any selection, and none after an
- * unchecked one. Written only by the selections, which run before any other
- * thread hashes; read-only from then on. */
+ * unchecked one; the multi-buffer ones of a deferred selection follow as
+ * fd_select_pending_multi_kernel selects them. count may be NULL. Written
+ * only by the selections; core/known_answers.h's fd_refused_kernels reads
+ * it while another thread may be completing a deferred one. */
 const fd_kernel_failure *fd_kernel_failures(size_t *count);
 
 /* Install one kernel for one family (tests and benchmarks run every

@@ -302,6 +302,8 @@ done:
 /* Hashes source, through __arrow_c_array__ or else __arrow_c_stream__. */
 static PyObject *digest_source(const arrow_call *call, PyObject *source)
 {
+    if (fd_settle_batch_kernel(fd_algorithms[call->id].family) < 0)
+        return NULL;
     PyObject *method = fd_optional_attribute(source, "__arrow_c_array__");
     PyObject *result;
     if (method != NULL) {

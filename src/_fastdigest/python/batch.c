@@ -787,6 +787,8 @@ static PyObject *digest_many(PyObject *module, PyObject *const *args, Py_ssize_t
     int id = fd_algorithm_from_object(module, args[0], "digest_many", "1");
     if (id < 0)
         return NULL;
+    if (multi_buffer && fd_settle_batch_kernel(fd_algorithms[id].family) < 0)
+        return NULL;
     const fd_algorithm *algorithm = &fd_algorithms[id];
     const fd_batch_job job = {
         .multi = multi_buffer ? fd_batch_multi_kernel(algorithm->family) : NULL,
@@ -819,33 +821,39 @@ static PyObject *fastdigest_digest_many_single_stream(PyObject *module, PyObject
     return digest_many(module, args, nargs, kwnames, false);
 }
 
+PyDoc_STRVAR(batch_implementation_doc,
+             "_batch_implementation($module, /)\n--\n\n"
+             "fastdigest.batch_implementation, made on its first use, which checks\n"
+             "every multi-buffer kernel not yet checked by a batch.");
+
+/* {"md5": "avx512_x16", "sha256": "shani_x2", ...}: what each algorithm's
+ * batches run on, a multi-buffer kernel or else the single-stream one. */
+static PyObject *fastdigest_batch_implementation(PyObject *module, PyObject *Py_UNUSED(ignored))
+{
+    (void)module;
+    const char *kernel_of_family[FD_FAMILY_COUNT];
+    for (int family = 0; family < FD_FAMILY_COUNT; family++) {
+        if (fd_settle_batch_kernel((enum fd_family)family) < 0)
+            return NULL;
+        const fd_multi_kernel *multi = fd_batch_multi_kernel((enum fd_family)family);
+        kernel_of_family[family] = multi != NULL ? multi->name : fd_active_kernels[family].name;
+    }
+    return fd_kernels_by_algorithm(kernel_of_family);
+}
+
 static PyMethodDef batch_methods[] = {
     {"digest_many", (PyCFunction)(void (*)(void))fastdigest_digest_many,
      METH_FASTCALL | METH_KEYWORDS, digest_many_doc},
     {"_digest_many_single_stream",
      (PyCFunction)(void (*)(void))fastdigest_digest_many_single_stream,
      METH_FASTCALL | METH_KEYWORDS, digest_many_single_stream_doc},
+    {"_batch_implementation", fastdigest_batch_implementation, METH_NOARGS,
+     batch_implementation_doc},
     {NULL, NULL, 0, NULL},
 };
 
 int fd_batch_module_exec(PyObject *module, fd_module_state *state)
 {
     (void)state;
-
-    if (PyModule_AddFunctions(module, batch_methods) < 0)
-        return -1;
-    /* {"md5": "avx512_x16", "sha256": "shani_x2", ...}: what each
-     * algorithm's batches run on, a multi-buffer kernel or else the
-     * single-stream one. */
-    const char *kernel_of_family[FD_FAMILY_COUNT];
-    for (int family = 0; family < FD_FAMILY_COUNT; family++) {
-        const char *multi = fd_active_multi_kernels[family].name;
-        kernel_of_family[family] = multi != NULL ? multi : fd_active_kernels[family].name;
-    }
-    PyObject *implementation = fd_kernels_by_algorithm(kernel_of_family);
-    if (implementation == NULL)
-        return -1;
-    int added = PyModule_AddObjectRef(module, "batch_implementation", implementation);
-    Py_DECREF(implementation);
-    return added;
+    return PyModule_AddFunctions(module, batch_methods);
 }

@@ -237,10 +237,18 @@ int fd_files_module_exec(PyObject *module, fd_module_state *state);
 int fd_arrow_module_exec(PyObject *module, fd_module_state *state);
 int fd_surrogate_module_exec(PyObject *module, fd_module_state *state);
 /* kernels.c: a RuntimeWarning for each kernel the selection refused
- * (dispatch.h's fd_kernel_failures), naming it, its family, why and what
- * runs instead, or ImportError where a family's last kernel failed, which
- * leaves nothing that hashes it right; then the self-test's functions.
- * module.c calls it right after the selection. */
+ * (core/known_answers.h's fd_refused_kernels), naming it, its family, why
+ * and what runs instead, or ImportError where a family's last kernel
+ * failed, which leaves nothing that hashes it right; then the self-test's
+ * functions. module.c calls it right after the selection. */
 int fd_kernels_module_exec(PyObject *module, fd_module_state *state);
+/* kernels.c: settles the family's multi-buffer kernel, which the import's
+ * selection leaves to the family's first batch (core/known_answers.h's
+ * fd_settle_multi_kernel), and warns of those refused, as the import warns
+ * of the others: every function that hashes batches calls it first, with
+ * the GIL, so that the warning comes from the call that checked them. (The
+ * core settles by itself too, so a path that forgot would lose the
+ * warning, never the check.) 0, or -1 with an exception set. */
+int fd_settle_batch_kernel(enum fd_family family);
 
 #endif /* FD_PYTHON_BINDING_H */

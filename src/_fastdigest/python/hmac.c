@@ -599,6 +599,8 @@ static PyObject *fastdigest_hmac_digest_many(PyObject *module, PyObject *const *
     if (id < 0)
         return NULL;
 
+    if (fd_settle_batch_kernel(fd_algorithms[id].family) < 0)
+        return NULL;
     Py_buffer key_view;
     if (get_one_shot_buffer(key, &key_view) < 0)
         return NULL;
@@ -730,6 +732,9 @@ static PyObject *fastdigest_pbkdf2_hmac(PyObject *module, PyObject *const *args,
         goto done;
     }
 
+    /* Several output blocks go through the multi-buffer kernels. */
+    if (fd_settle_batch_kernel(fd_algorithms[id].family) < 0)
+        goto done;
     result = PyBytes_FromStringAndSize(NULL, dklen);
     if (result == NULL)
         goto done;

@@ -39,16 +39,16 @@ static void family_algorithms(enum fd_family family, char *out, size_t out_len)
     }
 }
 
-/* A RuntimeWarning for each kernel the selection refused, or ImportError
- * (binding.h's fd_kernels_module_exec). 0, or -1 with an exception set (a
- * warning turned into an error included). */
-static int warn_refused_kernels(void)
+/* A RuntimeWarning for each kernel the selection refused, of the record's
+ * entries [first, end), or ImportError (binding.h's
+ * fd_kernels_module_exec). 0, or -1 with an exception set (a warning
+ * turned into an error included). */
+static int warn_refused_kernels(size_t first, size_t end)
 {
-    size_t count;
-    const fd_kernel_failure *failures = fd_kernel_failures(&count);
+    const fd_kernel_failure *failures = fd_kernel_failures(NULL);
     char algorithms[96];
 
-    for (size_t i = 0; i < count; i++) {
+    for (size_t i = first; i < end; i++) {
         const fd_kernel_failure *failure = &failures[i];
         const char *family = fd_family(failure->family)->name;
         family_algorithms(failure->family, algorithms, sizeof algorithms);
@@ -84,6 +84,20 @@ static int warn_refused_kernels(void)
             return -1;
     }
     return 0;
+}
+
+int fd_settle_batch_kernel(enum fd_family family)
+{
+    if (fd_multi_kernel_settled(family))
+        return 0;
+    size_t first, end;
+    bool selected;
+    /* The lock is waited for with the GIL released, as module.c's
+     * set_up_process waits for it: its holder may want this very GIL. */
+    Py_BEGIN_ALLOW_THREADS
+        selected = fd_settle_multi_kernel(family, &first, &end);
+    Py_END_ALLOW_THREADS
+    return selected ? warn_refused_kernels(first, end) : 0;
 }
 
 /* ---- finding a kernel ----------------------------------------------------- */
@@ -431,7 +445,11 @@ static PyMethodDef kernel_functions[] = {
 
 int fd_kernels_module_exec(PyObject *module, fd_module_state *Py_UNUSED(state))
 {
-    if (warn_refused_kernels() < 0)
+    /* Every failure known: the single-stream kernels', and those of the
+     * multi-buffer kernels settled so far, in any interpreter. */
+    size_t count;
+    fd_refused_kernels(&count);
+    if (warn_refused_kernels(0, count) < 0)
         return -1;
     return PyModule_AddFunctions(module, kernel_functions);
 }

@@ -389,7 +389,8 @@ static PyObject *surrogate_key(PyObject *module, PyObject *const *args, Py_ssize
         spec.null_token_len = (size_t)len;
     }
     size_t threads;
-    if (fd_parse_threads(bound[3] != NULL ? bound[3] : Py_None, FUNCTION, &threads) < 0)
+    if (fd_parse_threads(bound[3] != NULL ? bound[3] : Py_None, FUNCTION, &threads) < 0 ||
+        fd_settle_batch_kernel(fd_algorithms[spec.id].family) < 0)
         return NULL;
     PyObject *names = column_names(args[1]);
     if (names == NULL)
