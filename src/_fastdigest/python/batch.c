@@ -14,11 +14,13 @@
  * instead: other threads hash its chunks while the calling thread prepares
  * the next (hash_pipelined). A list (with a GIL) or a tuple is read in
  * place, and so are the rows of a 2-D buffer; any other iterable is
- * gathered into a tuple first. Besides the result objects, the only
- * allocations are of chunk size (a few chunks' when pipelined): the
- * (pointer, length, digest) triples the driver reads, the references that
- * keep a list's items alive while their chunk is hashed, and, when some
- * items are not exactly bytes, their views. */
+ * gathered into a tuple first. A list's items are kept alive while their
+ * chunk is hashed by references, or, when the digests go to out= and the
+ * items are exactly bytes, by the GIL, which the calling thread then keeps
+ * through a stretch of chunks (held stretches). Besides the result
+ * objects, the only allocations are of chunk size (a few chunks' when
+ * pipelined): the (pointer, length, digest) triples the driver reads, the
+ * references, and, when some items are not exactly bytes, their views. */
 #include "python/binding.h"
 
 #include <stdint.h>
@@ -297,6 +299,12 @@ typedef struct many_call {
     bool without_python;
 } many_call;
 
+/* Where the digest of message `index` goes in out=. */
+static uint8_t *digest_in_out(const many_call *call, Py_ssize_t index)
+{
+    return (uint8_t *)call->out.buf + (size_t)index * call->digest_len;
+}
+
 /* Locates the bytes of items [start, start + n) and aims each message's
  * digest at its place: in out, or in a new result object of the list.
  * Returns 0, or -1 with an exception set; with without_python, cannot fail
@@ -310,8 +318,7 @@ static int prepare_chunk(many_call *call, chunk *c, Py_ssize_t start, Py_ssize_t
         return -1;
     for (Py_ssize_t i = 0; i < n; i++) {
         if (call->has_out) {
-            c->messages[i].digest = (uint8_t *)call->out.buf +
-                                    (size_t)(start + i) * call->digest_len;
+            c->messages[i].digest = digest_in_out(call, start + i);
             continue;
         }
         PyObject *digest = PyBytes_FromStringAndSize(NULL, (Py_ssize_t)call->digest_len);
@@ -323,9 +330,110 @@ static int prepare_chunk(many_call *call, chunk *c, Py_ssize_t start, Py_ssize_t
     return 0;
 }
 
+/* ---- held stretches: a list's items without references ------------------
+ *
+ * A list read in place is gathered with a reference to each item, dropped
+ * once its chunk is hashed, because the GIL is released while the chunk is
+ * hashed and another Python thread could then replace an item and free it
+ * under the threads that read it. Taking and dropping those references is
+ * serial work on the calling thread, under the GIL, and moves each item's
+ * cache line between the cores: with short messages on several threads,
+ * it caps the speed of the pipeline. So when the digests go to out= (no
+ * result objects to make) and the items are exactly bytes (no views), the
+ * batch is hashed in held stretches instead: runs of chunks during which
+ * the calling thread keeps the GIL, locating the items and then waiting
+ * for, or helping, the threads that hash them (plain C: they never need
+ * the GIL). No Python code runs during a stretch, so no item can change or
+ * be freed, and none needs a reference. Between two stretches, once every
+ * chunk of the first is hashed, the GIL is released for the other Python
+ * threads, and the next stretch reads the list again (its size first).
+ *
+ * What keeps a stretch safe: nothing in it may run Python code or allocate
+ * a Python object (an allocation may collect garbage, and a finalizer is
+ * Python code that may change the list under the threads still reading
+ * it), nor raise (an exception is an object, and so is its message). So a
+ * stretch holds only chunks that locate_stretch_chunk accepts; one that
+ * it does not (an item that is not exactly bytes, or shares memory with
+ * out, a list whose size changed, a chunk of too much work) ends the
+ * stretch unread, and the same chunk is then gathered the usual way, with
+ * references, the GIL and its errors. An item that is not exactly bytes
+ * makes that way copy the list to a tuple (snapshot_list), which needs no
+ * references: the rest of the batch is no list read in place, and no
+ * stretch. */
+
+/* The work of a stretch for each thread that hashes it (each message
+ * counting its length and fd_batch_message_overhead, as
+ * worth_releasing_gil counts it): the least work worth a thread, since
+ * each stretch on threads makes them anew (fd_hash_many_pipelined), so
+ * that their start is paid for, and more would gain little. Other Python
+ * threads wait for the GIL throughout a stretch; that much work takes no
+ * longer, even on the slowest kernel, than about the switch interval for
+ * which a thread running Python code would keep them waiting anyway. */
+#define STRETCH_WORK_PER_THREAD FD_BATCH_MIN_WORK_PER_THREAD
+
+/* The most work a chunk of a stretch may have: half a thread's share, so
+ * that a stretch has at least two chunks a thread, as many as a pipeline
+ * keeps in hand (threads + 1 slots) and more. A chunk of more work (longer
+ * messages) goes the usual way, where the references cost little beside
+ * its hashing. */
+#define STRETCH_CHUNK_MAX_WORK (STRETCH_WORK_PER_THREAD / 2)
+
+/* The work no chunk of a stretch has: the mark of one that cannot be in
+ * one. */
+#define NOT_IN_A_STRETCH SIZE_MAX
+
+/* Whether the next chunks may be hashed in held stretches: their digests
+ * go to out=, and the list is still read in place (never under free
+ * threading, where it is a tuple from the start). */
+static bool in_stretches(const many_call *call)
+{
+    return call->has_out && call->source.in_place_list;
+}
+
+/* Locates items [start, start + n) of the list read in place, and aims
+ * their digests into out, for a held stretch: without references, views or
+ * errors, so that it runs no Python code and allocates nothing. Returns
+ * the chunk's work; or NOT_IN_A_STRETCH, with c->messages partly written,
+ * when the list's size changed, or an item is not exactly bytes or shares
+ * memory with out, or the chunk's work exceeds STRETCH_CHUNK_MAX_WORK. */
+static size_t locate_stretch_chunk(const many_call *call, chunk *c, Py_ssize_t start, Py_ssize_t n)
+{
+    PyObject *list = call->source.sequence;
+    const size_t overhead = fd_batch_message_overhead(&call->job);
+    size_t work = 0;
+
+    if (PyList_GET_SIZE(list) != call->source.count)
+        return NOT_IN_A_STRETCH;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        PyObject *item = PyList_GET_ITEM(list, start + i);
+        if (!PyBytes_CheckExact(item))
+            return NOT_IN_A_STRETCH;
+        const uint8_t *data = (const uint8_t *)PyBytes_AS_STRING(item);
+        const size_t len = (size_t)PyBytes_GET_SIZE(item);
+        work += len + overhead;
+        if (work > STRETCH_CHUNK_MAX_WORK || shares_memory(data, len, &call->out))
+            return NOT_IN_A_STRETCH;
+        c->messages[i] = (fd_message){data, len, digest_in_out(call, start + i)};
+    }
+    return work;
+}
+
+/* Ends a held stretch: releases the GIL and takes it again, which lets the
+ * other Python threads run (CPython hands the GIL over here to a thread
+ * that has asked for it). Only once every chunk of the stretch is hashed:
+ * from here on any item may change or be freed. */
+static void end_stretch(void)
+{
+    PyEval_RestoreThread(PyEval_SaveThread());
+}
+
+/* ---- hashing the chunks ------------------------------------------------- */
+
 /* The batch in chunks, each located, given its result objects and hashed
  * before the next is read (see digest_many): on the calling thread, and
- * when a chunk's work is large enough (long messages), on several. */
+ * when a chunk's work is large enough (long messages), on several. Chunks
+ * that can be are hashed in held stretches, each ended once it has a
+ * thread's work. */
 static int hash_chunk_by_chunk(many_call *call)
 {
     const size_t overhead = fd_batch_message_overhead(&call->job);
@@ -333,9 +441,22 @@ static int hash_chunk_by_chunk(many_call *call)
     const Py_ssize_t chunk_len = count < CHUNK_MESSAGES ? count : CHUNK_MESSAGES;
     chunk c = {0, NULL, NULL, 0, NULL, 0};
     int status = allocate_chunk(&c, chunk_len, call->source.in_place_list);
+    size_t stretch_work = 0; /* of the held stretch under way */
 
     for (Py_ssize_t start = 0; status == 0 && start < count; start += chunk_len) {
         const Py_ssize_t n = count - start < chunk_len ? count - start : chunk_len;
+        const size_t work = in_stretches(call) ? locate_stretch_chunk(call, &c, start, n)
+                                               : NOT_IN_A_STRETCH;
+        if (work != NOT_IN_A_STRETCH) {
+            /* In a held stretch: hashed here, with the GIL. */
+            fd_batch_run(&call->job, c.messages, (size_t)n);
+            stretch_work += work;
+            if (stretch_work >= STRETCH_WORK_PER_THREAD) {
+                end_stretch();
+                stretch_work = 0;
+            }
+            continue;
+        }
         status = prepare_chunk(call, &c, start, n);
         if (status < 0)
             break;
@@ -354,11 +475,21 @@ static int hash_chunk_by_chunk(many_call *call)
 }
 
 /* fd_hash_many_pipelined's producer: chunk after chunk prepared in the
- * slots' arrays, with the GIL, which the calling thread holds only while it
- * prepares (and not even then for rows into out: without_python). */
+ * slots' arrays, from the batch's chunk `first` on. In a held stretch the
+ * calling thread holds the GIL throughout the pipeline, and the producer
+ * stops it where the stretch ends. Otherwise the calling thread holds the
+ * GIL only while it prepares (and not even then for rows into out:
+ * without_python), and the producer stops the pipeline before a chunk
+ * that can be in a stretch. */
 typedef struct pipeline_slots {
     many_call *call;
     chunk *slots;
+    size_t threads;
+    size_t first;         /* the batch's chunk that is the pipeline's chunk 0 */
+    bool stretch;         /* a held stretch */
+    size_t stretch_work;  /* the stretch's chunks' so far */
+    size_t stopped_at;    /* the batch's chunk the producer stopped before */
+    bool failed;          /* stopped by an exception */
     PyThreadState *saved; /* the calling thread's, while it is detached */
 } pipeline_slots;
 
@@ -368,19 +499,44 @@ static bool produce_chunk(void *context, size_t chunk_index, size_t slot,
     pipeline_slots *pipeline = context;
     many_call *call = pipeline->call;
     chunk *c = &pipeline->slots[slot];
-    const Py_ssize_t start = (Py_ssize_t)chunk_index * CHUNK_MESSAGES;
+    const size_t batch_chunk = pipeline->first + chunk_index;
+    const Py_ssize_t start = (Py_ssize_t)batch_chunk * CHUNK_MESSAGES;
     const Py_ssize_t n = call->source.count - start < CHUNK_MESSAGES ? call->source.count - start
                                                                      : CHUNK_MESSAGES;
+    bool produced;
 
-    if (!call->without_python)
-        PyEval_RestoreThread(pipeline->saved);
-    release_chunk(c); /* the slot's previous chunk, hashed */
-    int status = prepare_chunk(call, c, start, n);
-    if (!call->without_python)
-        pipeline->saved = PyEval_SaveThread();
+    if (pipeline->stretch) {
+        /* The GIL is held, and no Python may run (see held stretches):
+         * the slot holds nothing to release (hash_pipelined released every
+         * slot before the stretch), and an item that would need Python
+         * (a view, an error) stops the stretch before it. */
+        const size_t work = pipeline->stretch_work < pipeline->threads * STRETCH_WORK_PER_THREAD
+                                ? locate_stretch_chunk(call, c, start, n)
+                                : NOT_IN_A_STRETCH;
+        produced = work != NOT_IN_A_STRETCH;
+        if (produced)
+            pipeline->stretch_work += work;
+    }
+    else {
+        if (!call->without_python)
+            PyEval_RestoreThread(pipeline->saved);
+        release_chunk(c); /* the slot's previous chunk, hashed */
+        /* The pipeline's first chunk is prepared whatever it is, so that
+         * the batch goes on. */
+        produced = chunk_index == 0 || !in_stretches(call) ||
+                   locate_stretch_chunk(call, c, start, n) == NOT_IN_A_STRETCH;
+        if (produced && prepare_chunk(call, c, start, n) < 0) {
+            produced = false;
+            pipeline->failed = true;
+        }
+        if (!call->without_python)
+            pipeline->saved = PyEval_SaveThread();
+    }
+    if (!produced)
+        pipeline->stopped_at = batch_chunk;
     *messages = c->messages;
     *count = (size_t)n;
-    return status == 0;
+    return produced;
 }
 
 /* The batch's chunks hashed by other threads while the calling thread
@@ -392,16 +548,23 @@ static bool produce_chunk(void *context, size_t chunk_index, size_t slot,
  * wait for the calling one, and few enough that a chunk's items are
  * released while the calling thread's caches still hold them. Every item
  * stays pinned until its chunk is hashed (held references, views: a
- * bytearray cannot be resized under the threads that read it), and every
- * Python error comes from the preparing, which goes through the items in
- * order on the calling thread: the first bad item is the one reported,
- * whatever the threads. */
+ * bytearray cannot be resized under the threads that read it; or, in a
+ * held stretch, the GIL), and every Python error comes from the preparing,
+ * which goes through the items in order on the calling thread: the first
+ * bad item is the one reported, whatever the threads.
+ *
+ * One pipeline runs as long as its chunks are all hashed the same way: a
+ * held stretch, or the usual way from a chunk that cannot be in a stretch
+ * to the next that can (to the end, for any other source). Its threads are
+ * made anew for each. */
 static int hash_pipelined(many_call *call, size_t threads)
 {
     const Py_ssize_t count = call->source.count;
     const size_t chunk_count = ((size_t)count + CHUNK_MESSAGES - 1) / CHUNK_MESSAGES;
     const size_t slot_count = threads + 1;
-    pipeline_slots pipeline = {.call = call, .slots = PyMem_Calloc(slot_count, sizeof(chunk))};
+    pipeline_slots pipeline = {
+        .call = call, .slots = PyMem_Calloc(slot_count, sizeof(chunk)), .threads = threads};
+    bool stretch = true; /* unless the last stretch stopped at its first chunk */
     int status = -1;
 
     if (pipeline.slots == NULL) {
@@ -412,11 +575,32 @@ static int hash_pipelined(many_call *call, size_t threads)
         if (allocate_chunk(&pipeline.slots[slot], CHUNK_MESSAGES, call->source.in_place_list) < 0)
             goto done;
     }
-    pipeline.saved = PyEval_SaveThread();
-    if (fd_hash_many_pipelined(&call->job, chunk_count, slot_count, threads, produce_chunk,
-                               &pipeline))
-        status = 0;
-    PyEval_RestoreThread(pipeline.saved);
+    for (size_t next = 0; next < chunk_count;) {
+        pipeline.first = next;
+        pipeline.stretch = stretch && in_stretches(call);
+        pipeline.stretch_work = 0;
+        pipeline.stopped_at = chunk_count;
+        if (!pipeline.stretch)
+            pipeline.saved = PyEval_SaveThread();
+        fd_hash_many_pipelined(&call->job, chunk_count - next, slot_count, threads, produce_chunk,
+                               &pipeline);
+        /* It returns once every chunk it was given is hashed, also when
+         * the producer stopped it (core/batch.h): only then may a stretch
+         * end. */
+        if (pipeline.stretch)
+            end_stretch();
+        else
+            PyEval_RestoreThread(pipeline.saved);
+        /* Out of any stretch, the references go: dropping the last one may
+         * run Python code (a view's exporter, a finalizer). */
+        for (size_t slot = 0; slot < slot_count; slot++)
+            release_chunk(&pipeline.slots[slot]);
+        if (pipeline.failed)
+            goto done;
+        stretch = !pipeline.stretch || pipeline.stopped_at != next;
+        next = pipeline.stopped_at;
+    }
+    status = 0;
 done:
     for (size_t slot = 0; slot < slot_count; slot++)
         free_chunk(&pipeline.slots[slot]);
@@ -776,7 +960,9 @@ PyDoc_STRVAR(digest_many_doc,
  *
  * A tuple is read as it is, and a list in place (with a GIL: under free
  * threading another thread could change the list while it is read, so
- * there it is copied to a tuple first, as any other iterable is). */
+ * there it is copied to a tuple first, as any other iterable is), its
+ * items held by references while the GIL is released; or, into out=, in
+ * held stretches that keep the GIL instead and need no references. */
 static PyObject *digest_many(PyObject *module, PyObject *const *args, Py_ssize_t nargs,
                              PyObject *kwnames, bool multi_buffer)
 {
