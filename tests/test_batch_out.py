@@ -566,10 +566,11 @@ def test_numbers_of_rows_beyond_any_out():
 # ---- a list into out=: held stretches ------------------------------------------------------------------------------
 #
 # A list of exact bytes into out= is hashed in held stretches: runs of chunks during which the calling thread keeps
-# the GIL and takes no reference to the items, about a MiB of work for each thread hashing (each message counting its
-# length and a block), the GIL released between two. A chunk of more than half a MiB of work (longer messages), or
-# with an item that is not exactly bytes or that shares memory with out, goes the usual way, with references; an
-# item that is not exactly bytes makes the rest of the batch a snapshot of the list.
+# the GIL and takes no reference to the items, about 4 MiB of work for each thread hashing (each message counting its
+# length and a block), the GIL released between two. On several threads each thread locates the chunks it takes as
+# well as hashing them. A chunk of more than half a MiB of work (longer messages), or with an item that is not
+# exactly bytes or that shares memory with out, goes the usual way, with references; an item that is not exactly
+# bytes makes the rest of the batch a snapshot of the list.
 
 STRETCH_ITEMS = {
     'short': lambda rng: rng.randbytes(rng.randrange(101)),  # chunks of them go in stretches
@@ -632,6 +633,59 @@ def test_bytes_sharing_memory_with_out_late_in_a_held_stretch(threads):
         fastdigest.digest_many('md5', messages, threads=threads, out=out)
     # The chunks before it were hashed.
     assert out[:digest_size] == hashlib.md5(b'x' * 64).digest()
+
+
+# Where an item that cannot be in a stretch sits inside one hashed on two threads or more: 200,000 messages of 64
+# bytes are about 8 MiB of work a thread for SHA-1 (a stretch covers 16 chunks of 2048 on each thread), so these are
+# in the second stretch, the first inside its chunk 2 and the second in its middle.
+MID_STRETCH_POSITIONS = (70_000, 90_000)
+
+
+@pytest.mark.threads
+@pytest.mark.parametrize('threads', [2, 3, None])
+@pytest.mark.parametrize('position', MID_STRETCH_POSITIONS)
+@pytest.mark.parametrize('unfit', ['bytearray', 'memoryview', 'medium run'])
+def test_an_unfit_item_inside_a_held_stretch_on_threads(unfit, position, threads):
+    # The stretch stops at the item's chunk: every chunk before it hashed by the threads, the chunk the usual way
+    # (from a snapshot of the list, or a pipeline over the run of longer messages, too much work for a stretch's
+    # chunk, after which stretches resume), and the chunks after it hashed once more, the same.
+    rng = random.Random(position)
+    messages = [rng.randbytes(64) for _ in range(200_000)]
+    if unfit == 'medium run':
+        messages[position - 1000 : position + 1000] = [rng.randbytes(600) for _ in range(2000)]
+    else:
+        messages[position] = {'bytearray': bytearray, 'memoryview': memoryview}[unfit](messages[position])
+    check_out('sha1', messages, 'bytearray', threads)
+
+
+@pytest.mark.threads
+@pytest.mark.parametrize('threads', [2, None])
+@pytest.mark.parametrize('position', MID_STRETCH_POSITIONS)
+def test_a_bad_item_inside_a_held_stretch_on_threads(position, threads):
+    # The error names the item, whichever thread met its chunk first.
+    messages = [b'x' * 64] * 200_000
+    messages[position] = 'text'
+    message = 'digest_many() item %d: Strings must be encoded before hashing' % position
+    with pytest.raises(TypeError, match='^%s$' % re.escape(message)):
+        fastdigest.digest_many('sha1', messages, threads=threads, out=bytearray(200_000 * 20))
+
+
+@pytest.mark.skipif(sys.implementation.name != 'cpython', reason="a ctypes array over a bytes object's CPython layout")
+@pytest.mark.threads
+@pytest.mark.parametrize('position', MID_STRETCH_POSITIONS)
+def test_bytes_sharing_memory_with_out_inside_a_held_stretch_on_threads(position):
+    # As test_bytes_sharing_memory_with_out_late_in_a_held_stretch, in a stretch on two threads: refused, naming it,
+    # and every chunk before its own hashed (chunks of 2048 messages, tests/test_batch.py).
+    count, digest_size = 200_000, 16
+    backing = bytes(count * digest_size)
+    out = (ctypes.c_char * len(backing)).from_address(id(backing) + sys.getsizeof(b'') - 1)
+    messages = [b'x' * 64] * count
+    messages[position] = backing
+    match = r"^digest_many\(\) item %d shares memory with argument 'out'$" % position
+    with pytest.raises(ValueError, match=match):
+        fastdigest.digest_many('md5', messages, threads=2, out=out)
+    hashed = position // 2048 * 2048
+    assert out[: hashed * digest_size] == hashlib.md5(b'x' * 64).digest() * hashed
 
 
 def mutate_during_calls(originals, mutate, threads, calls=5):

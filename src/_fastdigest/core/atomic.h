@@ -1,8 +1,9 @@
 /* Words that several threads read and write without a lock: the reference
  * count of a digest column (core/arrow_hash.c), the counter the batch
- * driver's threads take pieces from (core/batch.c), the binding's GIL
- * threshold (python/locking.h) and the flag that says the process-wide
- * set-up is done (python/module.c).
+ * driver's threads take pieces from (core/batch.c), the counter a held
+ * stretch's threads take chunks from and the chunk they stop at
+ * (python/batch.c), the binding's GIL threshold (python/locking.h) and the
+ * flag that says the process-wide set-up is done (python/module.c).
  *
  * C11's <stdatomic.h>, except under MSVC itself: its C compiler offers C11
  * atomics only behind an experimental switch (/experimental:c11atomics;
