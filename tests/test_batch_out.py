@@ -10,12 +10,14 @@ go through the threads, chunk by chunk and pipelined (tests/test_batch.py says w
 """
 
 import array
+import ctypes
 import hashlib
 import mmap
 import random
 import re
 import sys
 import threading
+import time
 
 import pytest
 from hypothesis import given, settings
@@ -559,3 +561,251 @@ def test_numbers_of_rows_beyond_any_out():
     message = "digest_many() argument 'out' must be %d digests of 32 bytes, more than a buffer can hold" % 2**60
     with pytest.raises(ValueError, match='^%s$' % re.escape(message)):
         fastdigest.digest_many('sha256', rows, out=bytearray(32))
+
+
+# ---- a list into out=: held stretches ------------------------------------------------------------------------------
+#
+# A list of exact bytes into out= is hashed in held stretches: runs of chunks during which the calling thread keeps
+# the GIL and takes no reference to the items, about 4 MiB of work for each thread hashing (each message counting its
+# length and a block), the GIL released between two. On several threads each thread locates the chunks it takes as
+# well as hashing them. A chunk of more than half a MiB of work (longer messages), or with an item that is not
+# exactly bytes or that shares memory with out, goes the usual way, with references; an item that is not exactly
+# bytes makes the rest of the batch a snapshot of the list.
+
+STRETCH_ITEMS = {
+    'short': lambda rng: rng.randbytes(rng.randrange(101)),  # chunks of them go in stretches
+    'medium': lambda rng: rng.randbytes(
+        rng.randrange(200, 701)
+    ),  # 2048 of them are too much work for a stretch's chunk
+    'long': lambda rng: rng.randbytes((1 << 20) + rng.randrange(200)),  # more than a thread's stretch alone
+    'bytearray': lambda rng: bytearray(rng.randbytes(rng.randrange(101))),  # the rest of the batch from a snapshot
+    'memoryview': lambda rng: memoryview(rng.randbytes(rng.randrange(101))),
+}
+
+
+@pytest.mark.threads
+@settings(max_examples=examples(25), deadline=None)
+@given(
+    name=st.sampled_from(ALGORITHMS),
+    runs=st.lists(st.tuples(st.sampled_from(sorted(STRETCH_ITEMS)), st.integers(1, 6000)), min_size=1, max_size=8),
+    kind=st.sampled_from([kind for kind in OUT_KINDS if kind in ('bytearray', 'numpy (n, digest_size)')]),
+    seed=st.integers(0, 2**32),
+)
+def test_a_list_into_out_in_held_stretches(name, runs, kind, seed):
+    # Runs of items of each kind, long ones (one or two) and items that are not bytes (one) among runs of short and
+    # medium ones, padded with short ones to a batch long enough for the pipeline on two threads: the same digests
+    # chunk by chunk and pipelined, whichever way each chunk went.
+    rng = random.Random(seed)
+    messages = []
+    for what, count in runs:
+        count = {'long': 1 + count % 2, 'bytearray': 1, 'memoryview': 1}.get(what, count)
+        messages += [STRETCH_ITEMS[what](rng) for _ in range(count)]
+    padding = [rng.randbytes(64) for _ in range(THREADED_COUNT - len(messages))]
+    at = rng.randrange(len(messages) + 1)
+    messages[at:at] = padding
+    for threads in (1, 2):
+        check_out(name, messages, kind, threads)
+
+
+@pytest.mark.threads
+@pytest.mark.parametrize('threads', THREAD_COUNTS)
+@pytest.mark.parametrize('item', [bytearray, memoryview])
+def test_an_item_not_bytes_late_in_a_list_into_out(threads, item):
+    # Held stretches up to the chunk of the item, the usual way from it on, from a snapshot of the list.
+    rng = random.Random(9)
+    messages = random_messages(rng, 3 * THREADED_COUNT, 100)
+    messages[100_000] = item(messages[100_000])
+    check_out('sha1', messages, 'bytearray', threads)
+
+
+@pytest.mark.skipif(sys.implementation.name != 'cpython', reason="a ctypes array over a bytes object's CPython layout")
+@pytest.mark.parametrize('threads', [1, 2])
+def test_bytes_sharing_memory_with_out_late_in_a_held_stretch(threads):
+    # An exact bytes item under out (a ctypes array over its bytes, which only such tricks can write), late in a
+    # list that held stretches hash, in a chunk of little enough work for one: refused, naming it, not hashed while
+    # digests are written over it.
+    count, digest_size = 16_000, 16
+    backing = bytes(count * digest_size)
+    out = (ctypes.c_char * len(backing)).from_address(id(backing) + sys.getsizeof(b'') - 1)
+    messages = [b'x' * 64] * count
+    messages[12_000] = backing
+    with pytest.raises(ValueError, match=r"^digest_many\(\) item 12000 shares memory with argument 'out'$"):
+        fastdigest.digest_many('md5', messages, threads=threads, out=out)
+    # The chunks before it were hashed.
+    assert out[:digest_size] == hashlib.md5(b'x' * 64).digest()
+
+
+# Where an item that cannot be in a stretch sits inside one hashed on two threads or more: 200,000 messages of 64
+# bytes are about 8 MiB of work a thread for SHA-1 (a stretch covers 16 chunks of 2048 on each thread), so these are
+# in the second stretch, the first inside its chunk 2 and the second in its middle.
+MID_STRETCH_POSITIONS = (70_000, 90_000)
+
+
+@pytest.mark.threads
+@pytest.mark.parametrize('threads', [2, 3, None])
+@pytest.mark.parametrize('position', MID_STRETCH_POSITIONS)
+@pytest.mark.parametrize('unfit', ['bytearray', 'memoryview', 'medium run'])
+def test_an_unfit_item_inside_a_held_stretch_on_threads(unfit, position, threads):
+    # The stretch stops at the item's chunk: every chunk before it hashed by the threads, the chunk the usual way
+    # (from a snapshot of the list, or a pipeline over the run of longer messages, too much work for a stretch's
+    # chunk, after which stretches resume), and the chunks after it hashed once more, the same.
+    rng = random.Random(position)
+    messages = [rng.randbytes(64) for _ in range(200_000)]
+    if unfit == 'medium run':
+        messages[position - 1000 : position + 1000] = [rng.randbytes(600) for _ in range(2000)]
+    else:
+        messages[position] = {'bytearray': bytearray, 'memoryview': memoryview}[unfit](messages[position])
+    check_out('sha1', messages, 'bytearray', threads)
+
+
+@pytest.mark.threads
+@pytest.mark.parametrize('threads', [2, None])
+@pytest.mark.parametrize('position', MID_STRETCH_POSITIONS)
+def test_a_bad_item_inside_a_held_stretch_on_threads(position, threads):
+    # The error names the item, whichever thread met its chunk first.
+    messages = [b'x' * 64] * 200_000
+    messages[position] = 'text'
+    message = 'digest_many() item %d: Strings must be encoded before hashing' % position
+    with pytest.raises(TypeError, match='^%s$' % re.escape(message)):
+        fastdigest.digest_many('sha1', messages, threads=threads, out=bytearray(200_000 * 20))
+
+
+@pytest.mark.skipif(sys.implementation.name != 'cpython', reason="a ctypes array over a bytes object's CPython layout")
+@pytest.mark.threads
+@pytest.mark.parametrize('position', MID_STRETCH_POSITIONS)
+def test_bytes_sharing_memory_with_out_inside_a_held_stretch_on_threads(position):
+    # As test_bytes_sharing_memory_with_out_late_in_a_held_stretch, in a stretch on two threads: refused, naming it,
+    # and every chunk before its own hashed (chunks of 2048 messages, tests/test_batch.py).
+    count, digest_size = 200_000, 16
+    backing = bytes(count * digest_size)
+    out = (ctypes.c_char * len(backing)).from_address(id(backing) + sys.getsizeof(b'') - 1)
+    messages = [b'x' * 64] * count
+    messages[position] = backing
+    match = r"^digest_many\(\) item %d shares memory with argument 'out'$" % position
+    with pytest.raises(ValueError, match=match):
+        fastdigest.digest_many('md5', messages, threads=2, out=out)
+    hashed = position // 2048 * 2048
+    assert out[: hashed * digest_size] == hashlib.md5(b'x' * 64).digest() * hashed
+
+
+def mutate_during_calls(originals, mutate, threads, calls=5):
+    """digest_many('sha1', list, out=) `calls` times, each on a fresh list of fresh copies of originals (replaced
+    items are freed), while another thread runs mutate(list) over and over, with a short switch interval, from when
+    the call has written its first digest; yields each call's outcome: its digests, or the exception it raised."""
+    stop = threading.Event()
+
+    def keep_mutating(messages, out):
+        while out[:20] == bytes(20) and not stop.is_set():
+            pass
+        while not stop.is_set():
+            mutate(messages)
+
+    switch_interval = sys.getswitchinterval()
+    sys.setswitchinterval(1e-5)
+    try:
+        for _ in range(calls):
+            messages = [bytes(bytearray(m)) for m in originals]
+            out = bytearray(len(originals) * 20)
+            thread = threading.Thread(target=keep_mutating, args=(messages, out))
+            thread.start()
+            try:
+                fastdigest.digest_many('sha1', messages, threads=threads, out=out)
+                outcome = [bytes(out[i : i + 20]) for i in range(0, len(out), 20)]
+            except RuntimeError as error:
+                outcome = error
+            finally:
+                stop.set()
+                thread.join()
+                stop.clear()
+            yield outcome
+    finally:
+        sys.setswitchinterval(switch_interval)
+
+
+@pytest.mark.threads
+@pytest.mark.parametrize('threads', [1, 2])
+def test_items_replaced_between_held_stretches(threads):
+    # Another thread replaces items with fresh objects between the stretches (the original is freed then): each
+    # digest is of the item that was there before or after, never of anything else.
+    rng = random.Random(10)
+    originals = [rng.randbytes(64) for _ in range(200_000)]
+    replacements = [bytes([i]) * 64 for i in range(7)]
+    replaced = {hashlib.sha1(r).digest() for r in replacements}
+    counter = iter(range(1 << 62))
+
+    def replace(messages):
+        i = next(counter)
+        messages[(i * 7919) % len(messages)] = bytes(bytearray(replacements[i % 7]))
+
+    for digests in mutate_during_calls(originals, replace, threads):
+        assert not isinstance(digests, Exception)
+        changed = 0
+        for original, digest in zip(originals, digests, strict=True):
+            if digest != hashlib.sha1(original).digest():
+                assert digest in replaced
+                changed += 1
+        assert changed  # the other thread ran during the call
+
+
+@pytest.mark.threads
+@pytest.mark.parametrize('threads', [1, 2])
+def test_list_resized_between_held_stretches(threads):
+    # Another thread appends an item and takes it off again, or takes one out of the middle (the items after it
+    # move down) and puts it back, letting the call run in between: the call finds the list's size changed
+    # (RuntimeError), or not, and then every digest is right.
+    rng = random.Random(11)
+    originals = [rng.randbytes(64) for _ in range(200_000)]
+    want = [hashlib.sha1(m).digest() for m in originals]
+    counter = iter(range(1 << 62))
+
+    def resize(messages):
+        i = next(counter)
+        if i % 2:
+            messages.append(b'extra')
+            time.sleep(0)
+            messages.pop()
+        else:
+            index = (i * 7919) % len(originals)
+            item = messages.pop(index)
+            time.sleep(0)
+            messages.insert(index, item)
+
+    for outcome in mutate_during_calls(originals, resize, threads):
+        if isinstance(outcome, RuntimeError):
+            assert str(outcome) == 'digest_many() list changed size during the call'
+        else:
+            assert outcome == want
+
+
+@pytest.mark.threads
+@pytest.mark.parametrize('threads', [1, 2])
+def test_other_threads_run_during_a_call_into_out(threads):
+    # The GIL is released between held stretches, so another Python thread runs during a long call on a list into
+    # out=, and sees out half written: its first digest there and its last not yet, which it never could if the
+    # call held the GIL throughout (out is zeroed between the calls in one step).
+    messages = [i.to_bytes(8, 'little') * 8 for i in range(300_000)]
+    out = bytearray(len(messages) * 16)
+    zero = bytes(16)
+    half_written, stop = threading.Event(), threading.Event()
+
+    def watch():
+        while not stop.is_set():
+            if out[:16] != zero and out[-16:] == zero:
+                half_written.set()
+
+    switch_interval = sys.getswitchinterval()
+    sys.setswitchinterval(1e-4)
+    thread = threading.Thread(target=watch)
+    thread.start()
+    try:
+        for _ in range(20):
+            out[:] = bytes(len(out))
+            fastdigest.digest_many('md5', messages, threads=threads, out=out)
+            if half_written.is_set():
+                break
+    finally:
+        stop.set()
+        thread.join()
+        sys.setswitchinterval(switch_interval)
+    assert half_written.is_set()
+    assert bytes(out) == joined('md5', messages)

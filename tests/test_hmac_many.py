@@ -92,6 +92,10 @@ def test_threads(algorithm, threads):
     out = bytearray(THREADED_COUNT * DIGEST_SIZES[algorithm])
     assert fd_hmac.digest_many(key, tuple(messages), algorithm, threads=threads, out=out) is out
     assert bytes(out) == b''.join(want)
+    # A list of bytes alone into out=: hashed in held stretches, the GIL kept and no references taken.
+    out = bytearray(THREADED_COUNT * DIGEST_SIZES[algorithm])
+    assert fd_hmac.digest_many(key, [bytes(m) for m in messages], algorithm, threads=threads, out=out) is out
+    assert bytes(out) == b''.join(want)
 
 
 @pytest.mark.threads

@@ -1,9 +1,11 @@
 /* Words that several threads read and write without a lock: the reference
  * count of a digest column (core/arrow_hash.c), the counter the batch
- * driver's threads take pieces from (core/batch.c), the binding's GIL
- * threshold (python/locking.h) and the flags that say the process-wide
- * set-up is done (python/module.c) and the multi-buffer kernels are
- * checked (core/known_answers.c).
+ * driver's threads take pieces from (core/batch.c), the counter a held
+ * stretch's threads take chunks from and the chunk they stop at
+ * (python/batch.c), the binding's GIL threshold (python/locking.h), the
+ * flags that say the process-wide set-up is done (python/module.c) and a
+ * family's multi-buffer kernel is checked, and the length of the record
+ * of refused kernels (core/known_answers.c).
  *
  * C11's <stdatomic.h>, except under MSVC itself: its C compiler offers C11
  * atomics only behind an experimental switch (/experimental:c11atomics;

@@ -14,15 +14,21 @@
  * instead: other threads hash its chunks while the calling thread prepares
  * the next (hash_pipelined). A list (with a GIL) or a tuple is read in
  * place, and so are the rows of a 2-D buffer; any other iterable is
- * gathered into a tuple first. Besides the result objects, the only
- * allocations are of chunk size (a few chunks' when pipelined): the
- * (pointer, length, digest) triples the driver reads, the references that
- * keep a list's items alive while their chunk is hashed, and, when some
- * items are not exactly bytes, their views. */
+ * gathered into a tuple first. A list's items are kept alive while their
+ * chunk is hashed by references, or, when the digests go to out= and the
+ * items are exactly bytes, by the GIL, which the calling thread then keeps
+ * through a stretch of chunks (held stretches), whose threads each locate
+ * the chunks they hash. Besides the result objects, the only allocations
+ * are of chunk size (a few chunks' when pipelined): the (pointer, length,
+ * digest) triples the driver reads, the references, and, when some items
+ * are not exactly bytes, their views. */
 #include "python/binding.h"
 
 #include <stdint.h>
 #include <string.h>
+
+#include "core/atomic.h"
+#include "core/parallel.h"
 
 /* Rewrites the exception raised for item `index` (by fd_get_buffer, or by
  * the standard library's hmac.digest) so that its message names the item,
@@ -297,6 +303,12 @@ typedef struct many_call {
     bool without_python;
 } many_call;
 
+/* Where the digest of message `index` goes in out=. */
+static uint8_t *digest_in_out(const many_call *call, Py_ssize_t index)
+{
+    return (uint8_t *)call->out.buf + (size_t)index * call->digest_len;
+}
+
 /* Locates the bytes of items [start, start + n) and aims each message's
  * digest at its place: in out, or in a new result object of the list.
  * Returns 0, or -1 with an exception set; with without_python, cannot fail
@@ -310,8 +322,7 @@ static int prepare_chunk(many_call *call, chunk *c, Py_ssize_t start, Py_ssize_t
         return -1;
     for (Py_ssize_t i = 0; i < n; i++) {
         if (call->has_out) {
-            c->messages[i].digest = (uint8_t *)call->out.buf +
-                                    (size_t)(start + i) * call->digest_len;
+            c->messages[i].digest = digest_in_out(call, start + i);
             continue;
         }
         PyObject *digest = PyBytes_FromStringAndSize(NULL, (Py_ssize_t)call->digest_len);
@@ -323,9 +334,226 @@ static int prepare_chunk(many_call *call, chunk *c, Py_ssize_t start, Py_ssize_t
     return 0;
 }
 
+/* ---- held stretches: a list's items without references ------------------
+ *
+ * A list read in place is gathered with a reference to each item, dropped
+ * once its chunk is hashed, because the GIL is released while the chunk is
+ * hashed and another Python thread could then replace an item and free it
+ * under the threads that read it. Taking and dropping those references is
+ * serial work on the calling thread, under the GIL, and moves each item's
+ * cache line between the cores: with short messages on several threads,
+ * it caps the speed of the pipeline. So when the digests go to out= (no
+ * result objects to make) and the items are exactly bytes (no views), the
+ * batch is hashed in held stretches instead: runs of chunks during which
+ * the calling thread keeps the GIL. No Python code runs during a stretch,
+ * so no item can change or be freed, and none needs a reference. Between
+ * two stretches, once every chunk of the first is hashed, the GIL is
+ * released for the other Python threads, and the next stretch reads the
+ * list again (its size first).
+ *
+ * On several threads, every thread of a stretch both locates and hashes
+ * the chunks it takes (hash_stretch), not the calling thread alone: reading
+ * a million items and their headers is a walk through memory that costs
+ * about as much as hashing them with the fastest kernels, and done on one
+ * thread it would cap the speed as the references did. The threads that
+ * are not the calling one have no thread state and never take the GIL, yet
+ * may read the list and its items: the calling thread holds the
+ * interpreter's GIL from before they start until after they are joined, so
+ * no Python code of this interpreter runs meanwhile, and nothing writes the
+ * list or the items (exact bytes, immutable); thread creation and joining
+ * order their reads after every earlier write. They read fields only, with
+ * the public macros (PyList_GET_ITEM, PyBytes_CheckExact,
+ * PyBytes_AS_STRING, PyBytes_GET_SIZE): no reference counts, no allocation,
+ * no exception. Only with a GIL: under free threading a list is a tuple
+ * from the start (open_source), and no stretch is ever held.
+ *
+ * What keeps a stretch safe: nothing in it may run Python code or allocate
+ * a Python object (an allocation may collect garbage, and a finalizer is
+ * Python code that may change the list under the threads still reading
+ * it), nor raise (an exception is an object, and so is its message). So a
+ * stretch hashes only chunks that locate_stretch_chunk accepts; one that
+ * it does not (an item that is not exactly bytes, or shares memory with
+ * out, a list whose size changed, a chunk of too much work) ends the
+ * stretch unhashed, and the same chunk is then gathered the usual way,
+ * with references, the GIL and its errors. An item that is not exactly
+ * bytes makes that way copy the list to a tuple (snapshot_list), which
+ * needs no references: the rest of the batch is no list read in place, and
+ * no stretch. */
+
+/* The work of a stretch for each thread that hashes it (each message
+ * counting its length and fd_batch_message_overhead, as
+ * worth_releasing_gil counts it). Other Python threads wait for the GIL
+ * throughout a stretch, which lasts a thread's share of its work, so a
+ * share is kept to what fast kernels hash in less than CPython's switch
+ * interval, for which a thread running Python code would keep them
+ * waiting anyway (slow kernels on long messages take longer). Larger
+ * stretches cost less each: a stretch on threads makes them anew
+ * (fd_parallel_run), and ends with a thread idle while the last chunk is
+ * hashed, both paid once a stretch. */
+#define STRETCH_WORK_PER_THREAD ((size_t)4 << 20)
+
+/* The most work a chunk of a stretch may have: an eighth of a thread's
+ * share, so that a thread that has reached its share (hash_stretch) went
+ * past it by little, and the threads of a stretch end close together,
+ * each waiting at most a chunk for the others. A chunk of more work
+ * (longer messages) goes the usual way, where the references cost little
+ * beside its hashing. */
+#define STRETCH_CHUNK_MAX_WORK (STRETCH_WORK_PER_THREAD / 8)
+
+/* The work no chunk of a stretch has: the mark of one that cannot be in
+ * one. */
+#define NOT_IN_A_STRETCH SIZE_MAX
+
+/* Whether the next chunks may be hashed in held stretches: their digests
+ * go to out=, and the list is still read in place (never under free
+ * threading, where it is a tuple from the start). */
+static bool in_stretches(const many_call *call)
+{
+    return call->has_out && call->source.in_place_list;
+}
+
+/* Locates items [start, start + n) of the list read in place, and aims
+ * their digests into out, for a held stretch: without references, views or
+ * errors, so that it runs no Python code and allocates nothing, and reads
+ * the list and its items without changing them, so that any thread may run
+ * it while the calling thread holds the GIL (see held stretches). Returns
+ * the chunk's work; or NOT_IN_A_STRETCH, with c->messages partly written,
+ * when the list's size changed, or an item is not exactly bytes or shares
+ * memory with out, or the chunk's work exceeds STRETCH_CHUNK_MAX_WORK. */
+static size_t locate_stretch_chunk(const many_call *call, chunk *c, Py_ssize_t start, Py_ssize_t n)
+{
+    PyObject *list = call->source.sequence;
+    const size_t overhead = fd_batch_message_overhead(&call->job);
+    size_t work = 0;
+
+    if (PyList_GET_SIZE(list) != call->source.count)
+        return NOT_IN_A_STRETCH;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        PyObject *item = PyList_GET_ITEM(list, start + i);
+        if (!PyBytes_CheckExact(item))
+            return NOT_IN_A_STRETCH;
+        const uint8_t *data = (const uint8_t *)PyBytes_AS_STRING(item);
+        const size_t len = (size_t)PyBytes_GET_SIZE(item);
+        work += len + overhead;
+        if (work > STRETCH_CHUNK_MAX_WORK || shares_memory(data, len, &call->out))
+            return NOT_IN_A_STRETCH;
+        c->messages[i] = (fd_message){data, len, digest_in_out(call, start + i)};
+    }
+    return work;
+}
+
+/* Ends a held stretch: releases the GIL and takes it again, which lets the
+ * other Python threads run (CPython hands the GIL over here to a thread
+ * that has asked for it). Only once every chunk of the stretch is hashed:
+ * from here on any item may change or be freed. */
+static void end_stretch(void)
+{
+    PyEval_RestoreThread(PyEval_SaveThread());
+}
+
+/* What one thread of a held stretch did (hash_stretch). */
+typedef struct stretch_part {
+    size_t first_unhashed; /* the first chunk it took but did not hash, or SIZE_MAX */
+    size_t hashed_end;     /* one past the last chunk it hashed, or 0 */
+} stretch_part;
+
+/* What the threads of a held stretch share: fd_parallel_run's context for
+ * hash_stretch_part. Part p locates its chunks in chunks[p]. */
+typedef struct held_stretch {
+    const many_call *call;
+    chunk *chunks;
+    stretch_part *parts;
+    size_t first;       /* the batch's chunk the stretch starts at */
+    size_t chunk_count; /* the batch's */
+    /* The threads take chunks first, first + 1, ... from this counter; a
+     * thread takes at most one more than its share of chunks of the least
+     * work (CHUNK_MESSAGES empty messages of MD5), a few dozen. */
+    fd_counter taken;
+    /* A chunk found unfit for the stretch (or chunk_count), beyond which
+     * the threads take no chunk: only a hint, to stop the others early, as
+     * two threads may store it at once; what the stretch did is told by
+     * parts. */
+    fd_relaxed_size stop;
+} held_stretch;
+
+/* One thread of a held stretch: takes chunks in turn, locating and hashing
+ * each, until it has hashed its share of the stretch's work, or takes a
+ * chunk that cannot be in a stretch (which it leaves unhashed) or lies
+ * beyond one another thread found. */
+static bool hash_stretch_part(void *context, size_t part)
+{
+    held_stretch *stretch = context;
+    const many_call *call = stretch->call;
+    chunk *c = &stretch->chunks[part];
+    stretch_part *done = &stretch->parts[part];
+    size_t work = 0;
+
+    *done = (stretch_part){.first_unhashed = SIZE_MAX, .hashed_end = 0};
+    while (work < STRETCH_WORK_PER_THREAD) {
+        const size_t index = stretch->first + fd_counter_take(&stretch->taken);
+        if (index >= fd_relaxed_load(&stretch->stop)) {
+            done->first_unhashed = index;
+            break;
+        }
+        const Py_ssize_t start = (Py_ssize_t)index * CHUNK_MESSAGES;
+        const Py_ssize_t n = call->source.count - start < CHUNK_MESSAGES
+                                 ? call->source.count - start
+                                 : CHUNK_MESSAGES;
+        const size_t chunk_work = locate_stretch_chunk(call, c, start, n);
+        if (chunk_work == NOT_IN_A_STRETCH) {
+            done->first_unhashed = index;
+            if (index < fd_relaxed_load(&stretch->stop))
+                fd_relaxed_store(&stretch->stop, index);
+            break;
+        }
+        fd_batch_run(&call->job, c->messages, (size_t)n);
+        work += chunk_work;
+        done->hashed_end = index + 1;
+    }
+    return true;
+}
+
+/* Hashes a held stretch from the batch's chunk `first` on, on up to
+ * `threads` threads (the calling one, with the GIL, and others that run
+ * only C), each locating and hashing the chunks it takes, and each about
+ * STRETCH_WORK_PER_THREAD of them. Returns the first chunk not hashed:
+ * every chunk before it is, and *unfit says whether that one cannot be in
+ * a stretch (it goes the usual way next) or the threads had their shares
+ * (or the batch ended). Chunks after it may have been hashed too; the
+ * usual way or the next stretch writes their digests again, the same. */
+static size_t hash_stretch(held_stretch *stretch, size_t first, size_t threads, bool *unfit)
+{
+    const size_t chunks_left = stretch->chunk_count - first;
+    const size_t parts = threads < chunks_left ? threads : chunks_left;
+    size_t first_unhashed = SIZE_MAX, hashed_end = first;
+
+    stretch->first = first;
+    fd_counter_init(&stretch->taken);
+    fd_relaxed_store(&stretch->stop, stretch->chunk_count);
+    (void)fd_parallel_run(parts, hash_stretch_part, stretch);
+    for (size_t part = 0; part < parts; part++) {
+        const stretch_part *done = &stretch->parts[part];
+        if (done->first_unhashed < first_unhashed)
+            first_unhashed = done->first_unhashed;
+        if (done->hashed_end > hashed_end)
+            hashed_end = done->hashed_end;
+    }
+    /* Each chunk a thread took was hashed or left unhashed, and the chunks
+     * were taken in order: every chunk before the first left unhashed is
+     * hashed, and when none was, every chunk before the last hashed. */
+    *unfit = first_unhashed < stretch->chunk_count;
+    if (first_unhashed == SIZE_MAX)
+        return hashed_end;
+    return first_unhashed < stretch->chunk_count ? first_unhashed : stretch->chunk_count;
+}
+
+/* ---- hashing the chunks ------------------------------------------------- */
+
 /* The batch in chunks, each located, given its result objects and hashed
  * before the next is read (see digest_many): on the calling thread, and
- * when a chunk's work is large enough (long messages), on several. */
+ * when a chunk's work is large enough (long messages), on several. Chunks
+ * that can be are hashed in held stretches, each ended once it has a
+ * thread's work. */
 static int hash_chunk_by_chunk(many_call *call)
 {
     const size_t overhead = fd_batch_message_overhead(&call->job);
@@ -333,9 +561,22 @@ static int hash_chunk_by_chunk(many_call *call)
     const Py_ssize_t chunk_len = count < CHUNK_MESSAGES ? count : CHUNK_MESSAGES;
     chunk c = {0, NULL, NULL, 0, NULL, 0};
     int status = allocate_chunk(&c, chunk_len, call->source.in_place_list);
+    size_t stretch_work = 0; /* of the held stretch under way */
 
     for (Py_ssize_t start = 0; status == 0 && start < count; start += chunk_len) {
         const Py_ssize_t n = count - start < chunk_len ? count - start : chunk_len;
+        const size_t work = in_stretches(call) ? locate_stretch_chunk(call, &c, start, n)
+                                               : NOT_IN_A_STRETCH;
+        if (work != NOT_IN_A_STRETCH) {
+            /* In a held stretch: hashed here, with the GIL. */
+            fd_batch_run(&call->job, c.messages, (size_t)n);
+            stretch_work += work;
+            if (stretch_work >= STRETCH_WORK_PER_THREAD) {
+                end_stretch();
+                stretch_work = 0;
+            }
+            continue;
+        }
         status = prepare_chunk(call, &c, start, n);
         if (status < 0)
             break;
@@ -354,11 +595,16 @@ static int hash_chunk_by_chunk(many_call *call)
 }
 
 /* fd_hash_many_pipelined's producer: chunk after chunk prepared in the
- * slots' arrays, with the GIL, which the calling thread holds only while it
- * prepares (and not even then for rows into out: without_python). */
+ * slots' arrays, from the batch's chunk `first` on, with the GIL, which the
+ * calling thread holds only while it prepares (and not even then for rows
+ * into out: without_python). It stops the pipeline before a chunk that can
+ * be in a held stretch. */
 typedef struct pipeline_slots {
     many_call *call;
     chunk *slots;
+    size_t first;         /* the batch's chunk that is the pipeline's chunk 0 */
+    size_t stopped_at;    /* the batch's chunk the producer stopped before */
+    bool failed;          /* stopped by an exception */
     PyThreadState *saved; /* the calling thread's, while it is detached */
 } pipeline_slots;
 
@@ -368,19 +614,29 @@ static bool produce_chunk(void *context, size_t chunk_index, size_t slot,
     pipeline_slots *pipeline = context;
     many_call *call = pipeline->call;
     chunk *c = &pipeline->slots[slot];
-    const Py_ssize_t start = (Py_ssize_t)chunk_index * CHUNK_MESSAGES;
+    const size_t batch_chunk = pipeline->first + chunk_index;
+    const Py_ssize_t start = (Py_ssize_t)batch_chunk * CHUNK_MESSAGES;
     const Py_ssize_t n = call->source.count - start < CHUNK_MESSAGES ? call->source.count - start
                                                                      : CHUNK_MESSAGES;
 
     if (!call->without_python)
         PyEval_RestoreThread(pipeline->saved);
     release_chunk(c); /* the slot's previous chunk, hashed */
-    int status = prepare_chunk(call, c, start, n);
+    /* The pipeline's first chunk is prepared whatever it is, so that the
+     * batch goes on. */
+    bool produced = chunk_index == 0 || !in_stretches(call) ||
+                    locate_stretch_chunk(call, c, start, n) == NOT_IN_A_STRETCH;
+    if (produced && prepare_chunk(call, c, start, n) < 0) {
+        produced = false;
+        pipeline->failed = true;
+    }
     if (!call->without_python)
         pipeline->saved = PyEval_SaveThread();
+    if (!produced)
+        pipeline->stopped_at = batch_chunk;
     *messages = c->messages;
     *count = (size_t)n;
-    return status == 0;
+    return produced;
 }
 
 /* The batch's chunks hashed by other threads while the calling thread
@@ -395,13 +651,23 @@ static bool produce_chunk(void *context, size_t chunk_index, size_t slot,
  * bytearray cannot be resized under the threads that read it), and every
  * Python error comes from the preparing, which goes through the items in
  * order on the calling thread: the first bad item is the one reported,
- * whatever the threads. */
+ * whatever the threads.
+ *
+ * A list of bytes into out= goes instead in held stretches (hash_stretch),
+ * each on the same threads, which then locate their chunks themselves; a
+ * chunk that cannot be in a stretch goes through a pipeline, which runs
+ * from it to the next chunk that can (to the end, for any other source).
+ * A stretch's threads, and a pipeline's, are made anew for each. */
 static int hash_pipelined(many_call *call, size_t threads)
 {
     const Py_ssize_t count = call->source.count;
     const size_t chunk_count = ((size_t)count + CHUNK_MESSAGES - 1) / CHUNK_MESSAGES;
     const size_t slot_count = threads + 1;
     pipeline_slots pipeline = {.call = call, .slots = PyMem_Calloc(slot_count, sizeof(chunk))};
+    /* A stretch's threads locate their chunks in the slots' arrays, which
+     * hold nothing between two pipelines. */
+    held_stretch stretch = {.call = call, .chunks = pipeline.slots, .chunk_count = chunk_count};
+    bool unfit = false; /* the next chunk cannot be in a stretch */
     int status = -1;
 
     if (pipeline.slots == NULL) {
@@ -412,15 +678,42 @@ static int hash_pipelined(many_call *call, size_t threads)
         if (allocate_chunk(&pipeline.slots[slot], CHUNK_MESSAGES, call->source.in_place_list) < 0)
             goto done;
     }
-    pipeline.saved = PyEval_SaveThread();
-    if (fd_hash_many_pipelined(&call->job, chunk_count, slot_count, threads, produce_chunk,
-                               &pipeline))
-        status = 0;
-    PyEval_RestoreThread(pipeline.saved);
+    if (in_stretches(call)) {
+        stretch.parts = PyMem_Malloc(threads * sizeof(stretch_part));
+        if (stretch.parts == NULL) {
+            PyErr_NoMemory();
+            goto done;
+        }
+    }
+    for (size_t next = 0; next < chunk_count;) {
+        if (!unfit && in_stretches(call)) {
+            next = hash_stretch(&stretch, next, threads, &unfit);
+            end_stretch();
+            continue;
+        }
+        pipeline.first = next;
+        pipeline.stopped_at = chunk_count;
+        pipeline.saved = PyEval_SaveThread();
+        fd_hash_many_pipelined(&call->job, chunk_count - next, slot_count, threads, produce_chunk,
+                               &pipeline);
+        PyEval_RestoreThread(pipeline.saved);
+        /* Once every chunk is hashed (fd_hash_many_pipelined returns only
+         * then, also when the producer stopped it), the references go:
+         * dropping the last one may run Python code (a view's exporter, a
+         * finalizer). */
+        for (size_t slot = 0; slot < slot_count; slot++)
+            release_chunk(&pipeline.slots[slot]);
+        if (pipeline.failed)
+            goto done;
+        unfit = false;
+        next = pipeline.stopped_at;
+    }
+    status = 0;
 done:
     for (size_t slot = 0; slot < slot_count; slot++)
         free_chunk(&pipeline.slots[slot]);
     PyMem_Free(pipeline.slots);
+    PyMem_Free(stretch.parts);
     return status;
 }
 
@@ -776,7 +1069,9 @@ PyDoc_STRVAR(digest_many_doc,
  *
  * A tuple is read as it is, and a list in place (with a GIL: under free
  * threading another thread could change the list while it is read, so
- * there it is copied to a tuple first, as any other iterable is). */
+ * there it is copied to a tuple first, as any other iterable is), its
+ * items held by references while the GIL is released; or, into out=, in
+ * held stretches that keep the GIL instead and need no references. */
 static PyObject *digest_many(PyObject *module, PyObject *const *args, Py_ssize_t nargs,
                              PyObject *kwnames, bool multi_buffer)
 {
