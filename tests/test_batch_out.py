@@ -742,9 +742,15 @@ def test_items_replaced_between_held_stretches(threads):
     replaced = {hashlib.sha1(r).digest() for r in replacements}
     counter = iter(range(1 << 62))
 
+    # Into the last quarter, which the call hashes in its last stretches: the other thread gets its first turn once
+    # the first stretch has written out's first digest, and a turn may be short (a slow build, under a sanitizer),
+    # so items it replaces nearer the front may all have been hashed already.
+    last_quarter = len(originals) // 4
+
     def replace(messages):
         i = next(counter)
-        messages[(i * 7919) % len(messages)] = bytes(bytearray(replacements[i % 7]))
+        position = len(messages) - 1 - (i * 7919) % last_quarter
+        messages[position] = bytes(bytearray(replacements[i % 7]))
 
     for digests in mutate_during_calls(originals, replace, threads):
         assert not isinstance(digests, Exception)
