@@ -129,14 +129,14 @@ static inline void fd_relaxed_store(fd_relaxed_size *value, size_t new_value)
  * lock before reading those: the store is a release, the load an acquire.
  * Under MSVC, Interlocked calls, full barriers (see the flags below). */
 #ifdef FD_MSVC_ATOMICS
-typedef volatile __int64 fd_published_size;
+typedef volatile long long fd_published_size;
 static inline size_t fd_published_size_load(fd_published_size *value)
 {
     return (size_t)_InterlockedCompareExchange64(value, 0, 0);
 }
 static inline void fd_published_size_store(fd_published_size *value, size_t new_value)
 {
-    _InterlockedExchange64(value, (__int64)new_value);
+    _InterlockedExchange64(value, (long long)new_value);
 }
 #else
 typedef _Atomic(size_t) fd_published_size;
