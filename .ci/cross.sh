@@ -255,6 +255,19 @@ typedef union _LARGE_INTEGER { long long QuadPart; } LARGE_INTEGER, *PLARGE_INTE
 #define FILE_FLAG_SEQUENTIAL_SCAN 0x08000000
 #define FILE_TYPE_DISK 0x0001
 #define ERROR_BROKEN_PIPE 109L
+#define ERROR_HANDLE_EOF 38L
+typedef struct _OVERLAPPED {
+    unsigned long long Internal;
+    unsigned long long InternalHigh;
+    union {
+        struct {
+            DWORD Offset;
+            DWORD OffsetHigh;
+        };
+        void *Pointer;
+    };
+    HANDLE hEvent;
+} OVERLAPPED, *LPOVERLAPPED;
 #define INVALID_HANDLE_VALUE ((HANDLE)(long long)-1)
 HANDLE WINAPI CreateFileW(const wchar_t *file_name, DWORD desired_access, DWORD share_mode,
                           void *security_attributes, DWORD creation_disposition,
@@ -265,6 +278,9 @@ DWORD WINAPI GetLastError(void);
 DWORD WINAPI GetFileType(HANDLE file);
 BOOL WINAPI GetFileSizeEx(HANDLE file, PLARGE_INTEGER size);
 ULONGLONG WINAPI GetTickCount64(void);
+BOOL WINAPI QueryPerformanceCounter(LARGE_INTEGER *count);
+BOOL WINAPI QueryPerformanceFrequency(LARGE_INTEGER *frequency);
+BOOL WINAPI SwitchToThread(void);
 DWORD WINAPI WaitForSingleObject(HANDLE handle, DWORD milliseconds);
 BOOL WINAPI CloseHandle(HANDLE handle);
 DWORD WINAPI GetActiveProcessorCount(WORD group_number);

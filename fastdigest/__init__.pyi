@@ -890,7 +890,8 @@ def digest_files(name: _Algorithm, paths: Iterable[_Path], /, *, threads: Suppor
 
     The files are opened, read and hashed in C without the GIL, on several threads at once: each
     thread takes the next file, reads it to its end in chunks of 256 KiB into a buffer of its own
-    and hashes each chunk, while the other threads do the same with other files. With a tuple of
+    and hashes each chunk, while the other threads do the same with other files; a thread with no
+    file left to take helps hash a big one (8 MiB or more). With a tuple of
     algorithms, each file is read once and every chunk fed to each of them. The calling thread
     takes the GIL back for a moment about every 100 ms, and at once when a signal interrupts a
     read, to run the signal handlers: Ctrl-C raises KeyboardInterrupt from the call.
@@ -905,7 +906,7 @@ def digest_files(name: _Algorithm, paths: Iterable[_Path], /, *, threads: Suppor
             thread is the one waiting); a character device is read to its end of file.
         threads: The most threads to read and hash on, the calling thread included: None for
             every CPU the process may run on, 1 for the calling thread alone; never more than
-            there are paths.
+            there are paths, but for a big file, which takes two.
 
     Returns:
         A list with one item per path, in the paths' order: the digest as bytes, or for a tuple of

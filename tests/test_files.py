@@ -118,6 +118,27 @@ def test_digest_files_same_for_any_threads(tmp_path):
         assert fastdigest.digest_files('sha512', paths, threads=threads) == expected
 
 
+# core/files.c's PAIR_MIN_CHUNKS: a file this long, with a thread to spare, is hashed by two threads,
+# in relay or with the algorithms split between them, as the first chunk's timings choose.
+PAIR_MIN_BYTES = 32 * CHUNK
+
+
+@pytest.mark.threads
+@pytest.mark.parametrize('size', [PAIR_MIN_BYTES, PAIR_MIN_BYTES + 1, PAIR_MIN_BYTES + CHUNK - 1, 41 * CHUNK])
+def test_digest_files_big_file_on_two_threads(tmp_path, size):
+    path = tmp_path / 'big.bin'
+    path.write_bytes(contents(size, size))
+    names = ('md5', 'sha1', 'sha256', 'sha512')
+    expected = tuple(hashlib_file_digest(path, name) for name in names)
+    # One file on two threads, one beside a small file (two threads once the small one is done), and
+    # on one thread (read alone).
+    small = tmp_path / 'small.bin'
+    small.write_bytes(b'small')
+    for threads in (2, 3, 1):
+        assert fastdigest.digest_files(names, [path], threads=threads) == [expected]
+        assert fastdigest.digest_files('sha256', [small, path], threads=threads)[1] == expected[2]
+
+
 def test_digest_files_path_types(tmp_path):
     path = tmp_path / 'data.txt'
     path.write_bytes(b'hello\n')

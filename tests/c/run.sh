@@ -28,10 +28,11 @@
 #             -fsanitize=thread (and -UNDEBUG): the batch driver on threads
 #             and the pipeline of digest_many, digests and HMACs
 #             (test_batch --threads-only), the file reader and its
-#             reading-ahead thread (test_files), the digest columns and
-#             their references (test_columns). halt_on_error=1 and
-#             exitcode=66 are added to any TSAN_OPTIONS given: a report
-#             stops the driver and fails the run. No suppressions.
+#             relay of a big file between two threads (test_files), the
+#             digest columns and their references (test_columns).
+#             halt_on_error=1 and exitcode=66 are added to any TSAN_OPTIONS
+#             given: a report stops the driver and fails the run. No
+#             suppressions.
 #   aarch64   Debian's aarch64-linux-gnu-gcc, run under qemu-aarch64 twice:
 #             -cpu max (SHA-1, SHA-2 and SHA-512 instructions) and
 #             -cpu cortex-a72 (no SHA-512 instructions: the portable SHA-512

@@ -14,8 +14,8 @@
  *     error code, and every file before it has its digests;
  *   - keep_going: asked as often as the request says, and a false answer
  *     stops the call;
- *   - big files read ahead by a second thread when one is idle, and a
- *     call stopped while reading ahead;
+ *   - big files hashed by two threads when one is idle, in relay or with
+ *     the algorithms split, and a call stopped in either;
  *   - on POSIX: a character device (/dev/null), a FIFO written by a child
  *     process, and on Linux a /proc file, whose size fstat gives as 0.
  *
@@ -123,6 +123,7 @@ typedef struct files_call {
     fd_files_keep_going *keep_going;
     void *keep_going_context;
     unsigned keep_going_ms;
+    fd_files_pairing pairing;
     /* Results: */
     uint8_t *digests;
     fd_files_outcome outcome;
@@ -148,6 +149,7 @@ static void run_call(files_call *call)
         .keep_going = call->keep_going,
         .keep_going_context = call->keep_going_context,
         .keep_going_ms = call->keep_going_ms,
+        .pairing = call->pairing,
     };
     call->status = fd_hash_files(&request, &call->outcome);
     for (size_t i = 0; i < call->count; i++)
@@ -458,72 +460,95 @@ static void test_keep_going(void)
     report_group("files", "-", "keep_going", "asked, and a false answer stops", &tally);
 }
 
-/* Big files with threads to spare: a second thread reads each ahead of the
- * hashing, whose digests are the same; and a call stopped in the middle of
- * one stops its reader too. */
-static void test_read_ahead(void)
+/* Big files with threads to spare: two threads hash each, in relay (each
+ * reading the chunk after the other's) or with the algorithms split
+ * between them, forced or as the first chunk's timings choose, with the
+ * same digests; and a call stopped in the middle of one stops both. */
+static void test_pairs(void)
 {
     static char names[4][MAX_NAME];
     group_tally tally = {0, 0};
     test_rng rng = rng_for(3, 0);
     /* With chunks of 64 and 100 bytes, 32 chunks are 2 and 3.2 KB: files of
-     * 4 to 40 KB are read ahead, each ending anywhere in a chunk. */
+     * 4 to 40 KB go on two threads, each ending anywhere in a chunk. */
     const size_t sizes[4] = {4000 + rng_below(&rng, 64), 4096 * 3, 40000 + rng_below(&rng, 100),
                              31 * 64};
     uint8_t *data = checked_malloc(sizes[2]);
     rng_fill(&rng, data, sizes[2]);
     for (size_t i = 0; i < 4; i++) {
         char name[32];
-        snprintf(name, sizeof name, "read-ahead-%zu.bin", i);
+        snprintf(name, sizeof name, "pair-%zu.bin", i);
         join(names[i], scratch, name);
         check(&tally, write_file(names[i], data, sizes[i]), "could not write %s", names[i]);
     }
     const size_t chunk_lens[] = {64, 100};
+    const fd_files_pairing pairings[] = {FD_FILES_PAIR_CHOSEN, FD_FILES_PAIR_RELAY,
+                                         FD_FILES_PAIR_SPLIT};
     for (size_t c = 0; c < 2; c++) {
         for (size_t l = 0; l < sizeof LISTS / sizeof LISTS[0]; l++) {
-            /* One file on two threads; three on four (one thread to spare,
-             * then more as the others finish); four on one (none). */
-            const size_t counts[] = {1, 3, 4}, threads[] = {2, 4, 1};
-            for (size_t t = 0; t < 3; t++) {
-                files_call call = {
-                    .count = counts[t], .threads = threads[t], .chunk_len = chunk_lens[c]};
-                for (size_t i = 0; i < call.count; i++)
-                    call.names[i] = names[i];
-                set_algorithms(&call, LISTS[l].ids, LISTS[l].count);
-                run_call(&call);
-                check(&tally, call.status == FD_FILES_DONE && call.outcome.failed == call.count,
-                      "%zu files on %zu threads: status %d, failed at %zu", call.count,
-                      call.threads, (int)call.status, call.outcome.failed);
-                check(&tally, (call.outcome.read_ahead > 0) == (threads[t] > 1),
-                      "%zu files on %zu threads, chunk %zu: %zu read ahead", call.count,
-                      call.threads, chunk_lens[c], call.outcome.read_ahead);
-                for (size_t i = 0; i < call.count; i++)
-                    check(&tally, digests_match(&call, i, data, sizes[i]),
-                          "%zu files on %zu threads, chunk %zu, %s: wrong digests of %zu bytes",
-                          call.count, call.threads, chunk_lens[c], LISTS[l].label, sizes[i]);
-                free(call.digests);
+            for (size_t p = 0; p < 3; p++) {
+                /* One file on two threads; three on four (one thread to
+                 * spare, then more as the others finish); four on one
+                 * (none). */
+                const size_t counts[] = {1, 3, 4}, threads[] = {2, 4, 1};
+                for (size_t t = 0; t < 3; t++) {
+                    files_call call = {.count = counts[t],
+                                       .threads = threads[t],
+                                       .chunk_len = chunk_lens[c],
+                                       .pairing = pairings[p]};
+                    for (size_t i = 0; i < call.count; i++)
+                        call.names[i] = names[i];
+                    set_algorithms(&call, LISTS[l].ids, LISTS[l].count);
+                    run_call(&call);
+                    check(&tally, call.status == FD_FILES_DONE && call.outcome.failed == call.count,
+                          "%zu files on %zu threads: status %d, failed at %zu", call.count,
+                          call.threads, (int)call.status, call.outcome.failed);
+                    /* A split needs several algorithms; one is relayed. */
+                    const size_t paired = call.outcome.relayed + call.outcome.split;
+                    const bool split_only = pairings[p] == FD_FILES_PAIR_SPLIT &&
+                                            LISTS[l].count > 1;
+                    const bool relay_only = pairings[p] == FD_FILES_PAIR_RELAY ||
+                                            LISTS[l].count == 1;
+                    check(&tally,
+                          (paired > 0) == (threads[t] > 1) &&
+                              (!split_only || call.outcome.relayed == 0) &&
+                              (!relay_only || call.outcome.split == 0),
+                          "%zu files on %zu threads, chunk %zu, %s, pairing %d: %zu relayed, "
+                          "%zu split",
+                          call.count, call.threads, chunk_lens[c], LISTS[l].label, (int)pairings[p],
+                          call.outcome.relayed, call.outcome.split);
+                    for (size_t i = 0; i < call.count; i++)
+                        check(&tally, digests_match(&call, i, data, sizes[i]),
+                              "%zu files on %zu threads, chunk %zu, %s, pairing %d: wrong "
+                              "digests of %zu bytes",
+                              call.count, call.threads, chunk_lens[c], LISTS[l].label,
+                              (int)pairings[p], sizes[i]);
+                    free(call.digests);
+                }
             }
         }
     }
 
-    /* Stopped after a few chunks of the one file, read ahead: the call
-     * stops, and returns (its reader with it). */
-    asked stop = {0, 3};
-    files_call call = {.count = 1, .threads = 2, .chunk_len = 64};
-    call.names[0] = names[2];
-    set_algorithms(&call, ONE, 1);
-    call.keep_going = count_and_answer;
-    call.keep_going_context = &stop;
-    run_call(&call);
-    check(&tally, call.status == FD_FILES_STOPPED && stop.calls == 3,
-          "stopped while reading ahead: status %d after %lu questions", (int)call.status,
-          stop.calls);
-    free(call.digests);
+    /* Stopped after a few chunks of the one file, in relay or split: the
+     * call stops, and returns (its second thread with it). */
+    for (size_t p = 1; p < 3; p++) {
+        asked stop = {0, 3};
+        files_call call = {.count = 1, .threads = 2, .chunk_len = 64, .pairing = pairings[p]};
+        call.names[0] = names[2];
+        set_algorithms(&call, REPEATS, 4);
+        call.keep_going = count_and_answer;
+        call.keep_going_context = &stop;
+        run_call(&call);
+        check(&tally, call.status == FD_FILES_STOPPED && stop.calls == 3,
+              "stopped on two threads, pairing %d: status %d after %lu questions", (int)pairings[p],
+              (int)call.status, stop.calls);
+        free(call.digests);
+    }
 
     for (size_t i = 0; i < 4; i++)
         remove(names[i]);
     free(data);
-    report_group("files", "-", "read ahead", "by a second thread, 1 to 4 files", &tally);
+    report_group("files", "-", "pairs", "relay and split, 1 to 4 files", &tally);
 }
 
 #ifndef _WIN32
@@ -626,7 +651,7 @@ int main(int argc, char **argv)
     test_digests();
     test_failures();
     test_keep_going();
-    test_read_ahead();
+    test_pairs();
 #ifndef _WIN32
     test_special_files();
 #endif

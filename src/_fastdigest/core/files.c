@@ -19,6 +19,7 @@
 
 #include <stdlib.h>
 
+#include "core/atomic.h"
 #include "core/parallel.h"
 
 #ifdef _WIN32
@@ -103,6 +104,27 @@ static io_result read_chunk(open_file *file, uint8_t *buffer, size_t len, size_t
     return count == 0 ? IO_END : IO_OK;
 }
 
+/* A read at an offset, for two threads reading one file: on a handle
+ * opened for synchronous reads, ReadFile reads at the OVERLAPPED's offset
+ * and returns when it has. */
+static io_result read_chunk_at(open_file *file, uint8_t *buffer, size_t len, uint64_t offset,
+                               size_t *got, unsigned long *error)
+{
+    OVERLAPPED at = {0};
+    at.Offset = (DWORD)offset;
+    at.OffsetHigh = (DWORD)(offset >> 32);
+    DWORD count = 0;
+    if (!ReadFile(file->handle, buffer, (DWORD)len, &count, &at)) {
+        DWORD code = GetLastError();
+        if (code == ERROR_HANDLE_EOF)
+            return IO_END;
+        *error = code;
+        return IO_FAILED;
+    }
+    *got = count;
+    return count == 0 ? IO_END : IO_OK;
+}
+
 static void close_file(open_file *file)
 {
     CloseHandle(file->handle);
@@ -145,6 +167,19 @@ static io_result read_chunk(open_file *file, uint8_t *buffer, size_t len, size_t
                             unsigned long *error)
 {
     ssize_t count = read(file->descriptor, buffer, len);
+    if (count < 0) {
+        *error = (unsigned long)errno;
+        return errno == EINTR ? IO_INTERRUPTED : IO_FAILED;
+    }
+    *got = (size_t)count;
+    return count == 0 ? IO_END : IO_OK;
+}
+
+/* A read at an offset, for two threads reading one file. */
+static io_result read_chunk_at(open_file *file, uint8_t *buffer, size_t len, uint64_t offset,
+                               size_t *got, unsigned long *error)
+{
+    ssize_t count = pread(file->descriptor, buffer, len, (off_t)offset);
     if (count < 0) {
         *error = (unsigned long)errno;
         return errno == EINTR ? IO_INTERRUPTED : IO_FAILED;
@@ -199,8 +234,9 @@ typedef struct files_run {
     size_t failed; /* the first file in order that failed so far, or count */
     unsigned long error;
     bool stopped;        /* keep_going said to stop */
-    size_t idle_threads; /* of the request's threads, those no part or reader runs on */
-    size_t read_ahead;   /* files read ahead by a second thread */
+    size_t idle_threads; /* of the request's threads, those no part or relay runs on */
+    size_t relayed;      /* files hashed by two threads in relay */
+    size_t split;        /* files whose algorithms two threads split */
     /* The calling thread's alone: when it last asked keep_going. */
     uint64_t last_asked_ms;
 } files_run;
@@ -311,86 +347,275 @@ static file_result hash_plainly(const file_hashing *h, open_file *file, uint8_t 
     }
 }
 
-/* ---- reading ahead -------------------------------------------------------------- */
+/* ---- a big file on two threads -------------------------------------------------- */
 
-/* A regular file this many chunks long or more is read by a second thread,
- * when one of the request's threads is idle, into one of two buffers while
- * this thread hashes the other: the copy out of the page cache then
- * overlaps with the hashing instead of adding to it. Making the thread is
- * lost in the hashing of this many chunks. */
-#define READ_AHEAD_MIN_CHUNKS 32
+/* A regular file this many chunks long or more is hashed by two threads
+ * when one of the request's threads is idle; making the second thread is
+ * lost in the hashing of this many chunks. The file's own thread reads and
+ * hashes the first chunk alone, timing the read and each algorithm, and the
+ * two threads go on in whichever of two ways those timings say is faster:
+ *
+ * - in relay: each thread reads every other chunk, at its offset, into its
+ *   own buffer while the other hashes the chunk before, then takes the
+ *   states and hashes its chunk out of its own cache. The copy out of the
+ *   page cache overlaps with the hashing, and only the states cross between
+ *   the cores. (A thread that read for the hashing one instead made the
+ *   hashing fetch every chunk from the other core's cache, which cost more
+ *   than the overlapped copy saved.) The file takes its hashing's time.
+ * - split: with several algorithms, each thread reads the rest of the file
+ *   itself and feeds its share of them, shared out so that the slower share
+ *   is as fast as it can be. The file takes the copy and the slower share's
+ *   hashing: less than all the hashing when the algorithms share out evenly
+ *   enough (MD5 beside SHA-1 and SHA-256).
+ *
+ * Both threads read the file up to the size the open found, so that the
+ * split's shares hash the same bytes even if it grows. */
+#define PAIR_MIN_CHUNKS 32
 
-/* The two buffers between the reading thread and the hashing one, under
- * the lock of their own monitor: condition FILLED is signalled when a
- * buffer was filled or the reader stopped, FREED when a buffer was hashed
- * or the reader is told to stop. Both go through the buffers in turn, 0, 1,
- * 0, ... */
-enum { FILLED, FREED };
+/* A relay's thread whose chunk is read polls for its turn, yielding its
+ * CPU to any thread that wants it, for about as long as the other thread
+ * takes to hash a chunk (its own last hashing plus half): waking a thread
+ * that slept costs too much to pay at every chunk (a tenth of a chunk's
+ * hashing or more, on a virtual machine), while a turn that takes longer
+ * than that (the other thread waits for a disk) is worth sleeping through. */
+#define POLL_SLACK_DIVISOR 2
 
-typedef struct read_ahead {
+/* The pair's count of chunks hashed in relay once it is over: the end, a
+ * read that failed, or a stop. A split uses only this value. */
+#define PAIR_OVER SIZE_MAX
+
+enum { TURN }; /* the pair's condition: its count changed */
+
+typedef struct pair {
+    const file_hashing *h;
     open_file *file;
     size_t chunk_len;
-    uint8_t *buffers[2];
+    uint8_t *buffers[2];   /* the file's thread's, the second thread's */
+    const uint8_t *shares; /* split: which thread feeds each algorithm; relay: NULL */
+    uint64_t first_poll_ns;
     fd_parallel_monitor *monitor;
-    /* Under the monitor's lock: */
-    size_t counts[2]; /* the bytes in a filled buffer */
-    bool filled[2];   /* read, not yet hashed */
-    bool reader_done; /* the reader will fill no more: the end, or a failure */
-    bool stop;        /* the hasher wants no more */
-    bool failed;      /* a read failed, with error */
+    /* The chunks hashed in relay, in order, or PAIR_OVER: stored under the
+     * lock, a release that hands the states to the thread whose turn it
+     * is; loaded with or without it. */
+    fd_published_size hashed;
+    /* Under the lock, set with PAIR_OVER: */
+    file_result result;
     unsigned long error;
-} read_ahead;
+} pair;
 
-/* The reading thread: fills the buffers in turn until the end, a failure,
- * or the hasher's stop. A signal only interrupts a read, which it retries:
- * the hashing thread is the one that asks keep_going. */
-static bool read_ahead_reader(void *context, size_t part)
+/* Nanoseconds from some fixed moment, for timings and deadlines; 0 when
+ * the clock fails, which makes the timings 0 and the choice a relay. */
+static uint64_t monotonic_ns(void)
 {
-    read_ahead *ra = context;
-    uint64_t total = 0;
-    (void)part;
-    for (size_t i = 0;; i ^= 1) {
-        fd_parallel_lock(ra->monitor);
-        while (ra->filled[i] && !ra->stop)
-            fd_parallel_wait(ra->monitor, FREED);
-        const bool stop = ra->stop;
-        fd_parallel_unlock(ra->monitor);
-        if (stop)
+#ifdef _WIN32
+    LARGE_INTEGER frequency, now;
+    if (!QueryPerformanceFrequency(&frequency) || !QueryPerformanceCounter(&now))
+        return 0;
+    const uint64_t ticks = (uint64_t)now.QuadPart, per_second = (uint64_t)frequency.QuadPart;
+    return ticks / per_second * 1000000000u + ticks % per_second * 1000000000u / per_second;
+#else
+    struct timespec now;
+    if (clock_gettime(CLOCK_MONOTONIC, &now) != 0)
+        return 0;
+    return (uint64_t)now.tv_sec * 1000000000u + (uint64_t)now.tv_nsec;
+#endif
+}
+
+/* Reads the chunk at offset, up to chunk_len bytes and not past the size
+ * the open found, retrying short reads: *got less than chunk_len means the
+ * file ends there. IO_INTERRUPTED only when this thread answers for the
+ * calling thread (answers) and keep_going, asked after a signal, says to
+ * stop; any other thread retries. */
+static io_result read_whole_chunk(const file_hashing *h, bool answers, open_file *file,
+                                  uint8_t *buffer, size_t chunk_len, uint64_t offset, size_t *got,
+                                  unsigned long *error)
+{
+    const uint64_t left = file->size > offset ? file->size - offset : 0;
+    const size_t len = left < chunk_len ? (size_t)left : chunk_len;
+    *got = 0;
+    while (*got < len) {
+        size_t count = 0;
+        const io_result read = read_chunk_at(file, buffer + *got, len - *got, offset + *got, &count,
+                                             error);
+        if (read == IO_INTERRUPTED) {
+            if (answers && !calling_thread_goes_on(h->run, h->part, true))
+                return IO_INTERRUPTED;
+            continue;
+        }
+        if (read == IO_END)
             break;
+        if (read == IO_FAILED)
+            return IO_FAILED;
+        *got += count;
+    }
+    return IO_OK;
+}
+
+/* Feeds the algorithms whose share is runner's (every one when shares is
+ * NULL). */
+static void feed_share(const file_hashing *h, const uint8_t *shares, size_t runner,
+                       const uint8_t *data, size_t len)
+{
+    const fd_files_request *request = h->run->request;
+    for (size_t k = 0; k < request->algorithm_count; k++) {
+        if (shares == NULL || shares[k] == runner)
+            fd_algorithms[request->algorithms[k]].update(&h->states[k], data, len);
+    }
+}
+
+static bool pair_over(pair *p)
+{
+    return fd_published_size_load(&p->hashed) == PAIR_OVER;
+}
+
+/* Ends the pair with its result, unless it is over already. */
+static void end_pair(pair *p, file_result result, unsigned long error)
+{
+    fd_parallel_lock(p->monitor);
+    if (!pair_over(p)) {
+        p->result = result;
+        p->error = error;
+        fd_published_size_store(&p->hashed, PAIR_OVER);
+        fd_parallel_wake_one(p->monitor, TURN);
+    }
+    fd_parallel_unlock(p->monitor);
+}
+
+/* After a full chunk, for either thread: whether to go on with the file.
+ * Only the file's own thread may answer for the calling thread. */
+static bool pair_goes_on(pair *p, size_t runner)
+{
+    const bool go_on = runner == 0 ? between_chunks(p->h) : still_wanted(p->h->run, p->h->index);
+    if (!go_on)
+        end_pair(p, FILE_ABANDONED, 0);
+    return go_on && !pair_over(p);
+}
+
+/* Waits until chunk is the next to hash (true) or the pair is over. */
+static bool wait_for_turn(pair *p, size_t chunk, uint64_t poll_ns)
+{
+    const uint64_t deadline = monotonic_ns() + poll_ns;
+    do {
+        const size_t hashed = fd_published_size_load(&p->hashed);
+        if (hashed == chunk || hashed == PAIR_OVER)
+            return hashed == chunk;
+        fd_parallel_yield();
+    } while (monotonic_ns() < deadline);
+    fd_parallel_lock(p->monitor);
+    size_t hashed;
+    while ((hashed = fd_published_size_load(&p->hashed)) != chunk && hashed != PAIR_OVER)
+        fd_parallel_wait(p->monitor, TURN);
+    fd_parallel_unlock(p->monitor);
+    return hashed == chunk;
+}
+
+static void pass_turn(pair *p, size_t chunk)
+{
+    fd_parallel_lock(p->monitor);
+    if (!pair_over(p))
+        fd_published_size_store(&p->hashed, chunk + 1);
+    fd_parallel_wake_one(p->monitor, TURN);
+    fd_parallel_unlock(p->monitor);
+}
+
+/* One thread's chunks in relay: runner + 2, runner + 4, ... for the file's
+ * thread, which hashed chunk 0, and 1, 3, ... for the second. */
+static void run_relay(pair *p, size_t runner)
+{
+    const file_hashing *h = p->h;
+    uint8_t *buffer = p->buffers[runner];
+    uint64_t poll_ns = p->first_poll_ns;
+    for (size_t chunk = runner == 0 ? 2 : 1;; chunk += 2) {
         size_t got = 0;
         unsigned long error = 0;
-        io_result read;
-        do
-            read = read_chunk(ra->file, ra->buffers[i], ra->chunk_len, &got, &error);
-        while (read == IO_INTERRUPTED);
-        if (read != IO_OK) {
-            fd_parallel_lock(ra->monitor);
-            ra->failed = read == IO_FAILED;
-            ra->error = error;
-            fd_parallel_unlock(ra->monitor);
-            break;
+        const uint64_t offset = (uint64_t)chunk * p->chunk_len;
+        const io_result read = read_whole_chunk(h, runner == 0, p->file, buffer, p->chunk_len,
+                                                offset, &got, &error);
+        if (read == IO_INTERRUPTED) {
+            end_pair(p, FILE_ABANDONED, 0);
+            return;
         }
-        total += got;
-        fd_parallel_lock(ra->monitor);
-        ra->counts[i] = got;
-        ra->filled[i] = true;
-        fd_parallel_wake_one(ra->monitor, FILLED);
-        fd_parallel_unlock(ra->monitor);
-        if (known_end(ra->file, total))
-            break;
+        /* A failed read counts only if the chunks before it are hashed. */
+        if (!wait_for_turn(p, chunk, poll_ns))
+            return;
+        if (read == IO_FAILED) {
+            end_pair(p, FILE_FAILED, error);
+            return;
+        }
+        const uint64_t hashing_began = monotonic_ns();
+        feed_share(h, NULL, runner, buffer, got);
+        const uint64_t hashing_ns = monotonic_ns() - hashing_began;
+        poll_ns = hashing_ns + hashing_ns / POLL_SLACK_DIVISOR;
+        if (got < p->chunk_len) {
+            end_pair(p, FILE_HASHED, 0);
+            return;
+        }
+        if (!pair_goes_on(p, runner))
+            return;
+        pass_turn(p, chunk);
     }
-    fd_parallel_lock(ra->monitor);
-    ra->reader_done = true;
-    fd_parallel_wake_one(ra->monitor, FILLED);
-    fd_parallel_unlock(ra->monitor);
+}
+
+/* One thread's share of the algorithms split, over every chunk after the
+ * first. The pair ends early only for a failure or a stop. */
+static void run_split(pair *p, size_t runner)
+{
+    const file_hashing *h = p->h;
+    uint8_t *buffer = p->buffers[runner];
+    for (size_t chunk = 1;; chunk++) {
+        size_t got = 0;
+        unsigned long error = 0;
+        const uint64_t offset = (uint64_t)chunk * p->chunk_len;
+        const io_result read = read_whole_chunk(h, runner == 0, p->file, buffer, p->chunk_len,
+                                                offset, &got, &error);
+        if (read != IO_OK) {
+            end_pair(p, read == IO_FAILED ? FILE_FAILED : FILE_ABANDONED, error);
+            return;
+        }
+        feed_share(h, p->shares, runner, buffer, got);
+        if (got < p->chunk_len || !pair_goes_on(p, runner))
+            return;
+    }
+}
+
+static bool run_pair(void *context, size_t runner)
+{
+    pair *p = context;
+    if (p->shares != NULL)
+        run_split(p, runner);
+    else
+        run_relay(p, runner);
     return true;
+}
+
+/* Shares out the algorithms between the two threads by their times over
+ * the first chunk, the slowest first, each to the thread with less so far
+ * (the file's own thread takes the first: it answers for the calling
+ * thread, so should be the last to finish). Returns the larger share's
+ * time. */
+static uint64_t share_out(const uint64_t *times, size_t count, uint8_t *shares)
+{
+    uint64_t loads[2] = {0, 0};
+    for (size_t k = 0; k < count; k++)
+        shares[k] = UINT8_MAX;
+    for (size_t n = 0; n < count; n++) {
+        size_t slowest = count;
+        for (size_t k = 0; k < count; k++) {
+            if (shares[k] == UINT8_MAX && (slowest == count || times[k] > times[slowest]))
+                slowest = k;
+        }
+        const uint8_t runner = loads[1] < loads[0];
+        shares[slowest] = runner;
+        loads[runner] += times[slowest];
+    }
+    return loads[0] > loads[1] ? loads[0] : loads[1];
 }
 
 /* Takes an idle thread of the request's for a file of this size, if it is
  * worth one and there is one. */
-static bool take_reading_thread(files_run *run, const open_file *file)
+static bool take_second_thread(files_run *run, const open_file *file)
 {
-    if (!file->regular || file->size < READ_AHEAD_MIN_CHUNKS * (uint64_t)run->chunk_len)
+    if (!file->regular || file->size < PAIR_MIN_CHUNKS * (uint64_t)run->chunk_len)
         return false;
     fd_parallel_lock(run->monitor);
     const bool taken = run->idle_threads > 0;
@@ -400,70 +625,86 @@ static bool take_reading_thread(files_run *run, const open_file *file)
     return taken;
 }
 
-static void give_back_reading_thread(files_run *run, bool read_ahead)
+static void give_back_second_thread(files_run *run, fd_files_pairing used)
 {
     fd_parallel_lock(run->monitor);
     run->idle_threads++;
-    run->read_ahead += read_ahead;
+    run->relayed += used == FD_FILES_PAIR_RELAY;
+    run->split += used == FD_FILES_PAIR_SPLIT;
     fd_parallel_unlock(run->monitor);
 }
 
-/* The file hashed by this thread while another reads it into the buffers
- * in turn. Returns false, with nothing read, when the second buffer or the
- * thread cannot be had: then the caller reads the file itself. */
-static bool hash_reading_ahead(const file_hashing *h, open_file *file, uint8_t *buffer,
-                               file_result *result, unsigned long *error)
+/* The file hashed by this thread and a second one: the first chunk here,
+ * then the rest in relay or split (*used), or by this thread alone when the
+ * thread cannot be made (*used is FD_FILES_PAIR_CHOSEN). Returns false,
+ * with nothing read, when the memory cannot be had: then the caller reads
+ * the file alone. */
+static bool hash_in_pair(const file_hashing *h, open_file *file, uint8_t *buffer,
+                         file_result *result, unsigned long *error, fd_files_pairing *used)
 {
-    read_ahead ra = {.file = file, .chunk_len = h->run->chunk_len, .buffers = {buffer, NULL}};
-    ra.buffers[1] = malloc(ra.chunk_len);
-    ra.monitor = ra.buffers[1] != NULL ? fd_parallel_monitor_new() : NULL;
-    fd_parallel_thread *reader = ra.monitor != NULL ? fd_parallel_start(read_ahead_reader, &ra, 1)
-                                                    : NULL;
-    if (reader == NULL) {
-        if (ra.monitor != NULL)
-            fd_parallel_monitor_free(ra.monitor);
-        free(ra.buffers[1]);
+    const fd_files_request *request = h->run->request;
+    const size_t count = request->algorithm_count;
+    pair p = {.h = h, .file = file, .chunk_len = h->run->chunk_len, .buffers = {buffer, NULL}};
+    fd_published_size_store(&p.hashed, 1);
+    /* Each algorithm's time and share, and the second buffer. */
+    uint64_t *times = malloc(count * (sizeof(uint64_t) + 1));
+    p.buffers[1] = times != NULL ? malloc(p.chunk_len) : NULL;
+    p.monitor = p.buffers[1] != NULL ? fd_parallel_monitor_new() : NULL;
+    if (p.monitor == NULL) {
+        free(p.buffers[1]);
+        free(times);
         return false;
     }
+    uint8_t *shares = (uint8_t *)(times + count);
 
-    *result = FILE_HASHED;
-    for (size_t i = 0;; i ^= 1) {
-        fd_parallel_lock(ra.monitor);
-        while (!ra.filled[i] && !ra.reader_done)
-            fd_parallel_wait(ra.monitor, FILLED);
-        const bool have = ra.filled[i];
-        const size_t count = ra.counts[i];
-        fd_parallel_unlock(ra.monitor);
-        if (!have)
-            break; /* the reader is done, and every buffer it filled is hashed */
-        feed(h, ra.buffers[i], count);
-        fd_parallel_lock(ra.monitor);
-        ra.filled[i] = false;
-        fd_parallel_wake_one(ra.monitor, FREED);
-        fd_parallel_unlock(ra.monitor);
-        if (count == ra.chunk_len && !between_chunks(h)) {
-            *result = FILE_ABANDONED;
-            fd_parallel_lock(ra.monitor);
-            ra.stop = true;
-            fd_parallel_wake_one(ra.monitor, FREED);
-            fd_parallel_unlock(ra.monitor);
-            break;
+    size_t got = 0;
+    const uint64_t read_began = monotonic_ns();
+    const io_result read = read_whole_chunk(h, true, file, buffer, p.chunk_len, 0, &got, error);
+    const uint64_t read_ns = monotonic_ns() - read_began;
+    uint64_t all_ns = 0;
+    for (size_t k = 0; read == IO_OK && k < count; k++) {
+        const uint64_t began = monotonic_ns();
+        fd_algorithms[request->algorithms[k]].update(&h->states[k], buffer, got);
+        times[k] = monotonic_ns() - began;
+        all_ns += times[k];
+    }
+    *result = read == IO_OK ? FILE_HASHED : read == IO_FAILED ? FILE_FAILED : FILE_ABANDONED;
+    *used = FD_FILES_PAIR_CHOSEN;
+    if (read == IO_OK && got == p.chunk_len && !between_chunks(h)) {
+        *result = FILE_ABANDONED;
+    }
+    else if (read == IO_OK && got == p.chunk_len) {
+        const uint64_t slower_share_ns = count > 1 ? share_out(times, count, shares) : all_ns;
+        const bool split = count > 1 && (request->pairing == FD_FILES_PAIR_CHOSEN
+                                             ? slower_share_ns + read_ns < all_ns
+                                             : request->pairing == FD_FILES_PAIR_SPLIT);
+        p.shares = split ? shares : NULL;
+        p.first_poll_ns = all_ns + all_ns / POLL_SLACK_DIVISOR;
+        fd_parallel_thread *second = fd_parallel_start(run_pair, &p, 1);
+        if (second != NULL) {
+            *used = split ? FD_FILES_PAIR_SPLIT : FD_FILES_PAIR_RELAY;
+            run_pair(&p, 0);
+            fd_parallel_join(second);
         }
+        else {
+            /* Alone after all, from the second chunk: every algorithm. */
+            p.shares = NULL;
+            run_split(&p, 0);
+        }
+        *result = pair_over(&p) ? p.result : FILE_HASHED;
+        if (*result == FILE_FAILED)
+            *error = p.error;
     }
-    fd_parallel_join(reader);
-    if (*result == FILE_HASHED && ra.failed) {
-        *result = FILE_FAILED;
-        *error = ra.error;
-    }
-    fd_parallel_monitor_free(ra.monitor);
-    free(ra.buffers[1]);
+    fd_parallel_monitor_free(p.monitor);
+    free(p.buffers[1]);
+    free(times);
     return true;
 }
 
 /* ---- one file, all files ------------------------------------------------------ */
 
 /* Reads file `index` to its end into the part's buffer (and a second one
- * when it is read ahead), feeding every chunk to each algorithm, and writes
+ * when a second thread helps), feeding every chunk to each algorithm, and writes
  * its digests. */
 static file_result hash_file(files_run *run, size_t part, size_t index, unsigned long *error)
 {
@@ -493,10 +734,11 @@ static file_result hash_file(files_run *run, size_t part, size_t index, unsigned
     for (size_t k = 0; k < request->algorithm_count; k++)
         fd_algorithms[request->algorithms[k]].init(&h.states[k]);
     file_result result;
-    if (take_reading_thread(run, &file)) {
-        const bool read_ahead = hash_reading_ahead(&h, &file, buffer, &result, error);
-        give_back_reading_thread(run, read_ahead);
-        if (!read_ahead)
+    if (take_second_thread(run, &file)) {
+        fd_files_pairing used = FD_FILES_PAIR_CHOSEN;
+        const bool paired = hash_in_pair(&h, &file, buffer, &result, error, &used);
+        give_back_second_thread(run, used);
+        if (!paired)
             result = hash_plainly(&h, &file, buffer, error);
     }
     else {
@@ -540,7 +782,8 @@ fd_files_status fd_hash_files(const fd_files_request *request, fd_files_outcome 
 {
     outcome->failed = request->count;
     outcome->error = 0;
-    outcome->read_ahead = 0;
+    outcome->relayed = 0;
+    outcome->split = 0;
     if (request->count == 0)
         return FD_FILES_DONE;
 
@@ -582,6 +825,7 @@ fd_files_status fd_hash_files(const fd_files_request *request, fd_files_outcome 
         return FD_FILES_STOPPED;
     outcome->failed = run.failed;
     outcome->error = run.error;
-    outcome->read_ahead = run.read_ahead;
+    outcome->relayed = run.relayed;
+    outcome->split = run.split;
     return FD_FILES_DONE;
 }

@@ -7,9 +7,10 @@
  * the next read, so that the reads of one thread (the kernel copying from
  * the page cache) run beside the hashing of the others, and a file is read
  * once whatever the number of algorithms. A big file taken while one of the
- * request's threads has nothing left to do gets that thread as a reader:
- * it fills one buffer while this one hashes the other, so that the copy
- * out of the page cache overlaps with the hashing. The files are taken in order, so
+ * request's threads has nothing left to do is hashed by both: in relay,
+ * each reading the chunk after the one the other hashes, so that the copy
+ * out of the page cache overlaps with the hashing, or with its algorithms
+ * split between them. The files are taken in order, so
  * a failure stops the threads from starting files after it, and every file
  * before it is still read: the caller learns the first file in order that
  * failed, whichever thread failed first.
@@ -51,6 +52,15 @@ typedef bool fd_files_keep_going(void *context);
  * percent of the time. */
 #define FD_FILES_KEEP_GOING_MS 100
 
+/* How two threads go through a big file (see files.c): in relay, or with
+ * the algorithms split between them, as the first chunk's timings say
+ * unless a test forces one. A split needs several algorithms. */
+typedef enum fd_files_pairing {
+    FD_FILES_PAIR_CHOSEN,
+    FD_FILES_PAIR_RELAY,
+    FD_FILES_PAIR_SPLIT,
+} fd_files_pairing;
+
 typedef struct fd_files_request {
     const fd_path_char *const *paths; /* count NUL-terminated paths */
     size_t count;
@@ -65,6 +75,7 @@ typedef struct fd_files_request {
     fd_files_keep_going *keep_going; /* NULL: never asked */
     void *keep_going_context;
     unsigned keep_going_ms; /* 0: between every two files and chunks */
+    fd_files_pairing pairing;
 } fd_files_request;
 
 typedef enum fd_files_status {
@@ -82,9 +93,10 @@ typedef struct fd_files_outcome {
      * on Windows) of what failed: the open, the read, or on POSIX EISDIR
      * for a directory, which opens but cannot be read. 0 when none failed. */
     unsigned long error;
-    /* How many files a second thread read ahead of the hashing (see
-     * files.c): for tests and benchmarks. */
-    size_t read_ahead;
+    /* How many big files two threads hashed, in relay or with the
+     * algorithms split between them (see files.c): for tests. */
+    size_t relayed;
+    size_t split;
 } fd_files_outcome;
 
 /* The sum of the digest lengths of algorithms[0..count): the bytes each file

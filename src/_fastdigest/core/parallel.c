@@ -22,10 +22,8 @@
 #include <process.h>
 #else
 #include <pthread.h>
-#include <unistd.h>
-#ifdef __linux__
 #include <sched.h>
-#endif
+#include <unistd.h>
 #endif
 
 #include "core/glibc_versions.h"
@@ -141,6 +139,15 @@ bool fd_parallel_join(fd_parallel_thread *thread)
     const bool succeeded = thread->w.succeeded;
     free(thread);
     return succeeded;
+}
+
+void fd_parallel_yield(void)
+{
+#ifdef _WIN32
+    SwitchToThread();
+#else
+    sched_yield();
+#endif
 }
 
 #ifdef _WIN32

@@ -39,6 +39,12 @@ typedef struct fd_parallel_thread fd_parallel_thread;
 fd_parallel_thread *fd_parallel_start(fd_parallel_task *task, void *context, size_t part);
 bool fd_parallel_join(fd_parallel_thread *thread);
 
+/* Offers the rest of the calling thread's time slice to another thread
+ * ready to run on its CPU, and returns at once when there is none: the step
+ * of a thread that waits briefly for another's store by polling, which then
+ * never keeps the thread it waits for off a CPU they share. */
+void fd_parallel_yield(void);
+
 /* A lock with two conditions, for the threads of one task to wait for each
  * other's progress (digest_many's pipeline, core/batch.c): a mutex and two
  * condition variables, pthreads' or Windows' (SRWLOCK and
