@@ -182,31 +182,36 @@ def test_chunk_sizes_do_not_change_digests(in_dir, monkeypatch, chunk_size):
     assert run_ours([b'-a', b'sha512', b'--'] + files) == (0, expected, b'')
 
 
-def count_reading_threads(monkeypatch):
-    """A list that gets an entry each time a file is hashed with a reading thread beside."""
-    started = []
-    original = pool.Hasher._hash_rest_reading_ahead
+def count_big_file_calls(monkeypatch):
+    """The threads= of each digest_files call the CLI makes for one file: a big file's, for a run of
+    one file (a batch of one is not hashed together)."""
+    calls = []
+    original = fastdigest.digest_files
 
-    def counted(self, *arguments):
-        started.append(1)
-        return original(self, *arguments)
+    def counted(name, paths, /, *, threads=None):
+        if len(paths) == 1:
+            calls.append(threads)
+        return original(name, paths, threads=threads)
 
-    monkeypatch.setattr(pool.Hasher, '_hash_rest_reading_ahead', counted)
-    return started
+    monkeypatch.setattr(fastdigest, 'digest_files', counted)
+    return calls
 
 
 @pytest.mark.threads
 @pytest.mark.parametrize('cpus', [1, 2, 4])
-def test_read_ahead_with_and_without_a_spare_core(in_dir, monkeypatch, cpus):
-    # A big file gets a reading thread only while a core is spare (2 per big file); the digest is the same
-    # either way, also with reads shorter than the chunk.
+def test_big_file_on_two_threads_only_alone(in_dir, monkeypatch, cpus):
+    # A big file gets two threads only as the run's one file, with two CPUs or more: beside other files
+    # the pool's threads, one per CPU, are busy already. The digests are the same either way.
     monkeypatch.setattr(output, 'worker_count', lambda: cpus)
-    monkeypatch.setattr(pool, 'CHUNK_SIZE', 4096)
-    reading_threads = count_reading_threads(monkeypatch)
+    monkeypatch.setattr(pool, 'CHUNK_SIZE', 1024)
+    calls = count_big_file_calls(monkeypatch)
     files = [b'big', b"it's", b'big']
     expected = b''.join(expected_line('sha256', name) for name in files)
     assert run_ours([b'--'] + files) == (0, expected, b'')
-    assert (len(reading_threads) > 0) == (cpus >= 2)
+    assert calls and set(calls) == {1}
+    calls.clear()
+    assert run_ours([b'big']) == (0, expected_line('sha256', b'big'), b'')
+    assert calls == [2 if cpus >= 2 else 1]
 
 
 @pytest.mark.threads
@@ -835,17 +840,35 @@ def test_main_returns_its_status_and_leaves_the_process_alone(in_dir, monkeypatc
 
 
 @pytest.mark.threads
-@pytest.mark.parametrize('chunks_over_minimum, reads_ahead', [(-1, False), (0, True), (20, True)])
-def test_only_a_big_file_gets_a_reading_thread(tmp_path, monkeypatch, chunks_over_minimum, reads_ahead):
-    # The reading thread costs more than it saves below READ_AHEAD_MIN_CHUNKS chunks.
+@pytest.mark.parametrize('chunks_over_minimum, big', [(-1, False), (0, True), (20, True)])
+def test_only_a_big_file_goes_to_digest_files(tmp_path, monkeypatch, chunks_over_minimum, big):
+    # Below BIG_FILE_MIN_CHUNKS chunks a file is read in Python, which costs less than a call that
+    # cannot use a second thread.
     monkeypatch.chdir(tmp_path)
     monkeypatch.setattr(output, 'worker_count', lambda: 4)
     monkeypatch.setattr(pool, 'CHUNK_SIZE', 4096)
-    data = os.urandom((pool.READ_AHEAD_MIN_CHUNKS + chunks_over_minimum) * 4096 + 100)
+    data = os.urandom((pool.BIG_FILE_MIN_CHUNKS + chunks_over_minimum) * 4096 + 100)
     (tmp_path / 'file').write_bytes(data)
-    reading_threads = count_reading_threads(monkeypatch)
+    calls = count_big_file_calls(monkeypatch)
     assert run_ours([b'file']) == (0, hashlib.sha256(data).hexdigest().encode() + b'  file\n', b'')
-    assert bool(reading_threads) == reads_ahead
+    assert calls == ([2] if big else [])
+
+
+def test_big_file_read_in_python_under_a_progress_bar(tmp_path, monkeypatch):
+    # digest_files reports nothing until the file is hashed, so a bar would stand still.
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(pool, 'CHUNK_SIZE', 4096)
+    data = os.urandom(pool.BIG_FILE_MIN_CHUNKS * 4096 * 2)
+    (tmp_path / 'file').write_bytes(data)
+    calls = count_big_file_calls(monkeypatch)
+    out = io.BytesIO()
+    assert cli.run([b'file'], stdin=io.BytesIO(), stdout=out, stderr=TerminalBytesIO()) == 0
+    assert out.getvalue() == hashlib.sha256(data).hexdigest().encode() + b'  file\n'
+    assert calls == []
+    # The same run without a terminal goes to digest_files.
+    out = io.BytesIO()
+    assert cli.run([b'file'], stdin=io.BytesIO(), stdout=out, stderr=io.BytesIO()) == 0
+    assert out.getvalue() == hashlib.sha256(data).hexdigest().encode() + b'  file\n' and calls
 
 
 @pytest.mark.threads
@@ -930,9 +953,9 @@ def test_several_algorithms_read_each_file_once(in_dir, monkeypatch):
     reads = []
     original = pool.Hasher._hash_stream
 
-    def counted(self, stream, job, read_ahead=False):
+    def counted(self, stream, job):
         reads.append(job.name)
-        return original(self, stream, job, read_ahead)
+        return original(self, stream, job)
 
     monkeypatch.setattr(pool.Hasher, '_hash_stream', counted)
     status, out, _ = run_ours([b'-a', b'md5,sha1,sha256', b'big'])

@@ -149,6 +149,7 @@ class Runner:
             self.progress = Progress(self.stderr, True, total, None if recursive else len(files))
         # A bar is drawn by this thread while workers hash: only without one can
         # this thread hash the file itself.
+        self.hasher.progress_shown = self.progress.enabled
         self.hasher.inline = (
             len(files) == 1 and not self.progress.enabled and not (recursive and _is_directory(files[0]))
         )

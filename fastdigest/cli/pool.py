@@ -2,10 +2,10 @@
 
 fastdigest releases the GIL while it hashes a chunk, and so does the read, so
 the files of one command line are hashed in parallel; each thread reads its
-files in large chunks into a buffer that it reuses, and a big file gets a second
-thread that reads while the first hashes, when a core is spare. A batch of
-several small files goes to fastdigest.digest_files in one call, which opens,
-reads and hashes them all without the GIL.
+files in large chunks into a buffer that it reuses. A batch of several small
+files goes to fastdigest.digest_files in one call, which opens, reads and hashes
+them all without the GIL, and so does a big file, on two threads when it is the
+only file.
 
 Every job is hashed with each of the run's algorithms (-a md5,sha256), from one
 read of each chunk.
@@ -50,12 +50,11 @@ CHUNK_SIZE = 1 << 20
 # The smallest buffer the calling thread reads a small file into: a page.
 SMALL_BUFFER_SIZE = 4096
 
-# A big file gets a reading thread (while a core is spare) only from this many
-# chunks on. The thread and its hand-overs cost about 1.4 ms; what it saves is
-# the copy of each chunk out of the page cache, about 0.1-0.2 ms per MiB, so it
-# pays from about 10 MiB on (measured on the Zen 4 of benchmarks/bench_cli.py:
-# 8 MiB took 6.2 ms without the thread and 7.0 ms with it, 32 MiB 23.9 and 21.3).
-READ_AHEAD_MIN_CHUNKS = 16
+# A file of this many chunks or more is big: digest_files reads and hashes it
+# without taking the GIL at each chunk, and on two threads when it is the run's
+# one file (core/files.c's relay or split, from 32 of its chunks of 256 KiB:
+# 8 MiB).
+BIG_FILE_MIN_CHUNKS = 8
 
 
 class Cancelled(Exception):
@@ -178,10 +177,6 @@ class Hasher:
         self._pool: WorkerPool | None = None
         self._buffers: Any = None  # threading.local(): each worker's buffer
         self._own_buffer: tuple[bytearray, memoryview] | None = None  # the calling thread's
-        # Big files being hashed (READ_AHEAD_MIN_CHUNKS or more): while they
-        # leave a core to spare, a big file gets a reading thread too.
-        self._big_files = 0
-        self._big_files_lock: threading.Lock | None = None
         # Standard input can be named more than once; the reads must happen
         # one after another in argument order (the first one reads to EOF), so
         # all of them go through a pool of one thread.
@@ -191,6 +186,9 @@ class Hasher:
         # thread's start and hand-over, which take from 0.1 ms to several on a
         # busy machine, where the new thread waits for a core.
         self.inline = False
+        # Set when a progress bar is drawn: digest_files tells nothing of a
+        # file until it is hashed, so big files are then read here.
+        self.progress_shown = False
 
     def _start_threads(self) -> None:
         """The pool and what its threads share, made once, by the calling thread."""
@@ -198,8 +196,6 @@ class Hasher:
             import threading
 
             self._buffers = threading.local()
-            if self._big_files_lock is None:
-                self._big_files_lock = threading.Lock()
             self._pool = WorkerPool(self._cpus)
 
     def submit(self, jobs: list[HashJob], ignore_missing: bool) -> _Waitable:
@@ -295,7 +291,22 @@ class Hasher:
                 raise Missing() from None
             raise
         with stream:
-            return self._hash_stream(stream, job, read_ahead=_is_big_regular_file(stream))
+            if not self.progress_shown and _is_big_regular_file(stream):
+                return self._hash_big_file(job)
+            return self._hash_stream(stream, job)
+
+    def _hash_big_file(self, job: HashJob) -> tuple[str, ...]:
+        """A big regular file hashed by digest_files: on two threads when it is
+        the run's one file (self.inline), else on this one, beside the pool's
+        other threads, one per CPU already (a second thread each would take
+        cores from the other files)."""
+        if self.cancelled:
+            raise Cancelled()
+        algorithms = tuple(job.algorithms or self.algorithms)
+        threads = 2 if self.inline and self._cpus >= 2 else 1
+        digests = fastdigest.digest_files(algorithms, [job.name], threads=threads)[0]
+        job.bytes_done = job.size or 0
+        return tuple(digest.hex() for digest in digests)
 
     def _hash_stdin(self, job: HashJob) -> tuple[str, ...]:
         stream = self.stdin
@@ -311,9 +322,7 @@ class Hasher:
         finally:
             raw.close()
 
-    def _hash_stream(self, stream: Reader, job: HashJob, read_ahead: bool = False) -> tuple[str, ...]:
-        """read_ahead: the stream is a regular file, whose reads always return, big
-        enough to be worth a reading thread."""
+    def _hash_stream(self, stream: Reader, job: HashJob) -> tuple[str, ...]:
         array, view = self._buffer(job.size)
         digests = [fastdigest.new(algorithm) for algorithm in job.algorithms or self.algorithms]
         readinto = stream.readinto
@@ -329,96 +338,23 @@ class Hasher:
 
             update = update_all
 
-        big_file = False
-        try:
-            while True:
-                if self.cancelled:
-                    raise Cancelled()
-                count = readinto(array)
-                if count is None:
-                    # A non-blocking descriptor with nothing to read yet: coreutils
-                    # reports the EAGAIN of its read() as an error, and so do we.
-                    raise BlockingIOError(errno.EAGAIN, os.strerror(errno.EAGAIN))
-                if not count:
-                    break
-                update(view[:count])
-                job.bytes_done += count
-                if count == len(array) and job.bytes_done == count:
-                    # A first full chunk: a file worth the system call of
-                    # telling the kernel to read ahead further, and, if it is
-                    # big and a core is spare, a thread reading while this one
-                    # hashes.
-                    _advise_sequential(stream)
-                    if read_ahead:
-                        if self._big_files_lock is None:
-                            # Only the calling thread, hashing alone, gets here
-                            # before any thread exists.
-                            import threading
-
-                            self._big_files_lock = threading.Lock()
-                        with self._big_files_lock:
-                            self._big_files += 1
-                            big_file = True
-                            spare_core = 2 * self._big_files <= self._cpus
-                        if spare_core:
-                            self._hash_rest_reading_ahead(stream, job, update)
-                            break
-        finally:
-            if big_file:
-                assert self._big_files_lock is not None
-                with self._big_files_lock:
-                    self._big_files -= 1
+        while True:
+            if self.cancelled:
+                raise Cancelled()
+            count = readinto(array)
+            if count is None:
+                # A non-blocking descriptor with nothing to read yet: coreutils
+                # reports the EAGAIN of its read() as an error, and so do we.
+                raise BlockingIOError(errno.EAGAIN, os.strerror(errno.EAGAIN))
+            if not count:
+                break
+            update(view[:count])
+            job.bytes_done += count
+            if count == len(array) and job.bytes_done == count:
+                # A first full chunk: a file worth the system call of telling
+                # the kernel to read ahead further.
+                _advise_sequential(stream)
         return tuple(digest.hexdigest() for digest in digests)
-
-    def _hash_rest_reading_ahead(self, stream: Reader, job: HashJob, update: Callable[[memoryview], None]) -> None:
-        """Hashes the rest of a big file while a second thread reads the next
-        chunk into one buffer as this one hashes the other: reads and large
-        updates both run without the GIL, so the file takes the longer of the
-        two instead of their sum."""
-        # queue's C SimpleQueue hands a chunk over a few microseconds faster than
-        # _ItemQueue; its import is paid only here, by a file big enough not to notice.
-        import queue
-        import threading
-
-        free: SimpleQueue[tuple[bytearray, memoryview] | None] = queue.SimpleQueue()
-        # A buffer and the count read into it, or what the read raised.
-        filled: SimpleQueue[tuple[tuple[bytearray, memoryview], int | None] | BaseException]
-        filled = queue.SimpleQueue()
-        for _ in range(2):
-            array = bytearray(CHUNK_SIZE)
-            free.put((array, memoryview(array)))
-
-        def read() -> None:
-            try:
-                while True:
-                    buffer = free.get()
-                    if buffer is None or self.cancelled:
-                        return
-                    count = stream.readinto(buffer[0])
-                    filled.put((buffer, count))
-                    if not count:
-                        return
-            except BaseException as error:  # handed to the hashing thread
-                filled.put(error)
-
-        reader = threading.Thread(target=read, name='fastdigest-reader', daemon=True)
-        reader.start()
-        try:
-            while True:
-                item = filled.get()
-                if isinstance(item, BaseException):
-                    raise item
-                buffer, count = item
-                if not count:
-                    return
-                if self.cancelled:
-                    raise Cancelled()
-                update(buffer[1][:count])
-                job.bytes_done += count
-                free.put(buffer)
-        finally:
-            free.put(None)  # ends a reader still waiting for a buffer
-            reader.join()
 
 
 def _is_big_regular_file(stream: io.FileIO) -> bool:
@@ -426,7 +362,7 @@ def _is_big_regular_file(stream: io.FileIO) -> bool:
         status = os.fstat(stream.fileno())
     except OSError:
         return False
-    return stat.S_ISREG(status.st_mode) and status.st_size >= READ_AHEAD_MIN_CHUNKS * CHUNK_SIZE
+    return stat.S_ISREG(status.st_mode) and status.st_size >= BIG_FILE_MIN_CHUNKS * CHUNK_SIZE
 
 
 def _advise_sequential(stream: Reader) -> None:
