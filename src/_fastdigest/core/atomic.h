@@ -4,8 +4,9 @@
  * stretch's threads take chunks from and the chunk they stop at
  * (python/batch.c), the binding's GIL threshold (python/locking.h), the
  * flags that say the process-wide set-up is done (python/module.c) and a
- * family's multi-buffer kernel is checked, and the length of the record
- * of refused kernels (core/known_answers.c).
+ * family's multi-buffer kernel is checked, the length of the record of
+ * refused kernels (core/known_answers.c), and the chunks of a big file two
+ * threads have hashed in relay (core/files.c).
  *
  * C11's <stdatomic.h>, except under MSVC itself: its C compiler offers C11
  * atomics only behind an experimental switch (/experimental:c11atomics;
