@@ -209,7 +209,17 @@ class build_ext_when_flags_change(build_ext):
             file.write(flags)
 
 
+# The `fastdigest` command. On POSIX systems it is the plain script scripts/fastdigest, not a
+# console-script entry point: pip's wrapper for an entry point imports `re` before it calls the
+# package, a large share of what a short command costs. Windows runs scripts through the
+# launcher pip makes only for entry points, so it keeps one, to the same run().
+if sys.platform == 'win32':
+    COMMAND = {'entry_points': {'console_scripts': ['fastdigest = fastdigest.__main__:run']}}
+else:
+    COMMAND = {'scripts': ['scripts/fastdigest']}
+
 setup(
+    **COMMAND,
     cmdclass={'build_ext': build_ext_when_flags_change},
     ext_modules=[
         Extension(

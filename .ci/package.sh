@@ -6,7 +6,7 @@
 #      tests/ and the C sources in the sdist, the classifiers known to trove-classifiers);
 #   2. `auditwheel show`: the wheel must be manylinux_2_17 (manylinux2014) compatible or better;
 #   3. the wheel installed in a fresh venv, and the tests that depend on what the wheel holds (the
-#      package's modules, the stubs and py.typed, the console script, the vectors) run from a copy of
+#      package's modules, the stubs and py.typed, the installed command, the vectors) run from a copy of
 #      tests/ outside the checkout, so that fastdigest is imported from the venv (checked). The rest
 #      of the suite tests the same compiled code as the editable build's run in .ci/run, and the
 #      whole quick tier runs against a wheel on every other Python in .ci/pythons.sh;
@@ -80,6 +80,11 @@ for required in (f'{dist_info}/licenses/LICENSE', 'fastdigest/__init__.pyi', 'fa
                  'fastdigest/py.typed', 'fastdigest/_version.py'):
     check(required in wheel_files, f'wheel: no {required}')
 check(any(name.startswith('fastdigest/_fastdigest.') for name in wheel_files), 'wheel: no extension')
+# The `fastdigest` command: on POSIX the plain script (setup.py says why), not an entry point.
+check('scripts/fastdigest' in sdist_files, 'sdist: no scripts/fastdigest')
+data_dir = dist_info.removesuffix('.dist-info') + '.data'
+check(f'{data_dir}/scripts/fastdigest' in wheel_files, 'wheel: no fastdigest script')
+check(f'{dist_info}/entry_points.txt' not in wheel_files, 'wheel: an entry point (pip would write a second command)')
 check(not any(name.startswith(('tests/', 'src/')) for name in wheel_files), 'wheel: tests or C sources')
 
 for where, text in (('sdist', sdist_metadata), ('wheel', wheel_metadata)):
@@ -115,8 +120,8 @@ esac
 stage "the wheel in a fresh venv: what depends on its contents, from a copy of tests/"
 "$PYTHON" -m venv "$WORK/wheel-venv"
 "$WORK/wheel-venv/bin/python" -m pip install -q "$wheel[test-core]"
-# pyproject.toml beside them: the pytest configuration, and test_cli reads the console script's
-# declaration from it. No fastdigest/ is copied.
+# pyproject.toml beside them: the pytest configuration. No fastdigest/ nor scripts/ is copied, so
+# test_cli runs the command the wheel installed.
 mkdir "$WORK/suite"
 cp -r "$ROOT/tests" "$WORK/suite/tests"
 cp "$ROOT/pyproject.toml" "$WORK/suite/"
@@ -131,6 +136,7 @@ print("fastdigest", fastdigest.__version__, "from", fastdigest.__file__)'
     suite/tests/test_hashlib_namespace.py suite/tests/test_typing.py suite/tests/test_cli.py suite/tests/test_vectors.py
 
 stage "the command line's start-up from the wheel: within 1.5x the bare interpreter's CPU"
+# Both ways in: the installed command and `python -I -m fastdigest`.
 # From $WORK, so that `-m fastdigest` finds the venv's package, not the checkout's.
 "$WORK/wheel-venv/bin/python" "$ROOT/benchmarks/bench_cli.py" --startup --runs 60 --max-ratio 1.5 \
     --python "$WORK/wheel-venv/bin/python"

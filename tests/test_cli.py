@@ -260,12 +260,38 @@ def test_python_dash_m_reads_a_pipe_and_files(in_dir):
     assert out == (hashlib.sha384(STDIN_DATA).hexdigest().encode() + b'  -\n' + expected_line('sha384', b'with space'))
 
 
-def test_console_script_is_declared():
-    # `fastdigest` on PATH comes from this entry point once the package is installed.
-    with open(os.path.join(os.path.dirname(__file__), '..', 'pyproject.toml'), encoding='utf-8') as f:
-        text = f.read()
-    assert '[project.scripts]\nfastdigest = "fastdigest.cli:console_script"' in text
-    assert callable(cli.console_script)
+def command_script():
+    """The script pip installs as `fastdigest` on POSIX: the checkout's, or (where the tests run
+    from a copy outside the checkout, as .ci/package.sh runs them) the one installed beside the
+    interpreter."""
+    checkout_script = os.path.join(os.path.dirname(__file__), '..', 'scripts', 'fastdigest')
+    if os.path.exists(checkout_script):
+        return checkout_script
+    return shutil.which('fastdigest', path=os.path.dirname(sys.executable))
+
+
+@pytest.mark.skipif(sys.platform == 'win32', reason='Windows installs an entry point, not the script (setup.py)')
+def test_command_script_hashes_without_importing_re_or_typing(in_dir):
+    # The script exists so that the command does not import `re`, which pip's entry-point wrapper
+    # does before it calls the package; typing and enum are the other heavy imports it avoids.
+    script = command_script()
+    assert script is not None, 'no fastdigest script in the checkout nor beside the interpreter'
+    # -S: what site imports for the environment's .pth files (an editable install's finder
+    # imports re) is not the command's; PYTHONPATH finds the package the tests import.
+    package_parent = os.path.dirname(os.path.dirname(os.path.abspath(fastdigest.__file__)))
+    env = dict(os.environ, PYTHONPATH=package_parent)
+    completed = subprocess.run(
+        [sys.executable, '-S', '-X', 'importtime', script, 'plain.txt'], capture_output=True, cwd=in_dir, env=env
+    )
+    assert completed.returncode == 0, completed.stderr
+    assert completed.stdout == expected_line('sha256', b'plain.txt')
+    imported = {
+        line.rsplit('|', 1)[1].strip()
+        for line in completed.stderr.decode().splitlines()
+        if line.startswith('import time:')
+    }
+    assert 'fastdigest.cli' in imported and 'fastdigest._fastdigest' in imported
+    assert not imported & {'re', 'typing', 'enum'}
 
 
 # --- errors -----------------------------------------------------------------------

@@ -163,8 +163,8 @@ def _may_raise_sigpipe() -> bool:
 
 
 def console_script() -> NoReturn:
-    """The `fastdigest` command (console script and `python -m fastdigest`): main(),
-    then the end of the process.
+    """The `fastdigest` command (installed or `python -m fastdigest`, both through
+    fastdigest.__main__.run): main(), then the end of the process.
 
     When main() returns, the workers have finished (after Ctrl-C they are
     abandoned, as the interpreter's exit abandons daemon threads) and every line
