@@ -49,7 +49,7 @@ SOURCES = sorted(glob.glob(os.path.join(SOURCE_ROOT, '**', '*.c'), recursive=Tru
 HEADERS = sorted(glob.glob(os.path.join(SOURCE_ROOT, '**', '*.h'), recursive=True))
 
 
-# core/parallel.c starts POSIX threads (digest_array on several cores). glibc before 2.34 (the
+# platform/parallel.c starts POSIX threads (digest_array on several cores). glibc before 2.34 (the
 # manylinux2014 wheels' 2.17) keeps pthread_create in libpthread, and not every interpreter's LDSHARED
 # says -pthread (pyenv's builds do not), so the extension asks for it itself, but on macOS (the
 # threads are in libSystem) and Windows (threads of its own, and MSVC's flags).

@@ -71,7 +71,7 @@ for where, files in (('sdist', sdist_files), ('wheel', wheel_files)):
     check(not any(name.endswith(('.o', '.pyc')) for name in files), f'{where}: object or bytecode files')
 for required in ('LICENSE', 'README.md', 'pyproject.toml', 'setup.py', 'fastdigest/_version.py',
                  'src/_fastdigest/python/module.c', 'src/_fastdigest/python/binding.h',
-                 'src/_fastdigest/core/family.h', 'src/_fastdigest/kernels/kernel.h',
+                 'src/_fastdigest/hash/family.h', 'src/_fastdigest/kernels/kernel.h',
                  'src/_fastdigest/kernels/x86/shani/sha256_shani_steps.h', 'tests/conftest.py',
                  'tests/data/state_golden.json', 'tests/test_api.py', 'tests/c/run.sh'):
     check(required in sdist_files, f'sdist: no {required}')

@@ -3,7 +3,7 @@
  *
  * Build and run from the repository root (x86-64 Linux, GCC or Clang):
  *   gcc -std=c11 -O3 -Isrc/_fastdigest \
- *       $(find src/_fastdigest/core src/_fastdigest/dispatch src/_fastdigest/kernels -name '*.c') \
+ *       $(find src/_fastdigest -path src/_fastdigest/python -prune -o -name '*.c' -print) \
  *       benchmarks/kernel_cpb.c -lcrypto -o /tmp/kernel_cpb
  * (every source but the binding's). Against another OpenSSL 3 (the same
  * soname), run it with that OpenSSL's libraries first, e.g. Debian sid's
@@ -30,7 +30,7 @@
 #include <openssl/crypto.h>
 #include <openssl/evp.h>
 
-#include "core/family.h"
+#include "hash/family.h"
 #include "dispatch/dispatch.h"
 
 #define MAX_ROUNDS 1001

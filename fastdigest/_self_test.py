@@ -1,6 +1,6 @@
 """fastdigest.self_test(): every kernel this CPU runs, against known answers and the standard library.
 
-The import checks only the kernels it selects, with a few known answers (core/known_answers.c). The
+The import checks only the kernels it selects, with a few known answers (hash/known_answers.c). The
 self-test takes every kernel of the build whose instructions this CPU has (less those
 FASTDIGEST_DISABLE hides), selected or not: the same known answers, then messages of random lengths at
 random alignments against the standard library's hashlib, and for the single-stream kernels HMAC and
@@ -25,7 +25,7 @@ import fastdigest
 # The extension's private functions and the package's _stdlib_module, which the stubs do not describe.
 from fastdigest import _fastdigest, _stdlib_module  # type: ignore[attr-defined]
 
-# The algorithms of each family, whose kernels they share (core/algorithms.h).
+# The algorithms of each family, whose kernels they share (hash/algorithms.h).
 FAMILY_ALGORITHMS = {
     'md5': ('md5',),
     'sha1': ('sha1',),

@@ -438,7 +438,7 @@ def test_threads_hash_batches_at_once():
 # work, and a thread is worth 1 MiB: 32,768 messages of 64-byte blocks, 16,384 of 128-byte ones) is pipelined: other
 # threads hash its chunks of 2048 while the calling thread prepares the next. Any other batch goes chunk by chunk,
 # and a chunk whose own work is large (long messages) is cut into pieces for several threads (python/batch.c,
-# core/batch.c). THREADED_COUNT messages are enough for four threads at 64-byte blocks; other buffers stand at and
+# hash/batch.c). THREADED_COUNT messages are enough for four threads at 64-byte blocks; other buffers stand at and
 # around the chunk seams, and at the start and end. A chunk or piece that no thread hashed would leave its results
 # as uninitialised bytes, which cannot equal hashlib's.
 THREADED_COUNT = 70_001

@@ -4,7 +4,7 @@ Comments and docstrings send the reader to other files ("the layers are drawn in
 "as tests/c/run.sh does"). When a file is renamed or removed they point nowhere, and nothing else
 notices. This reads the comments of every tracked C, Python, shell, TOML and YAML file (C's /* */ and
 //, Python's # and its docstrings, # elsewhere), takes each path that starts with a folder of the
-project's own (a top-level one, or one under src/_fastdigest/: core/, kernels/, x86/, ...), and fails
+project's own (a top-level one, or one under src/_fastdigest/: hash/, kernels/, x86/, ...), and fails
 listing each one that exists nowhere: not from the root of the checkout, not from src/_fastdigest/, not
 from the folder of the file that names it or one above. The documentation's Markdown is left to the
 strict docs build (.ci/docs.sh), which checks its links.

@@ -293,7 +293,7 @@ def expected_pbkdf2(name, password, salt, iterations, dklen):
     return pbkdf2_by_definition(name, password, salt, iterations, dklen)
 
 
-# Output blocks are derived side by side (core/hmac.c): two through SHA-NI's streams, up to four
+# Output blocks are derived side by side (hash/hmac.c): two through SHA-NI's streams, up to four
 # through the SHA-512 family's AVX-512 lanes, up to eight or sixteen through a multi-buffer kernel's,
 # the rest one at a time. Lengths of 1 to 17 digests, cut anywhere in the last, meet every round
 # size and an odd block left alone.

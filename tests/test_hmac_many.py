@@ -2,7 +2,7 @@
 library's hmac.digest(key, m, digest).
 
 For the eight algorithms each message goes through a lane of the batch driver that starts from the key's inner
-state and goes on with the outer hash (core/batch.c; tests/c/test_batch.c checks the lanes of every kernel); keys of
+state and goes on with the outer hash (hash/batch.c; tests/c/test_batch.c checks the lanes of every kernel); keys of
 every length (empty, short, a block, longer than a block, which is hashed first) and messages of mixed lengths in
 one batch, on one thread and more, into a list or out=, from items or the rows of a 2-D buffer. Any other digest is
 handed to the standard library message by message. Errors are the standard library's hmac.digest's for the key,

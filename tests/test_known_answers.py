@@ -1,6 +1,6 @@
 """The known-answer check at kernel selection: what a refused kernel does, seen from Python.
 
-The check itself (core/known_answers.c) and the fallback are tested in C (tests/c/test_select.c feeds
+The check itself (hash/known_answers.c) and the fallback are tested in C (tests/c/test_select.c feeds
 the selection kernels made wrong on purpose). Here the binding's part: one RuntimeWarning per refused
 kernel naming it, its family and why (at import for a single-stream kernel, at the first batch for a
 multi-buffer one); `implementation` and `batch_implementation` naming what runs instead; ImportError where

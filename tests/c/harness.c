@@ -6,8 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/algorithms.h"
-#include "core/family.h"
+#include "hash/algorithms.h"
+#include "hash/family.h"
 #include "kernels/portable/portable.h"
 
 /* ---- the run ----------------------------------------------------------- */
@@ -197,7 +197,7 @@ const char *hex_string(const uint8_t *bytes, size_t len)
 /* ---- the families and their kernels ------------------------------------- */
 
 /* Everything here is read off the families' rows (kernels/kernel.h's
- * FD_FAMILIES) through core/family.h, so the drivers test a new family as
+ * FD_FAMILIES) through hash/family.h, so the drivers test a new family as
  * soon as it has a row. */
 
 #define FAMILY_NAME(name, NAME, ...) [FD_FAMILY_##NAME] = #name,

@@ -239,7 +239,7 @@ run_sanitize() {
 # The ThreadSanitizer build: clang, as CPython's TSan CI and the TSan
 # interpreter (.ci/build-python313t.sh --tsan) build. gcc 12 cannot: with its
 # libtsan, the binding of fstat to glibc's first version
-# (core/glibc_versions.h) links a PLT relocation of type 0 that the loader
+# (platform/glibc_versions.h) links a PLT relocation of type 0 that the loader
 # refuses. Its flags, -UNDEBUG as the other sanitizer's; and its options:
 # whatever the caller's TSAN_OPTIONS say, the first report stops the driver
 # with exit code 66, which fails the run.

@@ -9,7 +9,7 @@
  *   - the kernel called directly: random chaining values, 1..9 blocks, each
  *     lane's blocks in an allocation of exactly the bytes it may read at a
  *     random offset, against the portable single-stream kernel lane by lane;
- *   - the import's known-answer check (core/known_answers.h): it passes,
+ *   - the import's known-answer check (hash/known_answers.h): it passes,
  *     and fails when spoiled;
  *   - fd_hash_many with the kernel installed, for every batch size from 0
  *     to three times the lane count plus one (so every partial group), of
@@ -48,10 +48,10 @@
 #include <string.h>
 #include <time.h>
 
-#include "core/algorithms.h"
-#include "core/batch.h"
-#include "core/hmac.h"
-#include "core/known_answers.h"
+#include "hash/algorithms.h"
+#include "hash/batch.h"
+#include "hash/hmac.h"
+#include "hash/known_answers.h"
 #include "dispatch/dispatch.h"
 #include "harness.h"
 
@@ -527,7 +527,7 @@ static void test_pipeline(group_tally *tally)
     free(chunk_starts);
 }
 
-/* The import's known-answer check of a multi-buffer kernel (core/
+/* The import's known-answer check of a multi-buffer kernel (hash/
  * known_answers.h) passes on this CPU beside the selected single-stream
  * kernel, so that it refuses no right kernel, and fails when spoiled; the
  * self-test's PBKDF2 check passes too. */

@@ -1,5 +1,5 @@
-/* Test driver of the digest columns on threads (core/arrow_hash.c, behind
- * digest_array and digest_rows, and core/arrow_surrogate.c, behind
+/* Test driver of the digest columns on threads (data/arrow_hash.c, behind
+ * digest_array and digest_rows, and data/arrow_surrogate.c, behind
  * surrogate_key): runs without Python, natively, under ASan/UBSan and under
  * ThreadSanitizer (tests/c/run.sh), where the threads' parts of one column
  * are what it checks. tests/c/run.sh builds it with chunks, parts and
@@ -30,15 +30,15 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/algorithms.h"
-#include "core/arrow_digest_column.h"
-#include "core/arrow_hash.h"
-#include "core/arrow_surrogate.h"
-#include "core/batch.h"
-#include "core/byte_sink.h"
-#include "core/hex.h"
-#include "core/known_answers.h"
-#include "core/parallel.h"
+#include "hash/algorithms.h"
+#include "data/arrow_digest_column.h"
+#include "data/arrow_hash.h"
+#include "data/arrow_surrogate.h"
+#include "hash/batch.h"
+#include "data/byte_sink.h"
+#include "hash/hex.h"
+#include "hash/known_answers.h"
+#include "platform/parallel.h"
 #include "dispatch/dispatch.h"
 #include "harness.h"
 

@@ -19,7 +19,7 @@
  *     PBKDF2 output lengths of 1 to 17 digests through every way of
  *     deriving blocks side by side (the kernel's own lanes, each
  *     multi-buffer kernel's lanes, one block at a time);
- *   - the import's known-answer check (core/known_answers.h): it passes,
+ *   - the import's known-answer check (hash/known_answers.h): it passes,
  *     and fails when spoiled.
  * Then, once, with the kernels fd_select_kernels picks, the portable state
  * format (state_format.c): the layout against the published initial values,
@@ -46,13 +46,13 @@
 #include <string.h>
 #include <time.h>
 
-#include "core/algorithms.h"
-#include "core/arrow_encode.h"
-#include "core/arrow_import.h"
-#include "core/hex.h"
-#include "core/hmac.h"
-#include "core/known_answers.h"
-#include "core/state_format.h"
+#include "hash/algorithms.h"
+#include "data/arrow_encode.h"
+#include "data/arrow_import.h"
+#include "hash/hex.h"
+#include "hash/hmac.h"
+#include "hash/known_answers.h"
+#include "hash/state_format.h"
 #include "dispatch/dispatch.h"
 #include "harness.h"
 #include "model_kernels.h"
@@ -573,11 +573,11 @@ static void run_hmac_test(const test_algorithm *test, unsigned algorithm_index,
  * a short last round and an odd block left alone. */
 static const size_t pbkdf2_path_digests[] = {1, 2, 3, 4, 5, 7, 8, 9, 16, 17};
 
-/* Every way of deriving several PBKDF2 blocks at once (core/hmac.c) against
+/* Every way of deriving several PBKDF2 blocks at once (hash/hmac.c) against
  * the portable one-block loop, with the kernel installed: the kernel's own
  * lanes (fd_kernel.pbkdf2_lanes) and, with each multi-buffer kernel the CPU
  * runs and with none, that kernel's lanes (its own PBKDF2 loop, or
- * core/hmac.c's loop over its compress function); each both with the
+ * hash/hmac.c's loop over its compress function); each both with the
  * tables' minimum block counts and with every count from one block on (the
  * kernels' idle-lane handling). */
 static void run_pbkdf2_paths_test(const test_algorithm *test, unsigned algorithm_index,
@@ -1170,7 +1170,7 @@ static const char *const group_names[GROUP_COUNT] = {
     "million-a", "vs-portable", "hmac-pbkdf2", "pbkdf2-lanes", "known-answers",
 };
 
-/* The import's known-answer check (core/known_answers.h) passes for the
+/* The import's known-answer check (hash/known_answers.h) passes for the
  * kernel, on this CPU (and under qemu, on the ARM kernels and big-endian
  * s390x), so that it refuses no right kernel; and fails when spoiled, so
  * that it can fail. The self-test's PBKDF2 check passes too. */

@@ -1,4 +1,4 @@
-/* Test driver of the file reader (core/files.c): runs without Python,
+/* Test driver of the file reader (files/files.c): runs without Python,
  * natively, under sanitizers (tests/c/run.sh) and on Windows under wine
  * (.ci/cross.sh). It writes its files into a scratch folder of its own
  * under the folder it is given (default: the current one) and removes them
@@ -33,8 +33,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/algorithms.h"
-#include "core/files.h"
+#include "hash/algorithms.h"
+#include "files/files.h"
 #include "dispatch/dispatch.h"
 #include "harness.h"
 

@@ -1,4 +1,4 @@
-/* The checked selection's driver (core/known_answers.h, dispatch.h's
+/* The checked selection's driver (hash/known_answers.h, dispatch.h's
  * fd_select_checked_kernels_from): that a wrong kernel is refused, recorded
  * with its reason, and the next one of its list installed, and that a
  * right one is kept.
@@ -26,8 +26,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "core/batch.h"
-#include "core/known_answers.h"
+#include "hash/batch.h"
+#include "hash/known_answers.h"
 #include "dispatch/dispatch.h"
 #include "harness.h"
 #include "kernels/portable/portable.h"

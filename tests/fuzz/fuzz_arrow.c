@@ -1,4 +1,4 @@
-/* libFuzzer target of the Arrow import and hashing (core/arrow_*.c,
+/* libFuzzer target of the Arrow import and hashing (data/arrow_*.c,
  * digest_array's and digest_rows' C), in two modes, told apart by the top
  * bit of byte 7. Built and run by tests/fuzz/run.sh with clang
  * -fsanitize=fuzzer,address,undefined.
@@ -78,13 +78,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/algorithms.h"
-#include "core/arrow_digest_column.h"
-#include "core/arrow_encode.h"
-#include "core/arrow_export.h"
-#include "core/arrow_hash.h"
-#include "core/arrow_import.h"
-#include "core/batch.h"
+#include "hash/algorithms.h"
+#include "data/arrow_digest_column.h"
+#include "data/arrow_encode.h"
+#include "data/arrow_export.h"
+#include "data/arrow_hash.h"
+#include "data/arrow_import.h"
+#include "hash/batch.h"
 #include "dispatch/dispatch.h"
 
 int LLVMFuzzerInitialize(int *argc, char ***argv);

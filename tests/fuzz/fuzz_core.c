@@ -48,9 +48,9 @@
 #include <string.h>
 
 #include "../c/harness.h"
-#include "core/algorithms.h"
-#include "core/batch.h"
-#include "core/hmac.h"
+#include "hash/algorithms.h"
+#include "hash/batch.h"
+#include "hash/hmac.h"
 #include "dispatch/dispatch.h"
 
 #define MAX_SPLITS 16
@@ -265,7 +265,7 @@ static void keyed_digests(enum fd_algorithm_id id, const uint8_t *message, size_
 
 /* PBKDF2 with every way of deriving blocks side by side under the installed
  * single-stream kernel: its own lanes, and each multi-buffer kernel's lanes
- * the CPU runs (that kernel's own loop or core/hmac.c's), each from one
+ * the CPU runs (that kernel's own loop or hash/hmac.c's), each from one
  * block on (the tables' minimums lowered to 1). */
 static void check_pbkdf2_lanes(enum fd_algorithm_id id, const fd_kernel *kernel,
                                const uint8_t *message, size_t message_len,

@@ -1,4 +1,4 @@
-/* libFuzzer target of surrogate_key's C (core/arrow_flat.c, arrow_text.c,
+/* libFuzzer target of surrogate_key's C (data/arrow_flat.c, arrow_text.c,
  * arrow_surrogate.c): a raw struct array (a record batch) of one to four
  * flat columns built from the input, each of any type surrogate_key takes
  * (integers of every width, booleans, date32 and date64, decimals of the
@@ -50,12 +50,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/algorithms.h"
-#include "core/arrow_digest_column.h"
-#include "core/arrow_export.h"
-#include "core/arrow_flat.h"
-#include "core/arrow_surrogate.h"
-#include "core/arrow_text.h"
+#include "hash/algorithms.h"
+#include "data/arrow_digest_column.h"
+#include "data/arrow_export.h"
+#include "data/arrow_flat.h"
+#include "data/arrow_surrogate.h"
+#include "data/arrow_text.h"
 #include "dispatch/dispatch.h"
 
 int LLVMFuzzerInitialize(int *argc, char ***argv);

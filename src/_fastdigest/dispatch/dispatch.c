@@ -23,8 +23,8 @@
 #include "kernels/x86/ssse3/ssse3.h"
 
 /* A lane count, checked by the compiler: 2 to FD_BATCH_MAX_LANES, the most
- * the batch driver's lanes and PBKDF2's rows hold (core/batch.c,
- * core/hmac.c). A count outside is an array of negative size, an error:
+ * the batch driver's lanes and PBKDF2's rows hold (hash/batch.c,
+ * hash/hmac.c). A count outside is an array of negative size, an error:
  * C11 has no _Static_assert inside an expression. */
 #define LANES(n) ((unsigned)sizeof(char[(n) >= 2 && (n) <= FD_BATCH_MAX_LANES ? (n) : -1]))
 

@@ -36,7 +36,7 @@ typedef union fd_pbkdf2_lanes_run {
 } fd_pbkdf2_lanes_run;
 
 /* A single-stream kernel and its optional capabilities: a capability it
- * lacks is NULL, and core/hmac.c then does that part over `blocks`. */
+ * lacks is NULL, and hash/hmac.c then does that part over `blocks`. */
 typedef struct fd_kernel {
     const char *name; /* "portable", "shani", "avx2", ... */
     uint32_t required_features;
@@ -81,7 +81,7 @@ typedef struct fd_multi_kernel {
      * whose single-stream kernel has no pbkdf2_lanes: min_blocks is the
      * fewest blocks worth a round through them (0: never; measured on Zen
      * 4), run the kernel's own loop with the digests in registers, or NULL
-     * for core/hmac.c's loop over `blocks`, which moves each iteration's
+     * for hash/hmac.c's loop over `blocks`, which moves each iteration's
      * digests through memory. */
     struct {
         unsigned min_blocks;
@@ -125,7 +125,7 @@ const fd_multi_kernel *fd_choose_multi_kernel(enum fd_family family, uint32_t fe
  * fd_cpu_features() reports and fd_choose_multi_kernel's choice for them and
  * the CPU's model; with portable_only, the portable C and no multi-buffer
  * kernel. Nothing is checked: the tests, fuzzers and benchmarks select so;
- * the extension selects with fd_select_checked_kernels (core/
+ * the extension selects with fd_select_checked_kernels (hash/
  * known_answers.h), which checks each kernel before it installs it. Not
  * thread-safe: call it before any other thread hashes. */
 void fd_select_kernels(bool portable_only);
@@ -136,7 +136,7 @@ void fd_select_kernels(bool portable_only);
  * kernel hashes right; otherwise false, with why written to reason
  * (NUL-terminated, cut to reason_len). The multi-buffer check is given the
  * single-stream kernel the family will run beside it. context is
- * fd_kernel_checks.context. core/known_answers.c has the checks the
+ * fd_kernel_checks.context. hash/known_answers.c has the checks the
  * extension runs; the C tests give others. */
 typedef bool fd_kernel_check_fn(void *context, enum fd_family family, const fd_kernel *kernel,
                                 char *reason, size_t reason_len);
@@ -173,7 +173,7 @@ void fd_select_checked_kernels_from(const fd_kernel *const lists[FD_FAMILY_COUNT
  * kernel, checked, its failures added to the record, and installed.
  * Returns true when it was pending, false (doing nothing) when not. Not
  * thread-safe, and not while another thread hashes a batch of the family:
- * core/known_answers.c's fd_settle_multi_kernel runs it once, under the
+ * hash/known_answers.c's fd_settle_multi_kernel runs it once, under the
  * process's lock, before the family's first batch. */
 bool fd_select_pending_multi_kernel(enum fd_family family);
 
@@ -197,7 +197,7 @@ typedef struct fd_kernel_failure {
  * their count in *count: none before any selection, and none after an
  * unchecked one; the multi-buffer ones of a deferred selection follow as
  * fd_select_pending_multi_kernel selects them. count may be NULL. Written
- * only by the selections; core/known_answers.h's fd_refused_kernels reads
+ * only by the selections; hash/known_answers.h's fd_refused_kernels reads
  * it while another thread may be completing a deferred one. */
 const fd_kernel_failure *fd_kernel_failures(size_t *count);
 

@@ -16,7 +16,7 @@
  *                      (#pragma clang attribute) and versions.
  * FD_COMPILER_MSVC     Microsoft's C compiler itself, clang-cl excluded: no
  *                      GNU extensions, and C11 atomics only behind an
- *                      experimental switch (core/atomic.h).
+ *                      experimental switch (platform/atomic.h).
  * FD_COMPILER_MSVC_INTRINSICS
  *                      MSVC or clang-cl (both define _MSC_VER): Microsoft's
  *                      <intrin.h> and its declarations (__cpuidex, _xgetbv,

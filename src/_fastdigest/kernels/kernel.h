@@ -21,9 +21,9 @@
  *
  * Every hash family is described once, by its row of FD_FAMILIES; the files
  * that handle families expand the list (the types below, the dispatcher's
- * unions, core/family.h's states and calls, the descriptor table, the state
+ * unions, hash/family.h's states and calls, the descriptor table, the state
  * format, the C drivers), so that a new family is one row here, its
- * algorithms in core/algorithms.c, its kernels and their dispatch rows.
+ * algorithms in hash/algorithms.c, its kernels and their dispatch rows.
  *
  *   X(name, NAME, word_type, chain_words, block_len, length_field_len,
  *     byte_order, max_byte_count)
@@ -49,7 +49,7 @@
  * row does not compile: no two families share a chain type.
  *
  * sha256 is the family of SHA-224 and SHA-256, sha512 that of SHA-384,
- * SHA-512, SHA-512/224 and SHA-512/256 (core/algorithms.c). */
+ * SHA-512, SHA-512/224 and SHA-512/256 (hash/algorithms.c). */
 #define FD_FAMILIES(X)                                                            \
     X(md5, MD5, uint32_t, 4, 64, 8, FD_LITTLE_ENDIAN, UINT64_MAX)                 \
     X(sha1, SHA1, uint32_t, 5, 64, 8, FD_BIG_ENDIAN, (UINT64_C(1) << 61) - 1)     \
@@ -80,7 +80,7 @@ FD_FAMILIES(FD_FAMILY_CHAIN)
 #undef FD_FAMILY_CHAIN
 
 /* What the code over the rows assumes of them: the block buffering masks
- * byte counts with block_len - 1 (core/buffer.h, core/batch.c, the state
+ * byte counts with block_len - 1 (hash/buffer.h, hash/batch.c, the state
  * format); a padded block holds the 0x80 marker and the length field; the
  * multi-buffer kernels and the state format step through chains a word at
  * a time. */
@@ -132,7 +132,7 @@ enum fd_cpu_feature {
  *   compresses nblocks consecutive blocks at any alignment into chain.
  *
  * Optional capabilities, for kernels that keep more of HMAC and PBKDF2 in
- * registers than a compress call can (core/hmac.c uses each when the active
+ * registers than a compress call can (hash/hmac.c uses each when the active
  * kernel has it, and otherwise its own code over `blocks`). digest_len is
  * the length of the algorithm's digest in bytes (SHA-224's 28 for a SHA-256
  * kernel, SHA-512/224's 28 for a SHA-512 one, whose digest ends in the high

@@ -1,8 +1,8 @@
 /* digest_array(name, array, /, *, hex=False, threads=None) and
  * digest_rows(name, table, /, columns=None, *, hex=False, threads=None):
  * the digest of every value of an Arrow column, or of every row of a
- * table, through the Arrow PyCapsule interface (core/arrow_import.h reads
- * the C, core/arrow_encode.h gives each value's bytes, core/arrow_hash.h
+ * table, through the Arrow PyCapsule interface (data/arrow_import.h reads
+ * the C, data/arrow_encode.h gives each value's bytes, data/arrow_hash.h
  * hashes them).
  *
  * The input comes from __arrow_c_array__ (a schema and an array capsule)
@@ -18,9 +18,9 @@
 
 #include <string.h>
 
-#include "core/arrow_encode.h"
-#include "core/arrow_hash.h"
-#include "core/arrow_import.h"
+#include "data/arrow_encode.h"
+#include "data/arrow_hash.h"
+#include "data/arrow_import.h"
 #include "python/arrow_capsules.h"
 #include "python/arrow_results.h"
 

@@ -9,8 +9,8 @@
 
 #include "python/binding.h"
 
-#include "core/arrow.h"
-#include "core/arrow_import.h"
+#include "data/arrow.h"
+#include "data/arrow_import.h"
 
 /* A new reference to obj's attribute, NULL without an exception when it
  * has none, NULL with one on any other error. */

@@ -10,7 +10,7 @@
 
 #include <string.h>
 
-#include "core/arrow_export.h"
+#include "data/arrow_export.h"
 
 static void digests_dealloc(fd_digests_object *self)
 {

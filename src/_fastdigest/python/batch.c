@@ -1,5 +1,5 @@
 /* digest_many(name, messages, /, *, threads=None, out=None): many one-shot
- * digests in one call, hashed by the batch driver (core/batch.c) with the
+ * digests in one call, hashed by the batch driver (hash/batch.c) with the
  * multi-buffer kernels; and the same for fastdigest.hmac.digest_many, whose
  * arguments hmac.c binds before it hands the messages here
  * (fd_many_messages), with the job of HMACs under one keyed state.
@@ -27,8 +27,8 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "core/atomic.h"
-#include "core/parallel.h"
+#include "platform/atomic.h"
+#include "platform/parallel.h"
 
 /* Rewrites the exception raised for item `index` (by fd_get_buffer, or by
  * the standard library's hmac.digest) so that its message names the item,
@@ -69,7 +69,7 @@ static bool worth_releasing_gil(const fd_message *messages, Py_ssize_t count, si
 /* Messages per chunk. Within a wide range of sizes around this one the
  * speed did not change measurably for short messages; chunks hashed apart
  * each end with lanes idle, a cost that a larger size keeps small
- * (core/batch.c, drain_lanes). */
+ * (hash/batch.c, drain_lanes). */
 #define CHUNK_MESSAGES 2048
 
 /* Where the items come from, and what holds them while their chunk is

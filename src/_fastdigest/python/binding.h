@@ -9,7 +9,8 @@
  * The files of python/ are the only ones that include Python.h: the C test
  * drivers and the fuzzers build everything else. Dependencies run one way:
  * module.c calls the others, the others call helpers.c and hash.c, and all
- * of them call the core (core/, and the dispatcher for kernel names). */
+ * of them call the core (hash/, data/, files/, platform/, and the dispatcher for
+ * kernel names). */
 #ifndef FD_PYTHON_BINDING_H
 #define FD_PYTHON_BINDING_H
 
@@ -18,9 +19,9 @@
 
 #include <stdbool.h>
 
-#include "core/algorithms.h"
-#include "core/batch.h"
-#include "core/hex.h"
+#include "hash/algorithms.h"
+#include "hash/batch.h"
+#include "hash/hex.h"
 #include "python/buffers.h"
 #include "python/compat.h"
 #include "python/locking.h"
@@ -195,7 +196,7 @@ typedef struct fd_python_mac {
 } fd_python_mac;
 
 /* How digest_many and fastdigest.hmac.digest_many compute each message's
- * digest_len-byte result: by job (core/batch.h), on up to `threads`
+ * digest_len-byte result: by job (hash/batch.h), on up to `threads`
  * threads, with get_buffer reading the items that are not exactly bytes
  * (fd_get_buffer: hashlib's words; or the buffer protocol's own, as
  * hmac.digest reads a message); or, with python_mac (job NULL), by that
@@ -237,13 +238,13 @@ int fd_files_module_exec(PyObject *module, fd_module_state *state);
 int fd_arrow_module_exec(PyObject *module, fd_module_state *state);
 int fd_surrogate_module_exec(PyObject *module, fd_module_state *state);
 /* kernels.c: a RuntimeWarning for each kernel the selection refused
- * (core/known_answers.h's fd_refused_kernels), naming it, its family, why
+ * (hash/known_answers.h's fd_refused_kernels), naming it, its family, why
  * and what runs instead, or ImportError where a family's last kernel
  * failed, which leaves nothing that hashes it right; then the self-test's
  * functions. module.c calls it right after the selection. */
 int fd_kernels_module_exec(PyObject *module, fd_module_state *state);
 /* kernels.c: settles the family's multi-buffer kernel, which the import's
- * selection leaves to the family's first batch (core/known_answers.h's
+ * selection leaves to the family's first batch (hash/known_answers.h's
  * fd_settle_multi_kernel), and warns of those refused, as the import warns
  * of the others: every function that hashes batches calls it first, with
  * the GIL, so that the warning comes from the call that checked them. (The

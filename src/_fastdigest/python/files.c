@@ -1,5 +1,5 @@
 /* digest_files(name, paths, /, *, threads=None): the digests of many files,
- * read and hashed by the file reader (core/files.c) on threads, without the
+ * read and hashed by the file reader (files/files.c) on threads, without the
  * GIL.
  *
  * With the GIL: the algorithms are looked up, every path is turned into
@@ -11,7 +11,7 @@
  * raises open()'s OSError for it, or the digests become the result list. */
 #include "python/binding.h"
 
-#include "core/files.h"
+#include "files/files.h"
 
 /* What a path was given as, after os.fspath (str or bytes: what open()
  * names in its OSError), and what the system's open takes. */

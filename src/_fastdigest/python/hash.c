@@ -1,14 +1,14 @@
 /* The hash type: one type for all eight algorithms, driven by the core's
- * descriptor table (core/algorithms.h). The algorithm state lives inline in
+ * descriptor table (hash/algorithms.h). The algorithm state lives inline in
  * the object, so copy() is one object allocation and a memcpy, and digest()
  * finalizes a copy of the state on the stack. state() and pickling save the
- * state in the portable format (core/state_format.h), which
+ * state in the portable format (hash/state_format.h), which
  * fastdigest.from_state() (resume.c) restores. */
 #include "python/binding.h"
 
 #include <string.h>
 
-#include "core/state_format.h"
+#include "hash/state_format.h"
 
 static void hash_absorb(void *self, const uint8_t *data, size_t len)
 {

@@ -4,7 +4,7 @@
 
 #include <string.h>
 
-#include "core/parallel.h"
+#include "platform/parallel.h"
 
 /* ---- buffers ------------------------------------------------------------ */
 

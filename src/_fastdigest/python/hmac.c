@@ -1,6 +1,6 @@
 /* HMAC and PBKDF2-HMAC for Python: the HMAC type behind
  * fastdigest.hmac.new(), the one-shot behind fastdigest.hmac.digest(), and
- * fastdigest.pbkdf2_hmac(). The arithmetic is in core/hmac.c; this file parses
+ * fastdigest.pbkdf2_hmac(). The arithmetic is in hash/hmac.c; this file parses
  * arguments, raises the stdlib's errors and manages the GIL.
  *
  * What fastdigest does not implement goes to the stdlib: a digestmod that is
@@ -14,7 +14,7 @@
 #include <limits.h>
 #include <string.h>
 
-#include "core/hmac.h"
+#include "hash/hmac.h"
 
 /* ---- arguments ---------------------------------------------------------- */
 

@@ -1,9 +1,9 @@
 /* The kernels as the package sees them beyond fastdigest.implementation:
- * the warnings for the kernels the selection refused (core/known_answers.h),
+ * the warnings for the kernels the selection refused (hash/known_answers.h),
  * and the private functions fastdigest.self_test() (fastdigest/
  * _self_test.py) runs every kernel of this CPU through, active or not.
  *
- * Those functions run a kernel directly (core/algorithms.h's fd_hash_with
+ * Those functions run a kernel directly (hash/algorithms.h's fd_hash_with
  * and its kin), never by installing it: the active kernels, which other
  * threads may be hashing with, stay as the selection left them, and a
  * kernel under test that is wrong gives wrong digests to the self-test
@@ -14,9 +14,9 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "core/batch.h"
-#include "core/hmac.h"
-#include "core/known_answers.h"
+#include "hash/batch.h"
+#include "hash/hmac.h"
+#include "hash/known_answers.h"
 #include "dispatch/dispatch.h"
 
 /* ---- the refused kernels --------------------------------------------------- */

@@ -12,7 +12,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "core/atomic.h"
+#include "platform/atomic.h"
 #include "python/compat.h" /* FD_HAVE_PYMUTEX */
 
 /* Inputs of at least this many bytes are hashed with the GIL released, as in

@@ -9,9 +9,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/atomic.h"
-#include "core/known_answers.h"
-#include "core/parallel.h"
+#include "platform/atomic.h"
+#include "hash/known_answers.h"
+#include "platform/parallel.h"
 #include "dispatch/dispatch.h"
 
 /* ---- the GIL threshold ------------------------------------------------- */
@@ -532,7 +532,7 @@ static int select_kernels(void)
     }
     fd_cpu_disable(disabled);
     /* Each kernel is checked against known answers before it is installed
-     * (core/known_answers.h). FASTDIGEST_TEST_FAIL_CHECK=sha256:shani makes
+     * (hash/known_answers.h). FASTDIGEST_TEST_FAIL_CHECK=sha256:shani makes
      * the checks of the kernels it names fail, as a wrong kernel's would, so
      * that tests reach the fallback and its warning: it can only make a
      * kernel be refused, never install one that failed. */

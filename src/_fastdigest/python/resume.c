@@ -1,5 +1,5 @@
 /* fastdigest.from_state(): a hash object restored from a blob of the portable
- * state format (core/state_format.h), as HASH.state() and pickling save it.
+ * state format (hash/state_format.h), as HASH.state() and pickling save it.
  *
  * A pickle holds the call fastdigest.from_state(blob): the same documented
  * bytes as state(), so a pickle made by one build resumes in any other that
@@ -8,7 +8,7 @@
 
 #include <string.h>
 
-#include "core/state_format.h"
+#include "hash/state_format.h"
 
 PyDoc_STRVAR(from_state_doc,
              "from_state($module, data, /)\n--\n\n"

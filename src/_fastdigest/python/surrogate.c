@@ -1,22 +1,22 @@
 /* surrogate_key(table, columns, /, *, name="md5", separator="-",
  * null="_dbt_utils_surrogate_key_null_", threads=None): dbt_utils'
  * generate_surrogate_key for every row of an Arrow table, through the Arrow
- * PyCapsule interface (core/arrow_surrogate.h does the C).
+ * PyCapsule interface (data/arrow_surrogate.h does the C).
  *
  * The table comes from __arrow_c_array__ (a record batch: a struct array)
  * or __arrow_c_stream__ (a table, DataFrame or relation: a stream of
  * them). Its schema is read once: each named column found, its type read
- * as a flat type (core/arrow_flat.h) and accepted or refused for its text
- * (core/arrow_text.h). Each array is then checked and hashed without the
+ * as a flat type (data/arrow_flat.h) and accepted or refused for its text
+ * (data/arrow_text.h). Each array is then checked and hashed without the
  * GIL (a large one on several threads) and released; the result is a
  * DigestArray or DigestStream of hex utf8 with no nulls. */
 #include "python/binding.h"
 
 #include <string.h>
 
-#include "core/arrow_flat.h"
-#include "core/arrow_surrogate.h"
-#include "core/arrow_text.h"
+#include "data/arrow_flat.h"
+#include "data/arrow_surrogate.h"
+#include "data/arrow_text.h"
 #include "python/arrow_capsules.h"
 #include "python/arrow_results.h"
 

@@ -105,7 +105,7 @@ void fd_md5_blocks_avx512_x16(fd_md5_chain *chains, const uint8_t *const *blocks
 
 /* ---- PBKDF2 -------------------------------------------------------------
  *
- * Up to sixteen output blocks of PBKDF2-HMAC-MD5 at once (core/hmac.c): each
+ * Up to sixteen output blocks of PBKDF2-HMAC-MD5 at once (hash/hmac.c): each
  * iteration compresses, onto the keyed inner and then outer chain, a block
  * made of the last digest (X[0..3], little-endian words as the digest's
  * bytes are) and fixed padding: X[4] = 0x80, X[14] = the bit length of the

@@ -2,7 +2,7 @@
  * once, one per 64-bit lane of a ymm register (AVX-512 VL).
  *
  * Each iteration of PBKDF2 is two compressions of a block made of the last
- * digest and fixed padding (core/hmac.c explains why), and the output
+ * digest and fixed padding (hash/hmac.c explains why), and the output
  * blocks T_1, T_2, ... are independent chains over the same keyed states.
  * The single-stream kernels run one chain of eighty dependent scalar rounds;
  * here the round of sha512_avx512_x8.c (vprorq rotates, vpternlogq for Ch,

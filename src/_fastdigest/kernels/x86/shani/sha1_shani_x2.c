@@ -153,7 +153,7 @@ void fd_sha1_blocks_shani_x2(fd_sha1_chain *chains, const uint8_t *const *blocks
 }
 #endif
 
-/* HMAC's keyed blocks (core/hmac.c), as fd_sha256_hmac_key_shani_x2 does them. */
+/* HMAC's keyed blocks (hash/hmac.c), as fd_sha256_hmac_key_shani_x2 does them. */
 FD_TARGET_SHANI
 void fd_sha1_hmac_key_shani_x2(const uint8_t padded_key[FD_SHA1_BLOCK_LEN],
                                fd_sha1_chain *inner_chain, fd_sha1_chain *outer_chain)
@@ -173,7 +173,7 @@ void fd_sha1_hmac_key_shani_x2(const uint8_t padded_key[FD_SHA1_BLOCK_LEN],
     state_to_chain(abcd[1], e[1], outer_chain);
 }
 
-/* PBKDF2's iterations for two output blocks at once (core/hmac.c), as
+/* PBKDF2's iterations for two output blocks at once (hash/hmac.c), as
  * fd_sha256_pbkdf2_shani_x2 does them: sha1_shani.c's loop, the digest in
  * registers (abcd is the block's first word group, e with the 0x80 marker
  * beside it the second), with two blocks' chains interleaved. */

@@ -111,10 +111,10 @@ void fd_sha256_blocks_shani(fd_sha256_chain *chain, const uint8_t *blocks, size_
 /* ---- HMAC and PBKDF2 ----------------------------------------------------
  *
  * The outer hash of an HMAC, and both hashes of a PBKDF2 iteration from U_2
- * on, compress a block made of one digest and fixed padding (core/hmac.c explains
+ * on, compress a block made of one digest and fixed padding (hash/hmac.c explains
  * why). Here the digest never leaves the registers: the state after one
  * compression becomes the first two word groups of the next block by two
- * shuffles each, and the padding groups are constants. core/hmac.c's generic code
+ * shuffles each, and the padding groups are constants. hash/hmac.c's generic code
  * instead stores the chain, writes the digest big-endian into a block and
  * reloads and byte-swaps it, with stalls where the narrow stores meet the
  * wide loads: a sizeable part of a short HMAC's time. */

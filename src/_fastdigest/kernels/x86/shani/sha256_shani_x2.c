@@ -142,7 +142,7 @@ void fd_sha256_blocks_shani_x2(fd_sha256_chain *chains, const uint8_t *const *bl
 }
 #endif
 
-/* HMAC's keyed blocks (core/hmac.c): K' ^ ipad onto inner_chain and K' ^ opad
+/* HMAC's keyed blocks (hash/hmac.c): K' ^ ipad onto inner_chain and K' ^ opad
  * onto outer_chain in one pass, the XORs done on the loaded word groups
  * (every byte of a pad is the same, so the byte swap does not change
  * them). */
@@ -165,7 +165,7 @@ void fd_sha256_hmac_key_shani_x2(const uint8_t padded_key[FD_SHA256_BLOCK_LEN],
     state_to_chain(abef[1], cdgh[1], outer_chain);
 }
 
-/* PBKDF2's iterations for two output blocks at once (core/hmac.c): the
+/* PBKDF2's iterations for two output blocks at once (hash/hmac.c): the
  * loop of sha256_shani.c, whose digest never leaves the registers, with the
  * two blocks' chains interleaved through compress_pair. One block's loop is
  * a chain of dependent sha256rnds2; the other's fills the cycles in between,

@@ -1,0 +1,133 @@
+/* Batch hashing: many independent messages in one call (digest_many).
+ *
+ * A single message is bound by the latency of its compression's dependency
+ * chain; independent messages are not. A multi-buffer kernel runs the
+ * compressions of several messages side by side, in separate SIMD lanes
+ * (AVX2: 8 MD5, SHA-1 or SHA-256 lanes, 4 SHA-512 lanes; AVX-512: 16 MD5,
+ * SHA-1 or SHA-256 lanes, 8 SHA-512 lanes) or interleaved two at a time through the SHA extensions,
+ * whose round instructions leave one stream waiting on their latency (SHA-1,
+ * SHA-256). The batch driver (batch.c) feeds the lanes of the family's
+ * active multi-buffer kernel (dispatch/dispatch.h) and hashes what is left
+ * with its single-stream kernel. It computes HMACs too (fd_hmac_many_using):
+ * each lane starts from the keyed inner state and goes on, once its
+ * message's inner hash is done, with the outer hash of the inner digest.
+ * Plain C: no Python.h. */
+#ifndef FD_CORE_BATCH_H
+#define FD_CORE_BATCH_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "hash/algorithms.h"
+#include "hash/hmac.h"
+#include "dispatch/dispatch.h"
+
+/* One message of a batch: len bytes at data (data may be NULL when len is
+ * 0), and where its digest goes (fd_algorithms[id].digest_len bytes). */
+typedef struct fd_message {
+    const uint8_t *data;
+    size_t len;
+    uint8_t *digest;
+} fd_message;
+
+/* Writes the digest of every messages[i], i < count, to messages[i].digest,
+ * with the multi-buffer kernel of fd_active_multi_kernels and the
+ * single-stream kernel of fd_active_kernels. Cannot fail; allocates nothing;
+ * safe to call from many threads at once once the kernels are selected. */
+void fd_hash_many(enum fd_algorithm_id id, const fd_message *messages, size_t count);
+
+/* The family's active multi-buffer kernel (fd_active_multi_kernels), or
+ * NULL where it has none: what fd_hash_many, fd_hmac_many and PBKDF2 run.
+ * Settles the kernels first (hash/known_answers.h), so that no batch runs
+ * a kernel the extension's selection has not checked. */
+const fd_multi_kernel *fd_batch_multi_kernel(enum fd_family family);
+
+/* fd_hash_many with the given multi-buffer kernel of the algorithm's family
+ * instead of the active one, or with none (NULL: the single-stream kernel
+ * alone), changing no global state: benchmarks compare the two. The caller
+ * guarantees the CPU has multi->required_features. */
+void fd_hash_many_using(const fd_multi_kernel *multi, enum fd_algorithm_id id,
+                        const fd_message *messages, size_t count);
+
+/* Writes the HMAC (RFC 2104) of every messages[i], i < count, under the key
+ * of `key` (fd_hmac_init, of any algorithm; read, never changed) to
+ * messages[i].digest, as fd_hmac would: the key's two keyed blocks are not
+ * compressed again. Each message goes through a lane from the keyed inner
+ * chain, its length field counting the keyed block before it; when its
+ * inner hash is done the lane goes on from the keyed outer chain with one
+ * block, the inner digest padded, and then writes the MAC. Kernels as for
+ * fd_hash_many_using (multi NULL: the single-stream kernel alone); cannot
+ * fail, allocates nothing, and leaves no key-derived data on the stack. */
+void fd_hmac_many_using(const fd_multi_kernel *multi, const fd_hmac_state *key,
+                        const fd_message *messages, size_t count);
+
+/* fd_hmac_many_using with the family's active multi-buffer kernel. */
+void fd_hmac_many(const fd_hmac_state *key, const fd_message *messages, size_t count);
+
+/* What a batch computes for each message, for the calls below that run it
+ * on threads: its digest under algorithm id (hmac NULL), or its HMAC under
+ * the keyed state hmac (whose algorithm is id); on the multi-buffer kernel
+ * multi (NULL: the single-stream kernel alone), as fd_hash_many_using and
+ * fd_hmac_many_using take them. Read by every thread, changed by none. */
+typedef struct fd_batch_job {
+    const fd_multi_kernel *multi;
+    enum fd_algorithm_id id;
+    const fd_hmac_state *hmac;
+} fd_batch_job;
+
+/* The job's work for count messages on the calling thread:
+ * fd_hash_many_using or fd_hmac_many_using. */
+void fd_batch_run(const fd_batch_job *job, const fd_message *messages, size_t count);
+
+/* The least work a message costs the job, in bytes of work beside its
+ * length (FD_BATCH_MIN_WORK_PER_THREAD): a block for its padding, and for
+ * an HMAC another for the outer hash. */
+size_t fd_batch_message_overhead(const fd_batch_job *job);
+
+/* The least work worth a thread of its own in fd_hash_many_parallel, in
+ * bytes of work: a message counts its length plus one block (two for an
+ * HMAC: fd_batch_message_overhead), since each costs at least one
+ * compression (its padding) and the driver's fixed cost per message. Even
+ * the fastest kernel needs a hundred microseconds or more for a megabyte
+ * of that, several times the tens of microseconds a thread costs to start
+ * and join (platform/parallel.h), so every thread made earns its cost; less
+ * work stays on the calling thread. */
+#define FD_BATCH_MIN_WORK_PER_THREAD ((size_t)1 << 20)
+
+/* fd_batch_run on up to `threads` threads, the calling one included:
+ * one thread per FD_BATCH_MIN_WORK_PER_THREAD of the batch's work, at most
+ * `threads`, and never more than there are messages; with one, no thread is
+ * made. The messages are cut into pieces of about equal work, several per
+ * thread, which the threads take one at a time until none is left, so that
+ * a thread slowed down (by other processes, or by a long message) takes
+ * fewer. Returns once every message is hashed, with every digest visible
+ * to the caller. Cannot fail: what no other thread took (a thread that
+ * could not be made, no memory for the pieces) is hashed on the calling
+ * thread. The digests are the same for any threads. */
+void fd_hash_many_parallel(const fd_batch_job *job, const fd_message *messages, size_t count,
+                           size_t threads);
+
+/* Prepares chunk `chunk` of a pipelined batch (fd_hash_many_pipelined) in
+ * slot `slot`, on the calling thread: stores where its messages are and
+ * how many, and returns true; or returns false to stop the batch (an
+ * error). When it is called for a slot, the slot's previous chunk is hashed
+ * and no thread reads its messages again. */
+typedef bool fd_chunk_producer(void *context, size_t chunk, size_t slot,
+                               const fd_message **messages, size_t *count);
+
+/* Runs job over a batch that the calling thread produces chunk by chunk,
+ * chunks 0 to chunk_count - 1 in order, on up to `threads` threads, the
+ * calling one included: the other threads hash the chunks as they come while the
+ * calling thread produces the next, and the calling thread hashes chunks
+ * itself whenever every one of `slots` slots (at least 1) holds a chunk not
+ * yet hashed, and at the end. threads + 1 slots keep every thread busy.
+ * Returns true when every chunk was produced and hashed; false when
+ * produce stopped, once every chunk produced before is hashed. Either way
+ * no thread reads a message after it returns, and every digest written is
+ * visible to the caller. Cannot fail otherwise: without threads or memory
+ * for its state, the calling thread does everything. */
+bool fd_hash_many_pipelined(const fd_batch_job *job, size_t chunk_count, size_t slots,
+                            size_t threads, fd_chunk_producer *produce, void *context);
+
+#endif /* FD_CORE_BATCH_H */
