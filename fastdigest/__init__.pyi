@@ -151,6 +151,7 @@ __all__ = [
     'digest_many',
     'digest_rows',
     'file_digest',
+    'fingerprint',
     'from_state',
     'get_gil_minsize',
     'hexdigest',
@@ -1100,3 +1101,50 @@ def digest_rows(
     hex: bool = False,
     threads: SupportsIndex | None = None,
 ) -> DigestStream: ...
+
+# The digest of a Python value under the typed encoding of docs/fingerprint.md
+# (version 1): bytes, or with hex=True a str of lowercase hex digits.
+@overload
+def fingerprint(name: _Algorithm, obj: object, /, *, hex: Literal[False] = False) -> bytes:
+    """Return the digest of a Python value under the fingerprint encoding (docs/fingerprint.md, version 1).
+
+    Every value is written with its type, so that no two different values give the same bytes (`1`,
+    `1.0`, `True`, `'1'`, `b'1'`, `[1]`, `(1,)` and `{1}` all differ) and nesting keeps its
+    boundaries; a dict's keys and a set's elements are written in the order of their encoded bytes,
+    whatever their insertion order or the hash seed; and the bytes are the same in every process,
+    platform, Python version and fastdigest release. Floats keep their bits (`-0.0` is not `0.0`),
+    a str with lone surrogates is written as Python's surrogatepass gives it, and a NumPy array of
+    fixed-size items is hashed from its buffer after a header of its dtype and shape, in C order
+    and little-endian whatever its layout. Each container is read once, when the walk reaches it,
+    from its own storage (a subclass's `__len__`, `__iter__` or `items` is never called).
+
+    Args:
+        name: As for digest(): one of the eight algorithms, or a fastdigest constructor.
+        obj: None, a bool, int (any size), float, complex, str, bytes, bytearray or memoryview; a
+            list, tuple, dict, set or frozenset of such values (subclasses as their base types);
+            a datetime.date, time, datetime or timedelta (not their subclasses); a
+            decimal.Decimal; a uuid.UUID; an enum member (its class and value); a dataclass
+            instance (its class and the fields it compares); a NumPy array or scalar; or an object
+            with the Arrow PyCapsule interface (a pyarrow, polars or pandas table or column, a
+            DuckDB relation), hashed by docs/encoding.md's bytes.
+        hex: False for the digest as bytes, True for a str of lowercase hex digits.
+
+    Returns:
+        The digest of the encoding's message: bytes of the algorithm's digest_size, or its hex.
+
+    Raises:
+        TypeError: obj holds a value of a type the encoding has no rule for (never hashed through
+            repr() or pickle), a subclass of a datetime type, a NumPy array of a structured,
+            long double or string dtype or of an ndarray subclass, or an Arrow union; name is
+            neither a str nor a fastdigest constructor.
+        ValueError: an algorithm name fastdigest does not know (hashlib's message); malformed
+            Arrow data.
+        RecursionError: obj nests deeper than the interpreter's recursion limit allows (a
+            container that holds itself).
+        RuntimeError: a set subclass changed size while it was read.
+    """
+
+@overload
+def fingerprint(name: _Algorithm, obj: object, /, *, hex: Literal[True]) -> str: ...
+@overload
+def fingerprint(name: _Algorithm, obj: object, /, *, hex: bool) -> bytes | str: ...

@@ -41,6 +41,15 @@
 #endif
 
 #if PY_VERSION_HEX >= 0x030C0000
+/* Every str is in its compact form from 3.12 (PyUnicode_READY, a no-op
+ * there, is gone in 3.15); before, a str made by the old Py_UNICODE calls
+ * is made so on demand. 0, or -1 with an exception set. */
+#define FD_UNICODE_READY(op) 0
+#else
+#define FD_UNICODE_READY(op) PyUnicode_READY(op)
+#endif
+
+#if PY_VERSION_HEX >= 0x030C0000
 /* The Py_mod_multiple_interpreters slot and its value
  * Py_MOD_PER_INTERPRETER_GIL_SUPPORTED (3.12+): the module loads in
  * interpreters that have a GIL of their own. */

@@ -668,7 +668,7 @@ static int module_exec(PyObject *module)
     }
     if (fd_hmac_module_exec(module, state) < 0 || fd_resume_module_exec(module, state) < 0 ||
         fd_arrow_module_exec(module, state) < 0 || fd_surrogate_module_exec(module, state) < 0 ||
-        fd_files_module_exec(module, state) < 0)
+        fd_files_module_exec(module, state) < 0 || fd_fingerprint_module_exec(module, state) < 0)
         return -1;
     return fd_batch_module_exec(module, state);
 }
