@@ -1001,7 +1001,7 @@ def digest_array(
     the GIL released for an array of at least get_gil_minsize() bytes' worth of blocks (one block
     a row); the digests are written into one buffer that pyarrow, polars and DuckDB
     import without a copy. Each value is hashed as the bytes the encoding page (docs/encoding.md,
-    version 1) defines for its type: a string as its UTF-8 bytes, as `v.encode()` gives them, a
+    version 2) defines for its type: a string as its UTF-8 bytes, as `v.encode()` gives them, a
     binary as its bytes, an integer of any width as eight little-endian bytes, a float as its
     float64 (every zero and every NaN alike), a timestamp of any unit or zone as its nanoseconds,
     a dictionary-encoded or run-end encoded value as its decoded value, a list or struct with
@@ -1060,7 +1060,7 @@ def digest_rows(
     """Return the digest of every row of an Arrow table, as an Arrow column, with no Python object per row.
 
     Each row is hashed as the concatenation, column by column in the order given, of each value's
-    field bytes as the encoding page (docs/encoding.md, version 1) defines them: 00 for a null,
+    field bytes as the encoding page (docs/encoding.md, version 2) defines them: 00 for a null,
     01 and the value's bytes for any other, with its length first where the type does not fix
     it, so that no two different rows give the same bytes (`('123-', '456')` and
     `('123', '-456')`, `(None, 'a')` and `('a', None)`, `None` and `''` all differ), and the

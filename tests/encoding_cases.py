@@ -1,13 +1,14 @@
-"""The golden cases of docs/encoding.md version 1: every type at its edges, and rows.
+"""The golden cases of docs/encoding.md version 2: every type at its edges, and rows.
 
-Each case is an array (hashed by digest_array) or a table (by digest_rows). tests/data/encoding_v1.json holds,
+Each case is an array (hashed by digest_array) or a table (by digest_rows). tests/data/encoding_v2.json holds,
 for each, the bytes that the reference encoder (tests/encoding_reference.py) gives each value or row and their
 SHA-256 digests; tests/test_types.py checks both the reference and fastdigest against the file.
 
     python tests/encoding_cases.py     # rewrites the file, after checking that fastdigest agrees
 
-The file was written once, when version 1 was defined, and is not rewritten for a change of the encoding: a
-new version gets a new file.
+A file is written once, when its version is defined, and is not rewritten for a change of the encoding: a new
+version gets a new file. tests/data/encoding_v1.json is version 1's, whose cases version 2 hashes alike (it
+changed only what the V2_CASES below show: a one-field struct in a dictionary or a run-end encoding).
 """
 
 import datetime
@@ -27,7 +28,8 @@ import fastdigest
 from arrow_raw import RawArray, int32s
 
 D = decimal.Decimal
-GOLDEN = os.path.join(os.path.dirname(os.path.abspath(__file__)), 'data', 'encoding_v1.json')
+GOLDEN = os.path.join(os.path.dirname(os.path.abspath(__file__)), 'data', 'encoding_v2.json')
+GOLDEN_V1 = os.path.join(os.path.dirname(os.path.abspath(__file__)), 'data', 'encoding_v1.json')
 
 
 def imported(result):
@@ -73,6 +75,16 @@ def ints_at_edges(t):
     if pa.types.is_signed_integer(t):
         return [-(2 ** (bits - 1)), -1, 0, 1, 2 ** (bits - 1) - 1, None]
     return [0, 1, 2**bits - 1, None]
+
+
+def invalid_utf8():
+    """A utf8 column whose values are no UTF-8 (b'\\xff\\xfe', b'A'), as a producer that checks nothing makes it."""
+    return pa.StringArray.from_buffers(2, pa.py_buffer(int32s(0, 2, 3)), pa.py_buffer(b'\xff\xfeA'))
+
+
+# The cases whose digests version 2 changed: in version 1 the dictionary and run-end ones hashed the struct
+# (field(v) of its field), where the plain one hashed the field.
+V2_CASES = ('dictionary<int8, struct<one: utf8>>', 'run_end_encoded<int32, struct<one: utf8>>')
 
 
 def cases():
@@ -135,6 +147,17 @@ def cases():
     add('run_end_encoded<int16, float64>', lambda: pc.run_end_encode(
         pa.array([2.5, 2.5, None, -0.0]), run_end_type=pa.int16()))  # fmt: skip
     add('uuid (extension)', lambda: pa.array([uuid.UUID('f79c3e09-677c-4bbd-a479-3f349cb785e7').bytes], pa.uuid()))
+    # Version 2: a struct of one field is its field in every layout.
+    one_field = [{'one': 'a'}, {'one': None}, None, {'one': 'a'}]
+    add('struct<one: utf8>', lambda: pa.array(one_field))
+    add('dictionary<int8, struct<one: utf8>>', lambda: pa.DictionaryArray.from_arrays(
+        pa.array([0, 1, None, 0], pa.int8()), pa.array(one_field[:2])))  # fmt: skip
+    add('run_end_encoded<int32, struct<one: utf8>>', lambda: pa.RunEndEncodedArray.from_arrays(
+        pa.array([1, 2, 3, 4], pa.int32()), pa.array(one_field)))  # fmt: skip
+    add('struct<one: struct<two: utf8>> (unwrapped once)', lambda: pa.array([{'one': {'two': 'x'}}, {'one': None}]))
+    add('struct<> (no fields)', lambda: pa.array([{}, None], pa.struct([])))
+    add('list<struct<>>', lambda: pa.array([[{}, None], []], pa.list_(pa.struct([]))))
+    add('utf8 of invalid UTF-8 (raw)', invalid_utf8)
 
     def rows(name, make, columns=None):
         out[name] = RowsCase(make, columns)
@@ -147,6 +170,10 @@ def cases():
     }))  # fmt: skip
     rows('rows: columns chosen and repeated', lambda: pa.table({'a': [1, 2], 'b': ['x', 'y']}), ['b', 'a', 'b'])
     rows('rows: no columns', lambda: pa.table({'a': [1, 2]}), [])
+    rows('rows: uuid (extension), int64', lambda: pa.table({
+        'u': pa.array([uuid.UUID(int=7).bytes, None], pa.uuid()), 'n': [1, 2]}))  # fmt: skip
+    rows('rows: utf8 of invalid UTF-8', lambda: pa.table({'s': invalid_utf8()}))
+    rows('rows: struct<> column', lambda: pa.table({'e': pa.array([{}, None], pa.struct([])), 'n': [1, 2]}))
     rows("rows: dbt-utils #1015's pair", lambda: pa.table({'a': ['123-', '123'], 'b': ['456', '-456']}))
     rows('rows: nulls in each place', lambda: pa.table({'a': pa.array([None, 'x', None], pa.string()),
                                                         'b': pa.array(['x', None, None], pa.string())}))  # fmt: skip
@@ -155,8 +182,8 @@ def cases():
 
 def write():
     golden = {
-        'version': 1,
-        'about': 'docs/encoding.md version 1: for each case, the bytes hashed for each value (digest_array) or '
+        'version': 2,
+        'about': 'docs/encoding.md version 2: for each case, the bytes hashed for each value (digest_array) or '
         'row (digest_rows), null for a null value, and their SHA-256 digests; written by tests/encoding_cases.py.',
         'cases': {},
     }

@@ -1,4 +1,4 @@
-"""A second implementation of docs/encoding.md (version 1), in pure Python, from the page's rules.
+"""A second implementation of docs/encoding.md (version 2), in pure Python, from the page's rules.
 
 It reads values as pyarrow gives them to Python (scalars, and the integers under temporal values through a
 cast), never the C data, so that it shares nothing with fastdigest's C encoder but the page: tests compare
@@ -122,8 +122,11 @@ def value_bytes(arrow_type, scalar):
         months, days, nanoseconds = scalar.as_py()
         return le(months, 4) + le(days, 4) + le(nanoseconds, 8)
     if is_bytes_like(t):
-        value = scalar.as_py()
-        return value.encode() if isinstance(value, str) else value
+        if pa.types.is_string(t) or pa.types.is_large_string(t) or pa.types.is_string_view(t):
+            # The bytes as stored, checked for nothing: a utf8 value of invalid UTF-8 too.
+            binary = {pa.string(): pa.binary(), pa.large_string(): pa.large_binary()}.get(t, pa.binary_view())
+            return pa.array([scalar], t).view(binary)[0].as_py()
+        return scalar.as_py()
     if pa.types.is_map(t):
         entries = scalar.values
         out = le(len(entries), 8)
@@ -173,16 +176,21 @@ def column_values(array):
     """value(v) of each element of a column, None for a null: what digest_array hashes.
 
     A struct of one field is a one-column table, which digest_array takes as that column (null where the
-    struct or the field is): the C Data Interface does not tell the two apart.
+    struct or the field is): the C Data Interface does not tell the two apart. So is such a struct in any
+    layout, dictionary-encoded or run-end encoded (version 2): the value, decoded, is its field's.
     """
-    array = decoded(array) if pa.types.is_struct(array.type) else array
-    if pa.types.is_struct(array.type) and array.type.num_fields == 1:
-        field = decoded(array.field(0))
-        return [
-            None if not struct.is_valid or is_null(value) else value_bytes(field.type, value)
-            for struct, value in zip(array, field, strict=True)
-        ]
+    t = storage(array.type)
     array = decoded(array)
+    if pa.types.is_struct(t) and t.num_fields == 1:
+        field_type = t.field(0).type
+        out = []
+        for scalar in array:
+            row = logical(scalar)
+            if row is None or not row.is_valid or is_null(row[0]):
+                out.append(None)
+            else:
+                out.append(value_bytes(field_type, row[0]))
+        return out
     return [None if is_null(scalar) else value_bytes(array.type, scalar) for scalar in array]
 
 

@@ -3,7 +3,7 @@
 The reference is tests/encoding_reference.py, a pure-Python implementation of the page, with hashlib: every
 type (hypothesis over values, nulls, nesting, slices, chunkings, dictionary and run-end encodings, threads),
 the layouts the page says hash alike, the producers (polars, DuckDB, pandas) against pyarrow, the golden
-digests of tests/data/encoding_v1.json (which froze what the reference and the C both gave), the framing that
+digests of tests/data/encoding_v2.json and encoding_v1.json (which froze what the reference and the C gave), the framing that
 keeps distinct rows apart, and the errors (types that cannot be hashed, missing columns, malformed nested
 arrays built with ctypes).
 """
@@ -12,7 +12,6 @@ import datetime
 import decimal
 import hashlib
 import json
-import os
 import random
 import re
 import struct
@@ -32,7 +31,8 @@ pc = pytest.importorskip('pyarrow.compute', reason='pyarrow (test extra) is not 
 import encoding_cases  # noqa: E402 (needs pyarrow)
 import encoding_reference as reference  # noqa: E402 (needs pyarrow)
 
-GOLDEN = os.path.join(os.path.dirname(__file__), 'data', 'encoding_v1.json')
+GOLDEN = encoding_cases.GOLDEN
+GOLDEN_V1 = encoding_cases.GOLDEN_V1
 
 
 def imported(result):
@@ -455,13 +455,13 @@ def canonical(t, scalar):
 
 
 def test_golden_digests():
-    """Version 1 of the encoding, frozen: the bytes and digests that the reference and the C gave when it was written.
+    """Version 2 of the encoding, frozen: the bytes and digests that the reference and the C gave when it was written.
 
     A change of the C, of the reference or of a case breaks this; the page's version then changes too.
     """
     with open(GOLDEN) as f:
         golden = json.load(f)
-    assert golden['version'] == 1
+    assert golden['version'] == 2
     cases = encoding_cases.cases()
     assert sorted(golden['cases']) == sorted(cases)
     for name, case in cases.items():
@@ -471,6 +471,64 @@ def test_golden_digests():
             name
         )
         assert case.digests() == want['sha256'], name
+
+
+def test_version_1_digests_that_version_2_kept():
+    """Version 2 changed the digests of one-field structs in dictionaries and run-end encodings only: every case
+    of version 1's file hashes as it did."""
+    with open(GOLDEN_V1) as f:
+        golden = json.load(f)
+    assert golden['version'] == 1
+    cases = encoding_cases.cases()
+    assert not set(golden['cases']) & set(encoding_cases.V2_CASES)
+    for name, want in golden['cases'].items():
+        assert cases[name].digests() == want['sha256'], name
+
+
+def test_a_one_field_struct_hashes_as_its_field_in_every_layout():
+    """digest_array takes a one-column table as its column, and so a struct of one field as its field: plain,
+    dictionary-encoded or run-end encoded alike (version 1 hashed the last two as the struct, field(v) of the
+    field, and a valid row whose field is null as 00 rather than null)."""
+    rows = [{'one': 'a'}, {'one': None}, None, {'one': 'a'}, {'one': ''}]
+    plain = pa.array(rows)
+    want = hashed([b'a', None, None, b'a', b''])
+    assert array_digests(plain) == want
+    dictionary = pa.DictionaryArray.from_arrays(pa.array([0, 1, None, 0, 2], pa.int16()), pa.array(rows[:2] + rows[4:]))
+    nulls_in_dictionary = pa.DictionaryArray.from_arrays(
+        pa.array([0, 1, 2, 0, 3], pa.uint8()), pa.array(rows[:3] + rows[4:])
+    )
+    run_ends = pa.RunEndEncodedArray.from_arrays(pa.array([1, 2, 3, 4, 5], pa.int64()), plain)
+    for layout in (dictionary, nulls_in_dictionary, run_ends, pa.chunked_array([plain.slice(0, 2), plain.slice(2)])):
+        assert array_digests(layout) == want, layout.type
+        assert array_digests(layout.slice(1, 3)) == want[1:4], layout.type
+    # Unwrapped once: a struct of one field inside it is that field's struct, as the plain layout gives.
+    inner = pa.array([{'one': {'two': 'x'}}])
+    field_bytes = b'\x01' + (1).to_bytes(8, 'little') + b'x'
+    assert array_digests(inner) == hashed([field_bytes])
+    assert array_digests(pa.DictionaryArray.from_arrays(pa.array([0], pa.int8()), inner)) == hashed([field_bytes])
+    # A field that is itself dictionary-encoded, in a dictionary-encoded struct.
+    encoded_field = pa.StructArray.from_arrays([pa.array(['a', None, 'a']).dictionary_encode()], names=['one'])
+    assert array_digests(pa.DictionaryArray.from_arrays(pa.array([0, 1, 2], pa.int8()), encoded_field)) == hashed(
+        [b'a', None, b'a']
+    )
+
+
+def test_the_page_s_edge_cases():
+    """A struct of no fields: value(v) is no bytes (field(v) is 01); invalid UTF-8 in a utf8 column: its bytes as
+    stored; an extension type: its storage type's bytes and framing."""
+    empty = pa.array([{}, None], pa.struct([]))
+    assert array_digests(empty) == hashed([b'', None])
+    assert row_digests(pa.table({'e': empty})) == hashed([b'\x01', b'\x00'])
+    assert array_digests(pa.array([[{}, None]], pa.list_(pa.struct([])))) == hashed(
+        [(2).to_bytes(8, 'little') + b'\x01\x00']
+    )
+    invalid = encoding_cases.invalid_utf8()
+    assert array_digests(invalid) == hashed([b'\xff\xfe', b'A']) == array_digests(pa.array([b'\xff\xfe', b'A']))
+    u = uuid.UUID(int=7).bytes
+    assert row_digests(pa.table({'u': pa.array([u], pa.uuid())})) == hashed([b'\x01' + (16).to_bytes(8, 'little') + u])
+    assert row_digests(pa.table({'u': pa.array([u], pa.uuid())})) == row_digests(
+        pa.table({'u': pa.array([u], pa.binary(16))})
+    )
 
 
 # ---- producers ----------------------------------------------------------------------------------------------------

@@ -1100,11 +1100,16 @@ static void check_typed_digests(enum fd_algorithm_id id, bool hex, const fd_row_
     fd_digest_column_unref(three);
 }
 
-/* digest_array's rows: value(v), or null. */
+/* digest_array's rows: value(v), or null; a struct of one field, in any
+ * layout, as its field (encoding.md, version 2). */
 static bool expected_value(const fd_arrow_array *a, size_t row, fd_sink *sink)
 {
     int64_t index = (int64_t)row;
     const fd_arrow_array *leaf = fd_arrow_resolve(a, &index);
+    if (leaf != NULL && leaf->type->id == FD_ARROW_STRUCT && leaf->type->n_children == 1) {
+        index += leaf->offset;
+        leaf = fd_arrow_resolve(&leaf->children[0], &index);
+    }
     if (leaf == NULL)
         return false;
     fd_arrow_encode_value(leaf, index, sink);

@@ -349,13 +349,45 @@ static void copy_bits(uint8_t *out, const uint8_t *in, size_t first, size_t coun
         out[out_bytes - 1] &= (uint8_t)((1u << (count % 8)) - 1);
 }
 
+static bool is_one_field_struct(const fd_arrow_type *type)
+{
+    return type->id == FD_ARROW_STRUCT && type->n_children == 1;
+}
+
+/* Whether a row of the column may lead past its own array: a dictionary or
+ * run-end array leads to another, and a struct of one field that no parent
+ * unwrapped to its field. */
+static bool rows_lead_elsewhere(const fd_arrow_column_rows *rows)
+{
+    const enum fd_arrow_type_id id = rows->column->type->id;
+    return id == FD_ARROW_NULL || id == FD_ARROW_DICTIONARY || id == FD_ARROW_RUN_END ||
+           (rows->parent == NULL && is_one_field_struct(rows->column->type));
+}
+
+/* The array holding the value that row `row` hashes, with *index its index
+ * there, or NULL for a null row: the column's value, dictionaries and run
+ * ends followed, and where that value is a struct of one field (digest_array
+ * hashes a one-field struct as its field, in every layout) that field's,
+ * unless a parent (the struct itself) already made the field the column. */
+static const fd_arrow_array *row_value(const fd_arrow_column_rows *rows, size_t row, int64_t *index)
+{
+    if (rows->parent != NULL && !fd_arrow_slot_is_valid(rows->parent, (int64_t)row))
+        return NULL;
+    *index = rows->first + (int64_t)row;
+    const fd_arrow_array *value = fd_arrow_resolve(rows->column, index);
+    if (value != NULL && rows->parent == NULL && is_one_field_struct(value->type)) {
+        *index += value->offset;
+        value = fd_arrow_resolve(&value->children[0], index);
+    }
+    return value;
+}
+
 static void column_nulls(const void *context, uint8_t *validity)
 {
     const fd_arrow_column_rows *rows = context;
     const fd_arrow_array *column = rows->column;
     const size_t length = rows->length;
-    const enum fd_arrow_type_id id = column->type->id;
-    if (id != FD_ARROW_NULL && id != FD_ARROW_DICTIONARY && id != FD_ARROW_RUN_END) {
+    if (!rows_lead_elsewhere(rows)) {
         /* The value's nullness is its own bit: the bitmaps copied. */
         memset(validity, 0xff, (length + 7) / 8);
         if (column->validity != NULL)
@@ -367,9 +399,8 @@ static void column_nulls(const void *context, uint8_t *validity)
     else {
         memset(validity, 0, (length + 7) / 8);
         for (size_t i = 0; i < length; i++) {
-            int64_t index = rows->first + (int64_t)i;
-            if ((rows->parent == NULL || fd_arrow_slot_is_valid(rows->parent, (int64_t)i)) &&
-                fd_arrow_resolve(column, &index) != NULL)
+            int64_t index;
+            if (row_value(rows, i, &index) != NULL)
                 validity[i / 8] |= (uint8_t)(1u << (i % 8));
         }
     }
@@ -381,11 +412,9 @@ static bool column_bytes(const void *context, size_t row, fd_sink *sink, const u
     const fd_arrow_column_rows *rows = context;
     int64_t index = rows->first + (int64_t)row;
     const fd_arrow_array *leaf = rows->column;
-    const enum fd_arrow_type_id id = leaf->type->id;
-    /* A row that is not null has a value (column_nulls): only dictionaries
-     * and run ends lead elsewhere. */
-    if (id == FD_ARROW_DICTIONARY || id == FD_ARROW_RUN_END)
-        leaf = fd_arrow_resolve(leaf, &index);
+    /* A row that is not null has a value (column_nulls). */
+    if (rows_lead_elsewhere(rows))
+        leaf = row_value(rows, row, &index);
     if (is_bytes_type(leaf->type->id)) {
         fd_arrow_bytes_value(leaf, index, data, len);
         return true;

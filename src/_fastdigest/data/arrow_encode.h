@@ -27,7 +27,7 @@
 #include "data/byte_sink.h"
 
 /* The version of docs/encoding.md these functions write. */
-#define FD_ARROW_ENCODING_VERSION 1
+#define FD_ARROW_ENCODING_VERSION 2
 
 /* Writes value(v) of value index of leaf, an array fd_arrow_resolve
  * returned for it (so not null, not a dictionary or run-end array). */
@@ -41,7 +41,11 @@ void fd_arrow_encode_field(const fd_arrow_array *array, int64_t index, fd_sink *
  * null where that value is (fd_arrow_resolve) or where row i of parent is
  * (a struct whose one field is column: a one-column table or record batch;
  * NULL for none), else hashed as value(v), a string's or binary's bytes in
- * place. Fills source over rows, which must outlive its use. */
+ * place. Without a parent, a value that is a struct of one field, in any
+ * layout (plain, dictionary-encoded, run-end encoded), is its field's
+ * value, null where the field is: a one-field struct hashes as its field
+ * whatever its layout (encoding.md, version 2). Fills source over rows,
+ * which must outlive its use. */
 typedef struct fd_arrow_column_rows {
     const fd_arrow_array *column;
     int64_t first;
