@@ -52,12 +52,19 @@ typedef struct known_types {
     PyObject *numpy_generic;
 } known_types;
 
+typedef struct sort_level sort_level;
+
 typedef struct walker {
     fd_fingerprint_stream *stream;
     /* Where the encoding goes: the stream's sink, or a scratch buffer while
      * a dict's keys or a set's elements are encoded for their order. */
     fd_sink *out;
     known_types types;
+    /* The buffers of each level of sorted containers, depth of them in
+     * use (below). */
+    sort_level **levels;
+    size_t level_count;
+    size_t depth;
 } walker;
 
 static int encode(walker *w, PyObject *obj);
@@ -588,8 +595,46 @@ static int put_items(walker *w, uint8_t tag, PyObject *const *items, Py_ssize_t 
     return result;
 }
 
+#ifndef Py_GIL_DISABLED
+/* An item whose encoding runs no Python code and never releases the GIL (a
+ * short str or bytes, an int of int64's range, a float, None, a bool, a
+ * complex), written: 1; any other, not written: 0; -1 with an exception
+ * set. */
+static int put_plain(walker *w, PyObject *item)
+{
+    PyTypeObject *type = Py_TYPE(item);
+    if (type == &PyUnicode_Type) {
+        if (PyUnicode_IS_ASCII(item) && PyUnicode_GET_LENGTH(item) >= IN_PLACE_MIN_BYTES)
+            return 0;
+        return put_str(w, item) < 0 ? -1 : 1;
+    }
+    if (type == &PyLong_Type) {
+        int overflow;
+        const long long value = PyLong_AsLongLongAndOverflow(item, &overflow);
+        if (value == -1 && PyErr_Occurred())
+            return -1;
+        if (overflow != 0)
+            return 0;
+        fd_fingerprint_put_int(w->out, value);
+        return 1;
+    }
+    if (type == &PyFloat_Type) {
+        fd_fingerprint_put_float(w->out, PyFloat_AS_DOUBLE(item));
+        return 1;
+    }
+    if (item == Py_None || type == &PyBool_Type || type == &PyComplex_Type)
+        return encode(w, item) < 0 ? -1 : 1;
+    if (type == &PyBytes_Type && PyBytes_GET_SIZE(item) < IN_PLACE_MIN_BYTES) {
+        put_sized(w, FD_FP_BYTES, PyBytes_AS_STRING(item), (size_t)PyBytes_GET_SIZE(item));
+        return 1;
+    }
+    return 0;
+}
+#endif
+
 static int put_list(walker *w, PyObject *list)
 {
+#ifdef Py_GIL_DISABLED
     /* A snapshot: the list locked while it is copied. */
     PyObject *items = PyList_AsTuple(list);
     if (items == NULL)
@@ -598,16 +643,116 @@ static int put_list(walker *w, PyObject *list)
                                  PyTuple_GET_SIZE(items));
     Py_DECREF(items);
     return result;
+#else
+    /* With the GIL, nothing changes the list while the walk runs no Python
+     * code and keeps the GIL: its plain items are read in place, and at the
+     * first other one the rest is taken into a snapshot, the list still as
+     * it was at the start, before that item's encoding can run code. So the
+     * result is a snapshot's, without a copy of a list of plain items. */
+    const Py_ssize_t count = PyList_GET_SIZE(list);
+    if (Py_EnterRecursiveCall(" while computing a fingerprint"))
+        return -1;
+    fd_fingerprint_put_head(w->out, FD_FP_LIST, (uint64_t)count);
+    Py_ssize_t i = 0;
+    int result = 0;
+    for (; i < count; i++) {
+        result = put_plain(w, PyList_GET_ITEM(list, i));
+        if (result <= 0)
+            break;
+    }
+    if (result == 0 && i < count) {
+        PyObject *rest = PyList_GetSlice(list, i, count);
+        result = rest != NULL ? 0 : -1;
+        for (Py_ssize_t k = 0; result == 0 && k < count - i; k++)
+            result = encode(w, PyList_GET_ITEM(rest, k));
+        Py_XDECREF(rest);
+    }
+    Py_LeaveRecursiveCall();
+    return result < 0 ? -1 : 0;
+#endif
 }
 
-/* The encodings of count spans of items into scratch, span k being the
- * encodings of items[k * stride] to items[k * stride + per_span - 1], as
- * spans in their canonical order (spans[j].index the span's k). 0, or -1
- * with an exception set. */
-static int encode_sorted(walker *w, PyObject *const *items, Py_ssize_t count, Py_ssize_t stride,
-                         Py_ssize_t per_span, fd_fingerprint_scratch *scratch,
-                         fd_fingerprint_span *spans)
+/* The buffers of one level of sorted containers (a dict whose keys, or a
+ * set whose elements, are being sorted; a container nested in one of its
+ * keys or values is a level deeper), kept for the whole call: a list of
+ * many small dicts allocates them once. */
+typedef struct sort_level {
+    fd_fingerprint_scratch scratch;
+    fd_fingerprint_span *spans;
+    size_t span_capacity;
+    PyObject **items; /* a dict's keys and values, alternating */
+    size_t item_capacity;
+} sort_level;
+
+/* Room in level for count spans and, with items, for count keys and values.
+ * false when memory runs out (nothing set: the caller may hold a lock). */
+static bool reserve(sort_level *level, size_t count, bool items)
 {
+    if (count > level->span_capacity) {
+        fd_fingerprint_span *spans = PyMem_Realloc(level->spans, count * sizeof *spans);
+        if (spans == NULL)
+            return false;
+        level->spans = spans;
+        level->span_capacity = count;
+    }
+    if (items && 2 * count > level->item_capacity) {
+        PyObject **grown = PyMem_Realloc(level->items, 2 * count * sizeof *grown);
+        if (grown == NULL)
+            return false;
+        level->items = grown;
+        level->item_capacity = 2 * count;
+    }
+    return true;
+}
+
+/* The next level's buffers (NULL with MemoryError set). Released with
+ * release_level, in the reverse order. */
+static sort_level *take_level(walker *w)
+{
+    if (w->depth == w->level_count) {
+        sort_level **grown = PyMem_Realloc(w->levels, (w->level_count + 1) * sizeof *grown);
+        sort_level *level = grown != NULL ? PyMem_Calloc(1, sizeof *level) : NULL;
+        if (grown != NULL)
+            w->levels = grown;
+        if (level == NULL) {
+            PyErr_NoMemory();
+            return NULL;
+        }
+        fd_fingerprint_scratch_init(&level->scratch);
+        w->levels[w->level_count++] = level;
+    }
+    sort_level *level = w->levels[w->depth];
+    level->scratch.sink.used = 0;
+    level->scratch.failed = false;
+    w->depth++;
+    return level;
+}
+
+static void release_level(walker *w)
+{
+    w->depth--;
+}
+
+static void free_levels(walker *w)
+{
+    for (size_t k = 0; k < w->level_count; k++) {
+        fd_fingerprint_scratch_free(&w->levels[k]->scratch);
+        PyMem_Free(w->levels[k]->spans);
+        PyMem_Free(w->levels[k]->items);
+        PyMem_Free(w->levels[k]);
+    }
+    PyMem_Free(w->levels);
+}
+
+/* The encodings of count spans of items into the level's scratch, span k
+ * being the encodings of items[k * stride] to items[k * stride + per_span -
+ * 1], as the level's spans in their canonical order (spans[j].index the
+ * span's k). 0, or -1 with an exception set. */
+static int encode_sorted(walker *w, PyObject *const *items, Py_ssize_t count, Py_ssize_t stride,
+                         Py_ssize_t per_span, sort_level *level)
+{
+    fd_fingerprint_scratch *scratch = &level->scratch;
+    fd_fingerprint_span *spans = level->spans;
     fd_sink *saved = w->out;
     w->out = &scratch->sink;
     size_t start = 0;
@@ -636,28 +781,27 @@ static int encode_sorted(walker *w, PyObject *const *items, Py_ssize_t count, Py
     return 0;
 }
 
-/* tag, uvarint(count) and count spans of items (as encode_sorted makes them) in
- * their canonical order: a set's elements, or a dict's entries when two of
- * its keys have one encoding. */
+/* tag, uvarint(count) and count spans of items (as encode_sorted makes
+ * them) in their canonical order: a set's elements, or a dict's entries
+ * when two of its keys have one encoding. */
 static int put_unordered(walker *w, uint8_t tag, PyObject *const *items, Py_ssize_t count,
                          Py_ssize_t stride, Py_ssize_t per_span)
 {
-    fd_fingerprint_span *spans = PyMem_Malloc(((size_t)count + 1) * sizeof *spans);
-    if (spans == NULL) {
+    sort_level *level = take_level(w);
+    if (level == NULL)
+        return -1;
+    if (!reserve(level, (size_t)count, false)) {
+        release_level(w);
         PyErr_NoMemory();
         return -1;
     }
-    fd_fingerprint_scratch scratch;
-    fd_fingerprint_scratch_init(&scratch);
-    const int result = encode_sorted(w, items, count, stride, per_span, &scratch, spans);
+    const int result = encode_sorted(w, items, count, stride, per_span, level);
     if (result == 0) {
-        fd_sink_byte(w->out, tag);
-        fd_fingerprint_put_uvarint(w->out, (uint64_t)count);
+        fd_fingerprint_put_head(w->out, tag, (uint64_t)count);
         for (Py_ssize_t k = 0; k < count; k++)
-            fd_sink_write(w->out, spans[k].bytes, spans[k].len);
+            fd_sink_write(w->out, level->spans[k].bytes, level->spans[k].len);
     }
-    fd_fingerprint_scratch_free(&scratch);
-    PyMem_Free(spans);
+    release_level(w);
     return result;
 }
 
@@ -686,34 +830,22 @@ static int put_set(walker *w, PyObject *set)
     return result;
 }
 
-/* A dict's entries, keys and values alternating (2 * count references). */
-typedef struct entries {
-    PyObject **items;
-    Py_ssize_t count;
-} entries;
-
-static void free_entries(entries *e)
+/* The dict's entries into the level's items, keys and values alternating,
+ * each a new reference, read under the dict's lock: their count, or -1
+ * with MemoryError set. */
+static Py_ssize_t take_entries(PyObject *dict, sort_level *level)
 {
-    for (Py_ssize_t i = 0; i < 2 * e->count; i++)
-        Py_DECREF(e->items[i]);
-    PyMem_Free(e->items);
-}
-
-static int take_entries(PyObject *dict, entries *e)
-{
-    e->items = NULL;
-    e->count = 0;
+    Py_ssize_t count = 0;
     bool no_memory = false;
     FD_BEGIN_CRITICAL_SECTION(dict);
     const Py_ssize_t size = PyDict_GET_SIZE(dict);
-    e->items = PyMem_Malloc(2 * (size_t)size * sizeof(PyObject *) + 1);
-    if (e->items != NULL) {
+    if (reserve(level, (size_t)size, true)) {
         Py_ssize_t position = 0;
         PyObject *key, *value;
-        while (e->count < size && PyDict_Next(dict, &position, &key, &value)) {
-            e->items[2 * e->count] = Py_NewRef(key);
-            e->items[2 * e->count + 1] = Py_NewRef(value);
-            e->count++;
+        while (count < size && PyDict_Next(dict, &position, &key, &value)) {
+            level->items[2 * count] = Py_NewRef(key);
+            level->items[2 * count + 1] = Py_NewRef(value);
+            count++;
         }
     }
     else {
@@ -724,7 +856,7 @@ static int take_entries(PyObject *dict, entries *e)
         PyErr_NoMemory();
         return -1;
     }
-    return 0;
+    return count;
 }
 
 /* The keys' encodings sorted; when no two are equal, each key's bytes and
@@ -733,50 +865,39 @@ static int take_entries(PyObject *dict, entries *e)
  * their values: the entries, key and value, are then encoded whole and
  * sorted, which is the same order wherever keys differ (an encoding is
  * never the prefix of another). */
-static int put_dict_entries(walker *w, const entries *e)
+static int put_dict_entries(walker *w, sort_level *level, Py_ssize_t count)
 {
-    const Py_ssize_t count = e->count;
-    fd_fingerprint_span *spans = PyMem_Malloc(((size_t)count + 1) * sizeof *spans);
-    fd_fingerprint_scratch scratch;
-    fd_fingerprint_scratch_init(&scratch);
-    int result = -1;
-    if (spans == NULL) {
-        PyErr_NoMemory();
-        goto done;
-    }
-    if (encode_sorted(w, e->items, count, 2, 1, &scratch, spans) < 0)
-        goto done;
+    if (encode_sorted(w, level->items, count, 2, 1, level) < 0)
+        return -1;
+    const fd_fingerprint_span *spans = level->spans;
     for (Py_ssize_t k = 1; k < count; k++) {
-        if (fd_fingerprint_compare(&spans[k - 1], &spans[k]) == 0) {
-            result = put_unordered(w, FD_FP_DICT, e->items, count, 2, 2);
-            goto done;
-        }
+        if (fd_fingerprint_compare(&spans[k - 1], &spans[k]) == 0)
+            return put_unordered(w, FD_FP_DICT, level->items, count, 2, 2);
     }
-    fd_sink_byte(w->out, FD_FP_DICT);
-    fd_fingerprint_put_uvarint(w->out, (uint64_t)count);
+    fd_fingerprint_put_head(w->out, FD_FP_DICT, (uint64_t)count);
     for (Py_ssize_t k = 0; k < count; k++) {
         fd_sink_write(w->out, spans[k].bytes, spans[k].len);
-        if (encode(w, e->items[2 * spans[k].index + 1]) < 0)
-            goto done;
+        if (encode(w, level->items[2 * spans[k].index + 1]) < 0)
+            return -1;
     }
-    result = 0;
-done:
-    fd_fingerprint_scratch_free(&scratch);
-    PyMem_Free(spans);
-    return result;
+    return 0;
 }
 
 static int put_dict(walker *w, PyObject *dict)
 {
-    entries e;
-    if (take_entries(dict, &e) < 0)
+    if (Py_EnterRecursiveCall(" while computing a fingerprint"))
         return -1;
     int result = -1;
-    if (Py_EnterRecursiveCall(" while computing a fingerprint") == 0) {
-        result = put_dict_entries(w, &e);
-        Py_LeaveRecursiveCall();
+    sort_level *level = take_level(w);
+    const Py_ssize_t count = level != NULL ? take_entries(dict, level) : -1;
+    if (count >= 0) {
+        result = put_dict_entries(w, level, count);
+        for (Py_ssize_t i = 0; i < 2 * count; i++)
+            Py_DECREF(level->items[i]);
     }
-    free_entries(&e);
+    if (level != NULL)
+        release_level(w);
+    Py_LeaveRecursiveCall();
     return result;
 }
 
@@ -1378,6 +1499,7 @@ static PyObject *fingerprint(PyObject *module, PyObject *const *args, Py_ssize_t
     walker w = {.stream = stream, .out = &stream->sink};
     const int result = encode(&w, args[1]);
     release_types(&w.types);
+    free_levels(&w);
     PyObject *digest = NULL;
     if (result == 0) {
         uint8_t out[FD_MAX_DIGEST_LEN];
