@@ -17,6 +17,8 @@ The cases, each to the digest of the value:
 
   fingerprint                 fastdigest.fingerprint('md5', value) (joblib's and dask's algorithm), and
                               for the array fastdigest.fingerprint('sha256', array)
+  fingerprint sha256          fastdigest.fingerprint('sha256', value): SHA-256 where the CPU has its
+                              instructions is faster than MD5 (a second ratio column)
   joblib.hash                 joblib.hash(value) (MD5 of its pickling, with its own handling of NumPy)
   dask.base.tokenize          dask.base.tokenize(value) (normalize_token, then MD5 of the tokens)
   sha256 of the buffer        fastdigest.sha256(array).digest(): the floor for the array, which
@@ -40,9 +42,7 @@ from __future__ import annotations
 import argparse
 import gc
 import json
-import platform
 import random
-import ssl
 import statistics
 import string
 import sys
@@ -50,6 +50,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
+import bench  # benchmarks/bench.py: the machine's description
 import fastdigest
 
 try:
@@ -75,33 +76,29 @@ BUFFER_TARGET = 0.9  # fingerprint's speed as a share of sha256's over the same 
 # ---- the machine ---------------------------------------------------------------------------------------------
 
 
-def read_cpu() -> dict[str, Any]:
-    info: dict[str, Any] = {'model name': platform.processor() or platform.machine()}
-    try:
-        with open('/proc/cpuinfo', encoding='utf-8', errors='replace') as cpuinfo:
-            for line in cpuinfo:
-                key, _, value = line.partition(':')
-                key = key.strip()
-                if key in ('model name', 'cpu family', 'model', 'flags'):
-                    info[key] = value.strip()
-                elif not line.strip():
-                    break
-    except OSError:
-        pass
-    flags = set(info.pop('flags', '').split())
-    info['flags'] = [f for f in ('sha_ni', 'avx2', 'avx512f') if f in flags]
-    return info
+def machine() -> dict[str, Any]:
+    """bench.py's description of the machine (CPU, flags, Python, OpenSSL), with the CPU's family and model."""
+    cpuinfo = bench.read_cpuinfo()
+    described = bench.describe_machine(cpuinfo)
+    described['cpu_family'] = cpuinfo.get('cpu family')
+    described['cpu_model_number'] = cpuinfo.get('model')
+    return described
 
 
-def describe_cpu(cpu: dict[str, Any]) -> str:
-    text = cpu['model name']
-    if 'cpu family' in cpu:
-        text += ' (family %s, model %s)' % (cpu['cpu family'], cpu['model'])
-    return '%s, %s' % (text, ' '.join(cpu['flags']) or 'no SHA/AVX flags')
+def describe(described: dict[str, Any]) -> str:
+    text = described['cpu_model']
+    if described['cpu_family'] is not None:
+        text += ' (family %s, model %s)' % (described['cpu_family'], described['cpu_model_number'])
+    return '%s, %s; Python %s; %s' % (
+        text,
+        ' '.join(described['cpu_flags']) or 'no SHA/AVX flags',
+        described['python'],
+        described['openssl'],
+    )
 
 
 def versions() -> dict[str, str]:
-    found = {'python': platform.python_version(), 'openssl': ssl.OPENSSL_VERSION, 'numpy': np.__version__}
+    found = {'numpy': np.__version__}
     if joblib is not None:
         found['joblib'] = joblib.__version__
     dask = optional_import('dask')
@@ -199,7 +196,10 @@ def format_time(seconds: float) -> str:
 
 
 def python_value_cases(value: Any) -> dict[str, Callable[[], object]]:
-    cases: dict[str, Callable[[], object]] = {'fingerprint': lambda: fastdigest.fingerprint('md5', value)}
+    cases: dict[str, Callable[[], object]] = {
+        'fingerprint': lambda: fastdigest.fingerprint('md5', value),
+        'fingerprint sha256': lambda: fastdigest.fingerprint('sha256', value),
+    }
     if joblib is not None:
         cases['joblib.hash'] = lambda: joblib.hash(value)
     if dask_base is not None:
@@ -223,15 +223,18 @@ def run(arguments: argparse.Namespace) -> dict[str, Any]:
         'dict of lists (100 keys x 100 items)': dict_of_lists(10 if arguments.quick else 100, 50, rng),
         'nested (20 x 20 dicts)': nested(4 if arguments.quick else 20, rng),
     }
-    results: dict[str, Any] = {'cpu': read_cpu(), 'versions': versions(), 'values': {}}
+    results: dict[str, Any] = {'machine': machine(), 'versions': versions(), 'values': {}}
     for label, value in values.items():
         cases = python_value_cases(value)
         for function in cases.values():
             function()  # the untimed round
         times = interleaved(cases, arguments.rounds)
+        others = [name for name in cases if not name.startswith('fingerprint')]
+        ratios = {name: median_ratio(times, name, 'fingerprint') for name in others}
+        ratios.update({f'{name} / sha256': median_ratio(times, name, 'fingerprint sha256') for name in others})
         results['values'][label] = {
             'median seconds': {name: statistics.median(t) for name, t in times.items()},
-            'ratios': {name: median_ratio(times, name, 'fingerprint') for name in cases if name != 'fingerprint'},
+            'ratios': ratios,
         }
     megabytes = 4 if arguments.quick else arguments.array_mb
     array = np.random.default_rng(39).random(megabytes * 1_000_000 // 8)
@@ -250,23 +253,25 @@ def run(arguments: argparse.Namespace) -> dict[str, Any]:
 
 
 def report(results: dict[str, Any]) -> None:
-    print('CPU:', describe_cpu(results['cpu']))
+    print('Machine:', describe(results['machine']))
     print('Versions:', ', '.join('%s %s' % item for item in results['versions'].items()))
     if joblib is None or dask_base is None:
         print('(joblib or dask is missing: pip install -e .[bench-fingerprint])')
     print()
-    print('| value | case | time a call | ratio |')
-    print('|---|---|---|---|')
+    print('| value | case | time a call | ratio (MD5) | ratio (SHA-256) |')
+    print('|---|---|---|---|---|')
     for label, result in results['values'].items():
         for name, seconds in result['median seconds'].items():
             ratio = result['ratios'].get(name)
-            shown = '' if ratio is None else '%.2fx' % ratio
-            print('| %s | %s | %s | %s |' % (label, name, format_time(seconds), shown))
+            sha256_ratio = result['ratios'].get(f'{name} / sha256')
+            shown = ['' if r is None else '%.2fx' % r for r in (ratio, sha256_ratio)]
+            print('| %s | %s | %s | %s | %s |' % (label, name, format_time(seconds), *shown))
     print()
     print(
-        'Ratios: the case\'s time / fingerprint\'s (medians of per-round ratios); for "sha256 of the buffer", '
-        "fingerprint's speed as a share of sha256's. Targets: %.0fx joblib.hash and dask.base.tokenize on the dicts "
-        'of lists and strings; %.2f of sha256 over the array.' % (SPEED_TARGET, BUFFER_TARGET)
+        "Ratios: the case's time / fingerprint's with MD5 (joblib's and Dask's algorithm) and with SHA-256 (medians "
+        'of per-round ratios); for "sha256 of the buffer", fingerprint\'s speed as a share of sha256\'s. Targets: '
+        '%.0fx joblib.hash and dask.base.tokenize on the dicts of lists and strings; %.2f of sha256 over the array.'
+        % (SPEED_TARGET, BUFFER_TARGET)
     )
 
 

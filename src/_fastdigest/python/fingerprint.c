@@ -7,7 +7,8 @@
  * reaches it: a list's items, a dict's items and a set's elements are taken
  * into a snapshot that holds references to them (under the container's
  * critical section on a free-threaded build), and the snapshot is what is
- * encoded. So code that the walk runs (a dataclass field's property, an
+ * encoded (with the GIL, a list's plain items are read in place, as no code
+ * runs meanwhile: put_list says how). So code that the walk runs (a dataclass field's property, an
  * enum's value, an Arrow producer) may change any container, the one being
  * walked included, without the walk ever holding a pointer it does not own
  * a reference to, and the result is the digest of each container as it
