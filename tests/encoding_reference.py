@@ -9,6 +9,7 @@ field_bytes(type, scalar) is field(v), a null's 00 or 01 and the value, framed; 
 what digest_rows hashes for a row.
 """
 
+import bisect
 import decimal
 import math
 import struct
@@ -168,7 +169,14 @@ def decoded(array):
     if isinstance(array, pa.ChunkedArray):
         array = array.combine_chunks() if array.num_chunks else pa.array([], array.type)
     if pa.types.is_run_end_encoded(array.type):
-        array = pc.run_end_decode(array)
+        try:
+            array = pc.run_end_decode(array)
+        except pa.ArrowNotImplementedError:
+            # Older pyarrow decodes no struct values: each row's run found by its end (the logical offset applies
+            # to the run ends).
+            ends = array.run_ends.to_pylist()
+            runs = [bisect.bisect_right(ends, i) for i in range(array.offset, array.offset + len(array))]
+            array = array.values.take(pa.array(runs, pa.int64()))
     return array
 
 

@@ -180,6 +180,7 @@ def cases():  # noqa: C901 (a list)
     add('numpy bool True', lambda: np.bool_(True))
     add("numpy str_ 'ab'", lambda: np.str_('ab'))
     add("numpy datetime64('2020-01-01')", lambda: np.datetime64('2020-01-01'))
+    add("numpy bytes_ b'' (S0, whose 0-d array is S1)", lambda: np.bytes_(b''))
     try:
         import pyarrow as pa
         import pyarrow.compute as pc

@@ -96,7 +96,9 @@ def value(obj):  # noqa: C901 (one rule a kind, in the page's order)
         shape = uvarint(obj.ndim) + b''.join(uvarint(d) for d in obj.shape)
         return b'n' + numpy_typestr(obj.dtype) + shape + numpy_values(obj)
     if np is not None and isinstance(obj, np.generic):
-        return b'g' + numpy_typestr(obj.dtype) + numpy_values(np.asarray(obj))
+        # The scalar's own dtype, whose item may be narrower than its 0-d array's (bytes_(b'') is S0, its
+        # array S1): its first itemsize bytes.
+        return b'g' + numpy_typestr(obj.dtype) + numpy_values(np.asarray(obj))[: obj.dtype.itemsize]
     if isinstance(obj, enum.Enum):
         return b'E' + text(t.__module__) + text(t.__qualname__) + value(obj._value_)
     if isinstance(obj, (datetime.date, datetime.time, datetime.timedelta)):
@@ -456,7 +458,7 @@ def canonical(obj):  # noqa: C901
         return ('bool', obj)
     if np is not None and isinstance(obj, (np.ndarray, np.generic)):
         array = np.asarray(obj)
-        typestr = array.dtype.newbyteorder('<').str
+        typestr = obj.dtype.newbyteorder('<').str
         if array.dtype.kind == 'O':
             values = tuple(canonical(item) for item in array.ravel().tolist())
         elif array.dtype.kind == 'b':
@@ -465,7 +467,7 @@ def canonical(obj):  # noqa: C901
             little = array.dtype.newbyteorder('<')
             values = b''.join(np.asarray(item, dtype=little).tobytes() for item in array.ravel())
         if isinstance(obj, np.generic):
-            return ('numpy scalar', typestr, (), values)
+            return ('numpy scalar', typestr, (), values[: obj.dtype.itemsize])
         return ('ndarray', typestr, tuple(array.shape), values)
     if isinstance(obj, enum.Enum):
         return ('enum', t.__module__, t.__qualname__, canonical(obj._value_))

@@ -1101,8 +1101,11 @@ static int put_object_elements(walker *w, PyObject *array)
 
 /* The values of an array of a fixed-size dtype, read through the buffer
  * protocol (datetime64 and timedelta64, which NumPy does not export, as a
- * view of int64s of the same byte order), each little-endian. */
-static int put_numpy_values(walker *w, PyObject *array, const numpy_dtype *dtype)
+ * view of int64s of the same byte order), each little-endian. A scalar's
+ * one value is its first item_size bytes: a 0-d array of bytes or str is
+ * one byte or code point wider than an empty scalar's dtype (S1 for S0). */
+static int put_numpy_values(walker *w, PyObject *array, const numpy_dtype *dtype,
+                            Py_ssize_t item_size)
 {
     PyObject *source = NULL;
     if (dtype->kind == 'M' || dtype->kind == 'm') {
@@ -1122,7 +1125,8 @@ static int put_numpy_values(walker *w, PyObject *array, const numpy_dtype *dtype
     if (got < 0)
         return -1;
     int result = -1;
-    if (view.itemsize != dtype->itemsize) {
+    if (view.itemsize != dtype->itemsize || item_size > view.itemsize ||
+        (item_size < view.itemsize && view.ndim != 0)) {
         PyErr_SetString(PyExc_ValueError, FUNCTION "(): a NumPy buffer of another item size");
         goto done;
     }
@@ -1135,7 +1139,10 @@ static int put_numpy_values(walker *w, PyObject *array, const numpy_dtype *dtype
         unit = 4;
     else if (dtype->kind == 'S' || dtype->kind == 'V' || dtype->kind == 'b')
         unit = 1;
-    result = put_buffer_elements(w, &view, unit == 0 ? 1 : unit, big_endian && unit > 1,
+    Py_buffer item = view;
+    item.itemsize = item_size;
+    item.len = view.ndim == 0 ? item_size : view.len;
+    result = put_buffer_elements(w, &item, unit == 0 ? 1 : unit, big_endian && unit > 1,
                                  dtype->kind == 'b');
 done:
     PyBuffer_Release(&view);
@@ -1143,18 +1150,21 @@ done:
 }
 
 /* An ndarray ('n': typestr, uvarint(ndim), uvarint of each dimension and the
- * values in C order) or a NumPy scalar ('g': typestr and the value), from
- * array, the scalar's 0-d array for a scalar. */
-static int put_numpy(walker *w, PyObject *array, uint8_t tag)
+ * values in C order), or with scalar a NumPy scalar ('g': the typestr of the
+ * scalar's dtype and its value), read from array, the scalar's 0-d array. */
+static int put_numpy(walker *w, PyObject *array, PyObject *scalar)
 {
-    numpy_dtype dtype;
-    if (read_dtype(array, &dtype) < 0)
+    numpy_dtype dtype, stored;
+    if (read_dtype(scalar != NULL ? scalar : array, &dtype) < 0 ||
+        (scalar != NULL && read_dtype(array, &stored) < 0))
         return -1;
-    fd_sink_byte(w->out, tag);
+    if (scalar == NULL)
+        stored = dtype;
+    fd_sink_byte(w->out, scalar != NULL ? FD_FP_NUMPY_SCALAR : FD_FP_NDARRAY);
     const size_t typestr_len = strlen(dtype.typestr);
     fd_fingerprint_put_uvarint(w->out, typestr_len);
     fd_sink_write(w->out, dtype.typestr, typestr_len);
-    if (tag == FD_FP_NDARRAY) {
+    if (scalar == NULL) {
         PyObject *shape = PyObject_GetAttrString(array, "shape");
         PyObject *dims = shape != NULL ? PySequence_Fast(shape, "ndarray.shape") : NULL;
         Py_XDECREF(shape);
@@ -1171,9 +1181,9 @@ static int put_numpy(walker *w, PyObject *array, uint8_t tag)
         }
         Py_DECREF(dims);
     }
-    if (dtype.kind == 'O')
+    if (stored.kind == 'O')
         return put_object_elements(w, array);
-    return put_numpy_values(w, array, &dtype);
+    return put_numpy_values(w, array, &stored, dtype.itemsize);
 }
 
 /* 1 when obj was a NumPy array or scalar and is written, 0 when it is
@@ -1185,7 +1195,7 @@ static int put_numpy_object(walker *w, PyObject *obj)
     if (types->ndarray == NULL)
         return 0;
     if ((PyObject *)type == types->ndarray || (PyObject *)type == types->memmap)
-        return put_numpy(w, obj, FD_FP_NDARRAY) < 0 ? -1 : 1;
+        return put_numpy(w, obj, NULL) < 0 ? -1 : 1;
     if (is_subtype(type, types->ndarray)) {
         /* numpy.ma.MaskedArray's mask, numpy.matrix's meaning: state the
          * buffer does not have. */
@@ -1203,7 +1213,7 @@ static int put_numpy_object(walker *w, PyObject *obj)
         PyObject *array = PyObject_CallMethod(obj, "__array__", NULL);
         if (array == NULL)
             return -1;
-        const int result = put_numpy(w, array, FD_FP_NUMPY_SCALAR);
+        const int result = put_numpy(w, array, obj);
         Py_DECREF(array);
         return result < 0 ? -1 : 1;
     }
