@@ -586,7 +586,7 @@ def test_arrow_inside_python_values_and_errors():
 def test_unknown_types_are_refused_by_name():
     import pathlib
 
-    for value, name in [(object(), 'object'), (pathlib.PurePosixPath('/x'), 'pathlib.PurePosixPath'),
+    for value, name in [(object(), 'object'), (pathlib.PurePosixPath('/x'), r'pathlib\.\S*PurePosixPath'),
                         ([1, {'a': range(3)}], 'range'), (Point, 'type'), (len, 'builtin_function_or_method')]:  # fmt: skip
         with pytest.raises(TypeError, match=f'type {name}'):
             fp(value)
