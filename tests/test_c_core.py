@@ -16,10 +16,10 @@ import pytest
 from conftest import finished_job
 
 RUN_SH = Path(__file__).parent / 'c' / 'run.sh'
-SUMMARY = re.compile(r'^C (core|batch|files|select|columns): (\d+) passed, (\d+) failed$', re.MULTILINE)
+SUMMARY = re.compile(r'^C (core|batch|files|select|columns|fingerprint): (\d+) passed, (\d+) failed$', re.MULTILINE)
 # The fewest checks each driver makes in any target: the selection's driver tests a few cases of whole
 # selections, and test_batch --threads-only (under TSan) the threaded groups alone.
-FEWEST_PASSED = {'core': 1000, 'batch': 150, 'files': 1000, 'select': 50, 'columns': 300}
+FEWEST_PASSED = {'core': 1000, 'batch': 150, 'files': 1000, 'select': 50, 'columns': 300, 'fingerprint': 400}
 
 pytestmark = pytest.mark.c_core
 

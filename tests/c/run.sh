@@ -18,7 +18,10 @@
 #             columns on 1 to 5 threads (native, sanitize and tsan), built
 #             with chunks and thread parts as small as the fuzzers', so that
 #             its columns of a few thousand rows are cut for every thread;
-#             and tests/c/wrong_family_row.c, whose rows with a kernel of the
+#             tests/c/test_fingerprint.c, fingerprint()'s plain C against
+#             the bytes docs/fingerprint.md defines (native, sanitize and
+#             s390x: the writers must not depend on the byte order); and
+#             tests/c/wrong_family_row.c, whose rows with a kernel of the
 #             wrong family must not compile
 #   sanitize  the same with -fsanitize=address,undefined and -UNDEBUG: the
 #             core's assert()s of its preconditions run (the extension's own
@@ -44,7 +47,8 @@
 #             emulated here, so they get their out-of-bounds checks there
 #             (LeakSanitizer is off: it cannot run under qemu-user)
 #   s390x     big-endian, under qemu-s390x: the portable C and the byte-order
-#             helpers on a CPU where loads are not little-endian
+#             helpers on a CPU where loads are not little-endian, and
+#             test_fingerprint's bytes
 #   all       all of the above
 #
 # Every test group runs for every kernel, under qemu too: the whole aarch64
@@ -192,6 +196,8 @@ run_native() {
     run_timed "native select" "$build_dir/test_select"
     build test_columns "$build_dir/test_columns" "${CC:-gcc}"
     run_timed "native columns" "$build_dir/test_columns"
+    build test_fingerprint "$build_dir/test_fingerprint" "${CC:-gcc}"
+    run_timed "native fingerprint" "$build_dir/test_fingerprint"
 }
 
 # The sanitizer builds' flags: -UNDEBUG keeps the core's assert()s in even
@@ -234,6 +240,11 @@ run_sanitize() {
     require_asserts "$build_dir/test_columns-asan"
     ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1} \
         run_timed "sanitize columns" "$build_dir/test_columns-asan"
+    build test_fingerprint "$build_dir/test_fingerprint-asan" "${CC:-gcc}" "${sanitize_flags[@]}" \
+        -fno-omit-frame-pointer
+    require_asserts "$build_dir/test_fingerprint-asan"
+    ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1} \
+        run_timed "sanitize fingerprint" "$build_dir/test_fingerprint-asan"
 }
 
 # The ThreadSanitizer build: clang, as CPython's TSan CI and the TSan
@@ -298,6 +309,8 @@ run_s390x() {
     build test_core "$build_dir/test_core-s390x" s390x-linux-gnu-gcc
     run_timed s390x qemu-s390x -L /usr/s390x-linux-gnu \
         "$build_dir/test_core-s390x" "$vectors" --monte="$qemu_monte"
+    build test_fingerprint "$build_dir/test_fingerprint-s390x" s390x-linux-gnu-gcc
+    run_timed "s390x fingerprint" qemu-s390x -L /usr/s390x-linux-gnu "$build_dir/test_fingerprint-s390x"
 }
 
 targets=("$@")
