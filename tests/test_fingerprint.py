@@ -477,6 +477,7 @@ def test_numpy_object_arrays_are_their_elements():
         fp(array)
 
 
+@pytest.mark.filterwarnings('ignore:the matrix subclass:PendingDeprecationWarning')
 @pytest.mark.parametrize(
     ('make', 'message'),
     [

@@ -203,14 +203,20 @@ static int put_buffer_elements(walker *w, const Py_buffer *view, size_t swap_uni
         put_payload(w, view->buf, (size_t)view->len);
         return 0;
     }
-    if (view->ndim > 64 || view->itemsize <= 0) {
-        PyErr_SetString(PyExc_ValueError, FUNCTION "(): a buffer of more than 64 dimensions");
+    if (view->ndim > 64 || view->itemsize <= 0 || (view->ndim > 1 && view->shape == NULL)) {
+        PyErr_SetString(PyExc_ValueError,
+                        FUNCTION "(): a buffer of more than 64 dimensions, of items of no size, or "
+                                 "without its shape");
         return -1;
     }
+    /* PyBUF_RECORDS_RO asks for shape and strides; a C-contiguous exporter
+     * may leave strides out, which are then the shape's. */
     int64_t shape[64], strides[64];
-    for (int d = 0; d < view->ndim; d++) {
+    int64_t stride = view->itemsize;
+    for (int d = view->ndim - 1; d >= 0; d--) {
         shape[d] = view->shape != NULL ? view->shape[d] : view->len / view->itemsize;
-        strides[d] = view->strides != NULL ? view->strides[d] : view->itemsize;
+        strides[d] = view->strides != NULL ? view->strides[d] : stride;
+        stride *= shape[d];
     }
     const fd_fingerprint_strided array = {.data = view->buf,
                                           .ndim = view->ndim,
