@@ -24,7 +24,7 @@ of every kernel this CPU runs (self_test()).
 
 import os
 import sys
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 
 # The rest of hashlib's namespace is the standard library's own objects at runtime, so it is typed by
 # typeshed's hashlib stubs. (scrypt exists only where hashlib has it.)
@@ -946,13 +946,21 @@ class _ArrowStreamExportable(Protocol):
 
 @final
 class DigestArray:
-    """The digests of an Arrow array's rows, made by digest_array() or digest_rows() from array input.
+    """The digests of an Arrow array's rows, made by digest_array(), digest_rows() or surrogate_key() from
+    array input.
 
     An Arrow array (the PyCapsule interface's `__arrow_c_array__`) of fixed_size_binary(digest_size),
-    or of utf8 hex (large_utf8 when the hex passes 2 GiB), with the input's nulls; it keeps the
-    input column's name (digest_array's). Import it with pyarrow.array(), polars.Series() or DuckDB, any number of
-    times: every import shares the same buffers, freed once this object and every imported array
-    are gone.
+    or of utf8 hex (large_utf8 when the hex passes 2 GiB), with the input's nulls, named as the
+    input column (digest_array's) or as the function that made it (`'digest_rows'`,
+    `'surrogate_key'`). Import it with pyarrow.array(), polars.Series() or DuckDB, any number of
+    times, without a copy: every import shares the same buffers, freed once this object and every
+    imported array are gone.
+
+    It is also a sequence of Python objects, one a row (bytes, or str in hex; None where null),
+    for what takes one: `list()`, iteration, indexing, `to_pylist()`, NumPy (an object array),
+    and a pandas column (`df['digest'] = result`), which stores a str or bytes object a row; a
+    column backed by the Arrow buffers themselves is
+    `pd.arrays.ArrowExtensionArray(pyarrow.chunked_array(result))`.
     """
 
     def __arrow_c_array__(self, requested_schema: object | None = None) -> tuple[object, object]:
@@ -963,14 +971,25 @@ class DigestArray:
         """
     def __len__(self) -> int:
         """The number of rows."""
+    def __getitem__(self, index: SupportsIndex, /) -> bytes | str | None:
+        """Row `index`'s digest: bytes, or str in hex; None where the row is null."""
+    def __iter__(self) -> Iterator[bytes | str | None]:
+        """The rows' digests, as `to_pylist()` gives them."""
+    def to_pylist(self) -> list[bytes | str | None]:
+        """The digests as a list, one a row: bytes, or str in hex; None where the row is null."""
+    def __array__(self, dtype: Any = None, copy: bool | None = None) -> Any:
+        """A one-dimensional NumPy array of the rows as `to_pylist()` gives them, of dtype object
+        (or `dtype`); `copy=False` raises ValueError, since each row is copied into an object."""
 
 @final
 class DigestStream:
-    """The digests of an Arrow stream's rows, made by digest_array() or digest_rows() from stream input.
+    """The digests of an Arrow stream's rows, made by digest_array(), digest_rows() or surrogate_key()
+    from stream input.
 
     An Arrow stream (`__arrow_c_stream__`) of one result array per input array, in order, each as
     DigestArray describes. Import it with pyarrow.chunked_array(), polars.Series() or DuckDB, any
-    number of times.
+    number of times. Like DigestArray, it is also a sequence of Python objects, one a row, over
+    all the stream's arrays.
     """
 
     def __arrow_c_stream__(self, requested_schema: object | None = None) -> object:
@@ -981,6 +1000,16 @@ class DigestStream:
         """
     def __len__(self) -> int:
         """The number of rows, over all the stream's arrays."""
+    def __getitem__(self, index: SupportsIndex, /) -> bytes | str | None:
+        """Row `index`'s digest, counted over all the stream's arrays: bytes, or str in hex; None
+        where the row is null."""
+    def __iter__(self) -> Iterator[bytes | str | None]:
+        """The rows' digests, as `to_pylist()` gives them."""
+    def to_pylist(self) -> list[bytes | str | None]:
+        """The digests as a list, one a row: bytes, or str in hex; None where the row is null."""
+    def __array__(self, dtype: Any = None, copy: bool | None = None) -> Any:
+        """A one-dimensional NumPy array of the rows as `to_pylist()` gives them, of dtype object
+        (or `dtype`); `copy=False` raises ValueError, since each row is copied into an object."""
 
 # The digest of every value of an Arrow column of any type but unions (the
 # bytes of docs/encoding.md: a string's UTF-8, a binary's bytes, an integer's

@@ -327,6 +327,62 @@ def test_result_repr_len_and_types():
     assert not hasattr(fastdigest.digest_array('md5', pa.chunked_array([[b'a']])), '__arrow_c_array__')
 
 
+# md5(b'345') ends in a zero byte, which NumPy's fixed-width bytes would drop from the item.
+ENDS_IN_ZERO = b'345'
+
+
+def results_of_each_kind():
+    """A DigestArray and a DigestStream of two chunks, binary and hex, over values with a null and a digest
+    that ends in a zero byte: (result, the values hashed, hex)."""
+    values = [b'a', None, ENDS_IN_ZERO]
+    for hex in (False, True):
+        yield fastdigest.digest_array('md5', pa.array(values), hex=hex), values, hex
+        yield fastdigest.digest_array('md5', pa.chunked_array([values[:1], [], values[1:]]), hex=hex), values, hex
+
+
+def test_results_are_sequences_of_python_values():
+    assert hashlib.md5(ENDS_IN_ZERO).digest().endswith(b'\x00')
+    for result, values, hex in results_of_each_kind():
+        want = expected('md5', values, hex)
+        assert result.to_pylist() == list(result) == [result[i] for i in range(len(result))] == want
+        assert result[-1] == want[-1] and result[-3] == want[0]
+        for index in (3, -4):
+            with pytest.raises(IndexError, match='index out of range'):
+                result[index]
+        with pytest.raises(TypeError):
+            result[0:1]
+    empty = fastdigest.digest_array('sha1', pa.chunked_array([], pa.binary()))
+    assert empty.to_pylist() == list(empty) == []
+
+
+def test_results_become_numpy_object_arrays():
+    np = pytest.importorskip('numpy', reason='numpy (test extra) is not installed or has no wheel here')
+    for result, values, hex in results_of_each_kind():
+        array = np.asarray(result)
+        assert array.dtype == object and array.shape == (3,)
+        assert array.tolist() == expected('md5', values, hex)  # the zero byte kept
+        with pytest.raises(ValueError, match='cannot become a NumPy array without a copy'):
+            np.array(result, copy=False)
+    hex_result = fastdigest.digest_array('md5', pa.array([b'a']), hex=True)
+    assert np.asarray(hex_result, dtype='U32').tolist() == [hashlib.md5(b'a').hexdigest()]
+
+
+def test_results_where_users_put_them():
+    """A result assigned to a pandas column, or given to pd.Series, pd.array, polars or list(), holds the
+    digests, one a row: never the result object itself in every row."""
+    pd = pytest.importorskip('pandas', reason='pandas (test extra) is not installed or has no wheel here')
+    for result, values, hex in results_of_each_kind():
+        want = expected('md5', values, hex)
+        frame = pd.DataFrame({'n': range(3)})
+        frame['digest'] = result
+        for column in (frame['digest'], pd.Series(result), pd.array(result)):
+            assert [None if pd.isna(v) else v for v in column] == want
+        assert list(result) == want
+    pl = pytest.importorskip('polars', reason='polars (test extra) is not installed or has no wheel here')
+    for result, values, hex in results_of_each_kind():
+        assert pl.Series(result).to_list() == expected('md5', values, hex)
+
+
 @pytest.mark.threads
 def test_threads_share_one_column():
     values = sample_values(random.Random(5), 20000, False)
