@@ -88,8 +88,9 @@ def surrogate_key(
 
     Args:
         table: An object with `__arrow_c_array__` (pyarrow record batches and struct arrays) or
-            `__arrow_c_stream__` (pyarrow Tables, polars DataFrames, DuckDB relations, pandas
-            DataFrames 2.2+) whose type is a struct of columns.
+            `__arrow_c_stream__` (pyarrow Tables, polars DataFrames, DuckDB relations) whose type
+            is a struct of columns, or a pandas DataFrame (its columns named converted by
+            pyarrow's Table.from_pandas, without the index).
         columns: The names of the columns to key on, in order (a list or tuple of str, one or
             more; a name may repeat).
         name: As for digest(): one of the eight algorithms, or a fastdigest constructor. dbt
@@ -102,12 +103,13 @@ def surrogate_key(
 
     Returns:
         A DigestArray for a record batch, a DigestStream (one result array per input array) for a
-            stream: utf8 lowercase hex, one row per row, no nulls.
+            stream: utf8 lowercase hex, one row per row, no nulls, named `'surrogate_key'`.
 
     Raises:
-        KeyError: the table has no column of one of the names.
-        TypeError: table has no Arrow PyCapsule interface, or is a single column rather than a
-            table; columns is a str or holds anything but str; a column's type has no text that
+        KeyError: the table has no column of one of the names (the message names it, and the
+            table's columns).
+        TypeError: table has no Arrow PyCapsule interface, or is a column (a pyarrow Array or
+            ChunkedArray, a polars or pandas Series) rather than a table; columns is a str or holds anything but str; a column's type has no text that
             DuckDB, PostgreSQL and Spark agree on (floats, timestamps, times, durations, binary,
             decimals of negative scale or of scale equal to their precision, nested and
             dictionary-encoded columns: the message says why, cast it first); separator or null is
@@ -1099,17 +1101,22 @@ def digest_rows(
         table: An object with `__arrow_c_array__` or `__arrow_c_stream__` whose Arrow type is a
             struct: a pyarrow Table, RecordBatch or RecordBatchReader, a polars or pandas
             DataFrame, a DuckDB relation, a struct array (whose null rows hash as rows of nulls).
+            A pandas DataFrame's index is not hashed, and only its columns named are converted
+            to Arrow (by pyarrow's Table.from_pandas).
         columns: The names of the columns to hash, in that order (a name may repeat); None for
-            every column in the table's order. Columns not named are never read.
+            every column in the table's order. Columns not named are not read (but a producer may
+            compute them to export the table: select them out of a DuckDB query first).
         hex: False for fixed_size_binary(digest_size) digests, True for utf8 lowercase hex.
         threads: As for digest_array().
 
     Returns:
         A DigestArray for array input (a record batch), a DigestStream (one result array per
-            record batch) for stream input: a digest for every row, no nulls.
+            record batch) for stream input: a digest for every row, no nulls, named
+            `'digest_rows'`.
 
     Raises:
-        KeyError: a name in columns that no column has (the name is the exception's argument).
+        KeyError: a name in columns that no column has (the message names it, and the table's
+            columns).
         TypeError: table has no Arrow PyCapsule interface or is not a struct (a table); columns is
             a str, or holds anything but str; a column named is of a type that cannot be hashed
             (as for digest_array()); name is neither a str nor a fastdigest constructor; threads
