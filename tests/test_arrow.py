@@ -401,6 +401,20 @@ def test_row_results_are_named_after_their_function():
     assert pl.Series(fastdigest.digest_array('md5', frame['email'])).name == 'email'
 
 
+def test_a_duckdb_connection_is_told_to_pass_a_relation():
+    """con.execute(query) returns the connection, which exports nothing: the error says what to pass."""
+    duckdb = pytest.importorskip('duckdb', reason='duckdb (test extra) is not installed or has no wheel here')
+    con = duckdb.connect()
+    hint = re.escape('not DuckDBPyConnection (con.execute() returns the connection: pass a relation, con.sql(query)')
+    with pytest.raises(TypeError, match='digest_rows\\(\\) argument 2 .*' + hint):
+        fastdigest.digest_rows('md5', con.execute('SELECT 1 AS a'))
+    with pytest.raises(TypeError, match='surrogate_key\\(\\) argument 1 .*' + hint):
+        fastdigest.surrogate_key(duckdb.connect().execute('SELECT 1 AS a'), ['a'])
+    assert fastdigest.digest_rows('md5', duckdb.connect().sql('SELECT 1 AS a')).to_pylist() == [
+        hashlib.md5(b'\x01' + (1).to_bytes(8, 'little')).digest()
+    ]
+
+
 # ---- pandas DataFrames ----------------------------------------------------------------------------------------
 
 

@@ -310,10 +310,7 @@ static PyObject *digest_source(const arrow_call *call, PyObject *source)
         if (method != NULL)
             result = digest_stream(call, method);
         else if (!PyErr_Occurred())
-            PyErr_Format(PyExc_TypeError,
-                         "%s() argument 2 must have the Arrow PyCapsule interface "
-                         "(__arrow_c_array__ or __arrow_c_stream__), not %.100s",
-                         call->function, Py_TYPE(source)->tp_name);
+            fd_raise_not_arrow(source, call->function, "2");
     }
     Py_XDECREF(method);
     Py_DECREF(table);

@@ -48,6 +48,20 @@ PyObject *fd_table_source(PyObject *table, PyObject *names, const char *function
     return source;
 }
 
+void fd_raise_not_arrow(PyObject *obj, const char *function, const char *position)
+{
+    const char *type = Py_TYPE(obj)->tp_name;
+    const char *dot = strrchr(type, '.');
+    const bool duckdb_connection = strcmp(dot != NULL ? dot + 1 : type, "DuckDBPyConnection") == 0;
+    PyErr_Format(PyExc_TypeError,
+                 "%s() argument %s must have the Arrow PyCapsule interface (__arrow_c_array__ "
+                 "or __arrow_c_stream__), not %.100s%s",
+                 function, position, type,
+                 duckdb_connection ? " (con.execute() returns the connection: pass a relation, "
+                                     "con.sql(query), instead)"
+                                   : "");
+}
+
 /* The most column names a message lists, as fastdigest/_pandas.py's. */
 #define LISTED_COLUMNS 20
 

@@ -24,6 +24,11 @@ PyObject *fd_optional_attribute(PyObject *obj, const char *name);
  * them. */
 PyObject *fd_table_source(PyObject *table, PyObject *names, const char *function);
 
+/* The TypeError for an argument (position, as "2") without the Arrow
+ * PyCapsule interface. A DuckDB connection, which con.execute(query)
+ * returns, is told to pass a relation (con.sql(query)) instead. */
+void fd_raise_not_arrow(PyObject *obj, const char *function, const char *position);
+
 /* The index of the field of a struct schema (its children all present)
  * named name, a str; or -1 with an exception set: KeyError when no field
  * has the name (the message lists the fields' names), ValueError when

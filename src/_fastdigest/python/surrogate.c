@@ -380,10 +380,7 @@ static PyObject *surrogate_key(PyObject *module, PyObject *const *args, Py_ssize
         if (method != NULL)
             result = key_stream(state->digest_stream_type, &spec, threads, method, names);
         else if (!PyErr_Occurred())
-            PyErr_Format(PyExc_TypeError,
-                         FUNCTION "() argument 1 must have the Arrow PyCapsule interface "
-                                  "(__arrow_c_array__ or __arrow_c_stream__), not %.100s",
-                         Py_TYPE(args[0])->tp_name);
+            fd_raise_not_arrow(args[0], FUNCTION, "1");
     }
     Py_XDECREF(method);
     Py_DECREF(table);
