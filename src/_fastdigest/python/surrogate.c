@@ -76,14 +76,20 @@ static PyObject *column_names(PyObject *columns)
 }
 
 /* Raises the TypeError for a column whose type has no text the engines
- * agree on. Returns -1. */
+ * agree on. Returns -1. A timestamp is most often a column of dates that
+ * pandas, which has no date type, made one: the message says how to get
+ * the dates back. */
 static int refuse_type(PyObject *name, const struct ArrowSchema *field, const char *why)
 {
+    const bool timestamp = strncmp(field->format, "ts", 2) == 0;
     PyErr_Format(PyExc_TypeError,
                  FUNCTION "(): column %R (Arrow format '%.32s') has no text that DuckDB, "
                           "PostgreSQL and Spark agree on: %s; cast it first (to a string, an "
-                          "integer, a date or a decimal)",
-                 name, field->format, why);
+                          "integer, a date or a decimal)%s",
+                 name, field->format, why,
+                 timestamp ? ". pandas holds dates as timestamps: column.dt.date, or "
+                             "column.astype(pd.ArrowDtype(pa.date32())), makes them dates again"
+                           : "");
     return -1;
 }
 
