@@ -198,21 +198,27 @@ Looked up in hashlib on first use.
 """
 
 implementation: dict[str, str]
-"""The kernel each of the eight algorithms runs in this process, by algorithm name.
+"""The kernel each of the eight algorithms runs in this process for one message at a time (hash
+objects, the one-shots, HMAC, PBKDF2, files), by algorithm name.
 
 Chosen once, at import, from the CPU's features (less those FASTDIGEST_DISABLE hides), or the
-portable C everywhere when FASTDIGEST_BACKEND=portable. Values are `'portable'`, `'tuned'` (MD5),
-`'shani'`, `'avx2'`, `'ssse3'`, `'avx512'`, `'sha512ni'` (Intel's SHA512 instructions) and `'armv8'`,
-for example `{'md5': 'tuned', 'sha1': 'shani', ..., 'sha512': 'avx512', ...}`.
+portable C everywhere when FASTDIGEST_BACKEND=portable. A value names the instruction set the
+kernel uses (`'shani'`: the SHA extensions, `'avx2'`, `'ssse3'`, `'avx512'`, `'sha512ni'`: Intel's
+SHA512 instructions, `'armv8'`), or is `'portable'` (plain C) or, for MD5, `'tuned'` (plain C
+arranged for MD5's critical path: no CPU has MD5 instructions), for example `{'md5': 'tuned',
+'sha1': 'shani', ..., 'sha512': 'avx512', ...}`. docs/kernels.md lists every kernel.
 """
 
 batch_implementation: dict[str, str]
-"""What digest_many() and digest_array() run in this process, by algorithm name.
+"""The kernel that digest_many(), hmac.digest_many(), digest_array(), digest_rows() and
+surrogate_key() run in this process, by algorithm name.
 
-A multi-buffer kernel that hashes several messages side by side (`'avx512_x16'`, `'avx512_x8'`,
-`'avx2_x8'`, `'avx2_x4'`, `'shani_x2'`) or, where this CPU has none for the algorithm (or its
-known-answer check refused it), the single-stream kernel of `implementation`. Made on first use,
-which checks the multi-buffer kernels that no batch has checked yet.
+A multi-buffer kernel that hashes several messages side by side, named after its instruction set
+and the number of messages it hashes at once (`'avx512_x16'`: 16 in AVX-512 lanes, `'avx512_x8'`,
+`'avx2_x8'`, `'avx2_x4'`, `'shani_x2'`: two interleaved through the SHA extensions) or, where this
+CPU has none for the algorithm (or its known-answer check refused it), the single-stream kernel of
+`implementation`. Made on first use, which checks the multi-buffer kernels that no batch has
+checked yet.
 """
 
 cpu_features: frozenset[str]
