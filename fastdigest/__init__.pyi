@@ -1047,10 +1047,11 @@ def digest_array(
         name: As for digest(): one of the eight algorithms, or a fastdigest constructor.
         array: An object with `__arrow_c_array__` (pyarrow arrays and record batches) or
             `__arrow_c_stream__` (chunked arrays, tables, polars Series and DataFrames, DuckDB
-            relations, pandas DataFrames 2.2+ and Series 3.0+), of any Arrow type but a union
-            (an extension type as its storage), with any offset and validity bitmap. A table,
-            record batch or stream of exactly one column means that column; of several columns, a
-            column of struct rows, whose digests are those of digest_rows().
+            relations, pandas Series 3.0+), of any Arrow type but a union (an extension type as
+            its storage), with any offset and validity bitmap; or a pandas DataFrame (converted
+            by pyarrow's Table.from_pandas, without its index). A table, record batch or stream
+            of exactly one column means that column; of several columns, a column of struct rows,
+            whose digests are those of digest_rows().
         hex: False for fixed_size_binary(digest_size) digests, True for utf8 lowercase hex.
         threads: The most threads one array is hashed on, the calling thread included: None for
             every CPU the process may run on, 1 for the calling thread alone. An array is cut into
