@@ -237,6 +237,8 @@ int fd_batch_module_exec(PyObject *module, fd_module_state *state);
 int fd_files_module_exec(PyObject *module, fd_module_state *state);
 int fd_arrow_module_exec(PyObject *module, fd_module_state *state);
 int fd_surrogate_module_exec(PyObject *module, fd_module_state *state);
+/* capi.c: the C API's capsule, _C_API (fastdigest/include/fastdigest.h). */
+int fd_capi_module_exec(PyObject *module, fd_module_state *state);
 /* kernels.c: a RuntimeWarning for each kernel the selection refused
  * (hash/known_answers.h's fd_refused_kernels), naming it, its family, why
  * and what runs instead, or ImportError where a family's last kernel
