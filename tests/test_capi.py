@@ -311,7 +311,9 @@ def run_docs_example(folder, title_start):
 def test_docs_c_example(compiler, tmp_path):
     (tmp_path / 'hashext.c').write_text(docs_block('hashext.c'), encoding='utf-8')
     # Warnings as errors: the example builds cleanly in a strict build too.
-    build(tmp_path, docs_block('Not run: setup.py, which'), {'CFLAGS': ' '.join(STRICT)})
+    build(
+        tmp_path, docs_block('Not run: setup.py, which'), {'CFLAGS': ' '.join([os.environ.get('CFLAGS', ''), *STRICT])}
+    )
     run_docs_example(tmp_path, 'Not run: needs hashext built')
     import hashext
 

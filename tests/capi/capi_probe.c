@@ -577,6 +577,10 @@ static int probe_exec(PyObject *module)
 
 static PyModuleDef_Slot probe_slots[] = {
     {Py_mod_exec, probe_exec},
+#ifdef Py_mod_gil
+    /* Nothing here needs the GIL: a free-threaded build keeps it off. */
+    {Py_mod_gil, Py_MOD_GIL_NOT_USED},
+#endif
     {0, NULL},
 };
 
