@@ -130,8 +130,10 @@ stage "the wheel in a fresh venv: what depends on its contents, from a copy of t
 mkdir "$WORK/suite"
 cp -r "$ROOT/tests" "$WORK/suite/tests"
 cp "$ROOT/pyproject.toml" "$WORK/suite/"
-# The documentation too: tests/test_capi.py builds and runs the examples of docs/c-api.md.
+# The documentation too (with the pages test_docs_examples.py, whose reader of code blocks it uses, lists):
+# tests/test_capi.py builds and runs the examples of docs/c-api.md.
 cp -r "$ROOT/docs" "$WORK/suite/docs"
+cp "$ROOT/README.md" "$ROOT/CONTRIBUTING.md" "$WORK/suite/"
 rm -rf "$WORK/suite/tests/c/build"
 # Run from $WORK, where neither the current directory nor the tests' directory holds a fastdigest/.
 cd "$WORK"
