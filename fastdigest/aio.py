@@ -23,12 +23,8 @@ from fastdigest import _fastdigest
 
 __all__ = ['digest_files', 'digest_many', 'file_digest', 'hmac_digest_many']
 
-# The bytes file_digest reads at a time (hashlib.file_digest's), and so the work after which a cancelled
-# file_digest stops at the latest.
-_CHUNK = 2**18
-
-# The messages of one digest_many call of the pieces the batch functions cut: their items are read, and
-# their results made, with the GIL held, some ten microseconds per hundred short messages.
+# The messages handed to one digest_many call: it reads their items and makes their results with the GIL
+# held, some ten microseconds per hundred short messages, which the event loop's thread may wait for.
 _MESSAGES_PER_PIECE = 1024
 
 # The files of one digest_files call: each path is converted with the GIL held.
@@ -79,7 +75,7 @@ async def _run(work, *args):
         done.cancel()  # where it has not started yet
         try:
             await asyncio.shield(awaited)
-        except BaseException:  # noqa: S110 - its outcome no longer matters: the task was cancelled
+        except BaseException:  # its outcome no longer matters: the task was cancelled
             pass
         raise
 
