@@ -365,6 +365,9 @@ async def longest_lag(call):
     reason="the probe reads Linux's per-thread schedstat, to tell the call's lag from a busy machine's",
 )
 @pytest.mark.parametrize('function', ['file_digest', 'digest_files', 'digest_many'])
+# asyncio's loop alone: what keeps a loop waiting is the GIL and the loop's thread, alike under uvloop's,
+# and each case takes seconds of the heavy tier.
+@pytest.mark.parametrize('run', ['asyncio'], indirect=True)
 def test_the_loop_never_waits_a_millisecond_while_1_gib_is_hashed(run, tmp_path, function):
     """The longest lag of the loop while 1 GiB is hashed, the best of three calls, against the longest lag of
     the same probe with nothing else running for as long (the machine's own: on a shared or virtual machine,
