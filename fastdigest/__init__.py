@@ -87,6 +87,7 @@ __all__ = [
     'file_digest',
     'from_state',
     'get_gil_minsize',
+    'get_include',
     'hexdigest',
     'implementation',
     'md5',
@@ -233,6 +234,14 @@ def __getattr__(name):
 def __dir__():
     present = (name for name in _FROM_HASHLIB if hasattr(_stdlib_hashlib(), name))
     return sorted({*globals(), *present, *_SETS_FROM_HASHLIB, *_FROM_SELF_TEST, 'batch_implementation'})
+
+
+def get_include():
+    """The folder of fastdigest's C header and Cython declarations (fastdigest.h, fastdigest.pxd); see the
+    stubs (fastdigest/__init__.pyi) and docs/c-api.md."""
+    import os
+
+    return os.path.join(os.path.dirname(os.path.abspath(__file__)), 'include')
 
 
 def self_test(*, seed=None):

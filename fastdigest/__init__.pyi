@@ -155,6 +155,7 @@ __all__ = [
     'file_digest',
     'from_state',
     'get_gil_minsize',
+    'get_include',
     'hexdigest',
     'implementation',
     'md5',
@@ -291,6 +292,18 @@ def self_test(*, seed: int | None = None) -> SelfTestReport:
     Returns:
         The report: `.passed` is True when every result matched; `.kernels` has the details.
         A wrong result is reported there, never raised.
+    """
+
+def get_include() -> str:
+    """Return the folder of fastdigest's C API: the header `fastdigest.h` and the Cython declarations
+    `fastdigest.pxd`.
+
+    Give it to the compiler (`include_dirs=[fastdigest.get_include()]` of a setuptools `Extension`)
+    and, for Cython, to `cythonize(..., include_path=[fastdigest.get_include()])`; see
+    [From C and Cython](../c-api.md).
+
+    Returns:
+        The absolute path of the folder `include` inside the installed package.
     """
 
 _GIL_MINSIZE: int

@@ -187,7 +187,7 @@ def stub_docstrings(stub):
             if isinstance(node, ast.If):
                 walk(node.body)
                 walk(node.orelse)
-            elif isinstance(node, (ast.FunctionDef, ast.ClassDef)):
+            elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
                 if documented.get(node.name) is None:
                     documented[node.name] = ast.get_docstring(node)
             elif (
@@ -206,6 +206,7 @@ def stub_docstrings(stub):
 @pytest.mark.parametrize('module, page, stub', [
     ('fastdigest', 'docs/reference/index.md', 'fastdigest/__init__.pyi'),
     ('fastdigest.hmac', 'docs/reference/hmac.md', 'fastdigest/hmac.pyi'),
+    ('fastdigest.aio', 'docs/reference/aio.md', 'fastdigest/aio.pyi'),
 ])  # fmt: skip
 def test_reference_lists_every_public_name_with_a_docstring(module, page, stub):
     imported = __import__(module, fromlist=['__all__'])
