@@ -46,7 +46,11 @@ except ImportError:  # setuptools before 59
 
 SOURCE_ROOT = os.path.join('src', '_fastdigest')
 SOURCES = sorted(glob.glob(os.path.join(SOURCE_ROOT, '**', '*.c'), recursive=True))
-HEADERS = sorted(glob.glob(os.path.join(SOURCE_ROOT, '**', '*.h'), recursive=True))
+# The C API's public header (python/capi.c implements it), shipped in the package for other extensions.
+PUBLIC_INCLUDE = os.path.join('fastdigest', 'include')
+HEADERS = sorted(glob.glob(os.path.join(SOURCE_ROOT, '**', '*.h'), recursive=True)) + [
+    os.path.join(PUBLIC_INCLUDE, 'fastdigest.h')
+]
 
 
 # platform/parallel.c starts POSIX threads (digest_array on several cores). glibc before 2.34 (the
@@ -226,7 +230,7 @@ setup(
             'fastdigest._fastdigest',
             sources=SOURCES,
             depends=HEADERS,
-            include_dirs=[SOURCE_ROOT],
+            include_dirs=[SOURCE_ROOT, PUBLIC_INCLUDE],
             extra_compile_args=compile_args(),
             extra_link_args=PTHREAD + os.environ.get('FASTDIGEST_LDFLAGS', '').split(),
         )

@@ -2,11 +2,13 @@
 # Builds fastdigest as a release ships it and tests what was built, not the checkout:
 #   1. sdist and wheel with `python -m build` (which builds the wheel from the sdist), with no
 #      setuptools deprecation warning, and the metadata and contents of both archives checked
-#      (License-Expression, LICENSE in both, the stubs and py.typed in the wheel, the whole
-#      tests/ and the C sources in the sdist, the classifiers known to trove-classifiers);
+#      (License-Expression, LICENSE in both, the stubs and py.typed in the wheel, the C API's header
+#      and .pxd in both, the whole tests/ and the C sources in the sdist, the classifiers known to
+#      trove-classifiers);
 #   2. `auditwheel show`: the wheel must be manylinux_2_17 (manylinux2014) compatible or better;
 #   3. the wheel installed in a fresh venv, and the tests that depend on what the wheel holds (the
-#      package's modules, the stubs and py.typed, the installed command, the vectors) run from a copy of
+#      package's modules, the stubs and py.typed, the installed command, the vectors, the C API's header
+#      with C extensions and a Cython module built against it) run from a copy of
 #      tests/ outside the checkout, so that fastdigest is imported from the venv (checked). The rest
 #      of the suite tests the same compiled code as the editable build's run in .ci/run, and the
 #      whole quick tier runs against a wheel on every other Python in .ci/pythons.sh;
@@ -73,11 +75,14 @@ for required in ('LICENSE', 'README.md', 'pyproject.toml', 'setup.py', 'fastdige
                  'src/_fastdigest/python/module.c', 'src/_fastdigest/python/binding.h',
                  'src/_fastdigest/hash/family.h', 'src/_fastdigest/kernels/kernel.h',
                  'src/_fastdigest/kernels/x86/shani/sha256_shani_steps.h', 'tests/conftest.py',
-                 'tests/data/state_golden.json', 'tests/test_api.py', 'tests/c/run.sh'):
+                 'tests/data/state_golden.json', 'tests/test_api.py', 'tests/c/run.sh',
+                 'fastdigest/include/fastdigest.h', 'fastdigest/include/fastdigest.pxd',
+                 'tests/capi/capi_probe.c', 'docs/c-api.md'):
     check(required in sdist_files, f'sdist: no {required}')
 check(not any(name.endswith(('.so', '.pyd')) for name in sdist_files), 'sdist: a built extension')
 for required in (f'{dist_info}/licenses/LICENSE', 'fastdigest/__init__.pyi', 'fastdigest/hmac.pyi',
-                 'fastdigest/py.typed', 'fastdigest/_version.py'):
+                 'fastdigest/py.typed', 'fastdigest/_version.py', 'fastdigest/include/fastdigest.h',
+                 'fastdigest/include/fastdigest.pxd'):
     check(required in wheel_files, f'wheel: no {required}')
 check(any(name.startswith('fastdigest/_fastdigest.') for name in wheel_files), 'wheel: no extension')
 # The `fastdigest` command: on POSIX the plain script (setup.py says why), not an entry point.
@@ -125,6 +130,10 @@ stage "the wheel in a fresh venv: what depends on its contents, from a copy of t
 mkdir "$WORK/suite"
 cp -r "$ROOT/tests" "$WORK/suite/tests"
 cp "$ROOT/pyproject.toml" "$WORK/suite/"
+# The documentation too (with the pages test_docs_examples.py, whose reader of code blocks it uses, lists):
+# tests/test_capi.py builds and runs the examples of docs/c-api.md.
+cp -r "$ROOT/docs" "$WORK/suite/docs"
+cp "$ROOT/README.md" "$ROOT/CONTRIBUTING.md" "$WORK/suite/"
 rm -rf "$WORK/suite/tests/c/build"
 # Run from $WORK, where neither the current directory nor the tests' directory holds a fastdigest/.
 cd "$WORK"
@@ -134,6 +143,8 @@ assert fastdigest.__file__.startswith(sys.prefix), fastdigest.__file__
 print("fastdigest", fastdigest.__version__, "from", fastdigest.__file__)'
 "$WORK/wheel-venv/bin/python" -m pytest -q -p no:cacheprovider suite/tests/test_api.py \
     suite/tests/test_hashlib_namespace.py suite/tests/test_typing.py suite/tests/test_cli.py suite/tests/test_vectors.py
+# The C API from the wheel: its header, C extensions and (heavy tier) a Cython module built against it.
+"$WORK/wheel-venv/bin/python" -m pytest -q -p no:cacheprovider --heavy suite/tests/test_capi.py
 
 stage "the command line's start-up from the wheel: within 1.5x the bare interpreter's CPU"
 # Both ways in: the installed command and `python -I -m fastdigest`.

@@ -125,7 +125,8 @@ test_one() {
     cp "$checkout/.ci/installed_conftest.py" "$run_dir/conftest.py"
     local status=0
     # A quarter of each property test's examples: .ci/run's main run draws them all.
-    (cd "$run_dir" && FASTDIGEST_TEST_EXAMPLES=${FASTDIGEST_TEST_EXAMPLES:-0.25} \
+    # CFLAGS as for the wheel: tests/test_capi.py builds extensions against the installed header.
+    (cd "$run_dir" && CFLAGS=$build_cflags FASTDIGEST_TEST_EXAMPLES=${FASTDIGEST_TEST_EXAMPLES:-0.25} \
         "$venv/bin/python" -m pytest -q -p no:cacheprovider -W error::RuntimeWarning tests) || status=$?
     note "$version" "suite" $((SECONDS - start))
     note "$version" "total" $((SECONDS - began))

@@ -9,7 +9,34 @@ hashlib` works for any code.
 
 import sys as _sys
 
-from fastdigest import _fastdigest
+# The source tree (a checkout, an unpacked sdist) has no compiled extension, and is imported before the
+# installed package whenever Python runs in it, its folder being first on sys.path: say so, and what to do,
+# rather than leave the import system's guess of a circular import. An extension that is there but fails to
+# load (FASTDIGEST_BACKEND refused, a build for another CPU) raises its own error.
+try:
+    from fastdigest import _fastdigest
+except ImportError:
+    import importlib.machinery as _machinery
+    import importlib.util as _importlib_util
+    import os as _os
+
+    if _importlib_util.find_spec('fastdigest._fastdigest') is not None:
+        raise
+    _folder = _os.path.dirname(_os.path.abspath(__file__))
+    _suffixes = tuple(_machinery.EXTENSION_SUFFIXES)
+    _others = sorted(
+        name for name in _os.listdir(_folder) if name.startswith('_fastdigest.') and name.endswith(_suffixes)
+    )
+    raise ImportError(
+        "fastdigest's compiled extension (_fastdigest%s) is not in %s%s, which is fastdigest's source tree: "
+        'the Python files without the C extension built from them. Install fastdigest (python -m pip install . '
+        'in the checkout) and run Python from another folder, or with -I (python -I -m fastdigest ...), so '
+        'that the installed package is imported; or, to work on fastdigest, build the extension into the '
+        'source tree: python -m pip install -e .'
+        % (_suffixes[0], _folder, ' (only %s, built for another Python)' % ', '.join(_others) if _others else ''),
+        name='fastdigest._fastdigest',
+        path=_folder,
+    ) from None
 from fastdigest._fastdigest import _GIL_MINSIZE as _GIL_MINSIZE
 from fastdigest._fastdigest import (
     HASH,
@@ -62,6 +89,7 @@ __all__ = [
     'fingerprint',
     'from_state',
     'get_gil_minsize',
+    'get_include',
     'hexdigest',
     'implementation',
     'md5',
@@ -208,6 +236,14 @@ def __getattr__(name):
 def __dir__():
     present = (name for name in _FROM_HASHLIB if hasattr(_stdlib_hashlib(), name))
     return sorted({*globals(), *present, *_SETS_FROM_HASHLIB, *_FROM_SELF_TEST, 'batch_implementation'})
+
+
+def get_include():
+    """The folder of fastdigest's C header and Cython declarations (fastdigest.h, fastdigest.pxd); see the
+    stubs (fastdigest/__init__.pyi) and docs/c-api.md."""
+    import os
+
+    return os.path.join(os.path.dirname(os.path.abspath(__file__)), 'include')
 
 
 def self_test(*, seed=None):

@@ -24,7 +24,7 @@ of every kernel this CPU runs (self_test()).
 
 import os
 import sys
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 
 # The rest of hashlib's namespace is the standard library's own objects at runtime, so it is typed by
 # typeshed's hashlib stubs. (scrypt exists only where hashlib has it.)
@@ -88,8 +88,9 @@ def surrogate_key(
 
     Args:
         table: An object with `__arrow_c_array__` (pyarrow record batches and struct arrays) or
-            `__arrow_c_stream__` (pyarrow Tables, polars DataFrames, DuckDB relations, pandas
-            DataFrames 2.2+) whose type is a struct of columns.
+            `__arrow_c_stream__` (pyarrow Tables, polars DataFrames, DuckDB relations) whose type
+            is a struct of columns, or a pandas DataFrame (its columns named converted by
+            pyarrow's Table.from_pandas, without the index).
         columns: The names of the columns to key on, in order (a list or tuple of str, one or
             more; a name may repeat).
         name: As for digest(): one of the eight algorithms, or a fastdigest constructor. dbt
@@ -102,12 +103,13 @@ def surrogate_key(
 
     Returns:
         A DigestArray for a record batch, a DigestStream (one result array per input array) for a
-            stream: utf8 lowercase hex, one row per row, no nulls.
+            stream: utf8 lowercase hex, one row per row, no nulls, named `'surrogate_key'`.
 
     Raises:
-        KeyError: the table has no column of one of the names.
-        TypeError: table has no Arrow PyCapsule interface, or is a single column rather than a
-            table; columns is a str or holds anything but str; a column's type has no text that
+        KeyError: the table has no column of one of the names (the message names it, and the
+            table's columns).
+        TypeError: table has no Arrow PyCapsule interface, or is a column (a pyarrow Array or
+            ChunkedArray, a polars or pandas Series) rather than a table; columns is a str or holds anything but str; a column's type has no text that
             DuckDB, PostgreSQL and Spark agree on (floats, timestamps, times, durations, binary,
             decimals of negative scale or of scale equal to their precision, nested and
             dictionary-encoded columns: the message says why, cast it first); separator or null is
@@ -154,6 +156,7 @@ __all__ = [
     'fingerprint',
     'from_state',
     'get_gil_minsize',
+    'get_include',
     'hexdigest',
     'implementation',
     'md5',
@@ -197,21 +200,27 @@ Looked up in hashlib on first use.
 """
 
 implementation: dict[str, str]
-"""The kernel each of the eight algorithms runs in this process, by algorithm name.
+"""The kernel each of the eight algorithms runs in this process for one message at a time (hash
+objects, the one-shots, HMAC, PBKDF2, files), by algorithm name.
 
 Chosen once, at import, from the CPU's features (less those FASTDIGEST_DISABLE hides), or the
-portable C everywhere when FASTDIGEST_BACKEND=portable. Values are `'portable'`, `'tuned'` (MD5),
-`'shani'`, `'avx2'`, `'ssse3'`, `'avx512'`, `'sha512ni'` (Intel's SHA512 instructions) and `'armv8'`,
-for example `{'md5': 'tuned', 'sha1': 'shani', ..., 'sha512': 'avx512', ...}`.
+portable C everywhere when FASTDIGEST_BACKEND=portable. A value names the instruction set the
+kernel uses (`'shani'`: the SHA extensions, `'avx2'`, `'ssse3'`, `'avx512'`, `'sha512ni'`: Intel's
+SHA512 instructions, `'armv8'`), or is `'portable'` (plain C) or, for MD5, `'tuned'` (plain C
+arranged for MD5's critical path: no CPU has MD5 instructions), for example `{'md5': 'tuned',
+'sha1': 'shani', ..., 'sha512': 'avx512', ...}`. docs/kernels.md lists every kernel.
 """
 
 batch_implementation: dict[str, str]
-"""What digest_many() and digest_array() run in this process, by algorithm name.
+"""The kernel that digest_many(), hmac.digest_many(), digest_array(), digest_rows() and
+surrogate_key() run in this process, by algorithm name.
 
-A multi-buffer kernel that hashes several messages side by side (`'avx512_x16'`, `'avx512_x8'`,
-`'avx2_x8'`, `'avx2_x4'`, `'shani_x2'`) or, where this CPU has none for the algorithm (or its
-known-answer check refused it), the single-stream kernel of `implementation`. Made on first use,
-which checks the multi-buffer kernels that no batch has checked yet.
+A multi-buffer kernel that hashes several messages side by side, named after its instruction set
+and the number of messages it hashes at once (`'avx512_x16'`: 16 in AVX-512 lanes, `'avx512_x8'`,
+`'avx2_x8'`, `'avx2_x4'`, `'shani_x2'`: two interleaved through the SHA extensions) or, where this
+CPU has none for the algorithm (or its known-answer check refused it), the single-stream kernel of
+`implementation`. Made on first use, which checks the multi-buffer kernels that no batch has
+checked yet.
 """
 
 cpu_features: frozenset[str]
@@ -284,6 +293,18 @@ def self_test(*, seed: int | None = None) -> SelfTestReport:
     Returns:
         The report: `.passed` is True when every result matched; `.kernels` has the details.
         A wrong result is reported there, never raised.
+    """
+
+def get_include() -> str:
+    """Return the folder of fastdigest's C API: the header `fastdigest.h` and the Cython declarations
+    `fastdigest.pxd`.
+
+    Give it to the compiler (`include_dirs=[fastdigest.get_include()]` of a setuptools `Extension`)
+    and, for Cython, to `cythonize(..., include_path=[fastdigest.get_include()])`; see
+    [From C and Cython](../c-api.md).
+
+    Returns:
+        The absolute path of the folder `include` inside the installed package.
     """
 
 _GIL_MINSIZE: int
@@ -947,13 +968,21 @@ class _ArrowStreamExportable(Protocol):
 
 @final
 class DigestArray:
-    """The digests of an Arrow array's rows, made by digest_array() or digest_rows() from array input.
+    """The digests of an Arrow array's rows, made by digest_array(), digest_rows() or surrogate_key() from
+    array input.
 
     An Arrow array (the PyCapsule interface's `__arrow_c_array__`) of fixed_size_binary(digest_size),
-    or of utf8 hex (large_utf8 when the hex passes 2 GiB), with the input's nulls; it keeps the
-    input column's name (digest_array's). Import it with pyarrow.array(), polars.Series() or DuckDB, any number of
-    times: every import shares the same buffers, freed once this object and every imported array
-    are gone.
+    or of utf8 hex (large_utf8 when the hex passes 2 GiB), with the input's nulls, named as the
+    input column (digest_array's) or as the function that made it (`'digest_rows'`,
+    `'surrogate_key'`). Import it with pyarrow.array(), polars.Series() or DuckDB, any number of
+    times, without a copy: every import shares the same buffers, freed once this object and every
+    imported array are gone.
+
+    It is also a sequence of Python objects, one a row (bytes, or str in hex; None where null),
+    for what takes one: `list()`, iteration, indexing, `to_pylist()`, NumPy (an object array),
+    and a pandas column (`df['digest'] = result`), which stores a str or bytes object a row; a
+    column backed by the Arrow buffers themselves is
+    `pd.arrays.ArrowExtensionArray(pyarrow.chunked_array(result))`.
     """
 
     def __arrow_c_array__(self, requested_schema: object | None = None) -> tuple[object, object]:
@@ -964,14 +993,25 @@ class DigestArray:
         """
     def __len__(self) -> int:
         """The number of rows."""
+    def __getitem__(self, index: SupportsIndex, /) -> bytes | str | None:
+        """Row `index`'s digest: bytes, or str in hex; None where the row is null."""
+    def __iter__(self) -> Iterator[bytes | str | None]:
+        """The rows' digests, as `to_pylist()` gives them."""
+    def to_pylist(self) -> list[bytes | str | None]:
+        """The digests as a list, one a row: bytes, or str in hex; None where the row is null."""
+    def __array__(self, dtype: Any = None, copy: bool | None = None) -> Any:
+        """A one-dimensional NumPy array of the rows as `to_pylist()` gives them, of dtype object
+        (or `dtype`); `copy=False` raises ValueError, since each row is copied into an object."""
 
 @final
 class DigestStream:
-    """The digests of an Arrow stream's rows, made by digest_array() or digest_rows() from stream input.
+    """The digests of an Arrow stream's rows, made by digest_array(), digest_rows() or surrogate_key()
+    from stream input.
 
     An Arrow stream (`__arrow_c_stream__`) of one result array per input array, in order, each as
     DigestArray describes. Import it with pyarrow.chunked_array(), polars.Series() or DuckDB, any
-    number of times.
+    number of times. Like DigestArray, it is also a sequence of Python objects, one a row, over
+    all the stream's arrays.
     """
 
     def __arrow_c_stream__(self, requested_schema: object | None = None) -> object:
@@ -982,6 +1022,16 @@ class DigestStream:
         """
     def __len__(self) -> int:
         """The number of rows, over all the stream's arrays."""
+    def __getitem__(self, index: SupportsIndex, /) -> bytes | str | None:
+        """Row `index`'s digest, counted over all the stream's arrays: bytes, or str in hex; None
+        where the row is null."""
+    def __iter__(self) -> Iterator[bytes | str | None]:
+        """The rows' digests, as `to_pylist()` gives them."""
+    def to_pylist(self) -> list[bytes | str | None]:
+        """The digests as a list, one a row: bytes, or str in hex; None where the row is null."""
+    def __array__(self, dtype: Any = None, copy: bool | None = None) -> Any:
+        """A one-dimensional NumPy array of the rows as `to_pylist()` gives them, of dtype object
+        (or `dtype`); `copy=False` raises ValueError, since each row is copied into an object."""
 
 # The digest of every value of an Arrow column of any type but unions (the
 # bytes of docs/encoding.md: a string's UTF-8, a binary's bytes, an integer's
@@ -1011,10 +1061,11 @@ def digest_array(
         name: As for digest(): one of the eight algorithms, or a fastdigest constructor.
         array: An object with `__arrow_c_array__` (pyarrow arrays and record batches) or
             `__arrow_c_stream__` (chunked arrays, tables, polars Series and DataFrames, DuckDB
-            relations, pandas DataFrames 2.2+ and Series 3.0+), of any Arrow type but a union
-            (an extension type as its storage), with any offset and validity bitmap. A table,
-            record batch or stream of exactly one column means that column; of several columns, a
-            column of struct rows, whose digests are those of digest_rows().
+            relations, pandas Series 3.0+), of any Arrow type but a union (an extension type as
+            its storage), with any offset and validity bitmap; or a pandas DataFrame (converted
+            by pyarrow's Table.from_pandas, without its index). A table, record batch or stream
+            of exactly one column means that column; of several columns, a column of struct rows,
+            whose digests are those of digest_rows().
         hex: False for fixed_size_binary(digest_size) digests, True for utf8 lowercase hex.
         threads: The most threads one array is hashed on, the calling thread included: None for
             every CPU the process may run on, 1 for the calling thread alone. An array is cut into
@@ -1071,17 +1122,22 @@ def digest_rows(
         table: An object with `__arrow_c_array__` or `__arrow_c_stream__` whose Arrow type is a
             struct: a pyarrow Table, RecordBatch or RecordBatchReader, a polars or pandas
             DataFrame, a DuckDB relation, a struct array (whose null rows hash as rows of nulls).
+            A pandas DataFrame's index is not hashed, and only its columns named are converted
+            to Arrow (by pyarrow's Table.from_pandas).
         columns: The names of the columns to hash, in that order (a name may repeat); None for
-            every column in the table's order. Columns not named are never read.
+            every column in the table's order. Columns not named are not read (but a producer may
+            compute them to export the table: select them out of a DuckDB query first).
         hex: False for fixed_size_binary(digest_size) digests, True for utf8 lowercase hex.
         threads: As for digest_array().
 
     Returns:
         A DigestArray for array input (a record batch), a DigestStream (one result array per
-            record batch) for stream input: a digest for every row, no nulls.
+            record batch) for stream input: a digest for every row, no nulls, named
+            `'digest_rows'`.
 
     Raises:
-        KeyError: a name in columns that no column has (the name is the exception's argument).
+        KeyError: a name in columns that no column has (the message names it, and the table's
+            columns).
         TypeError: table has no Arrow PyCapsule interface or is not a struct (a table); columns is
             a str, or holds anything but str; a column named is of a type that cannot be hashed
             (as for digest_array()); name is neither a str nor a fastdigest constructor; threads

@@ -218,6 +218,13 @@ def check_self_test(fd, rng):
     assert any(kernel.ran for kernel in report.kernels)
 
 
+@checks('get_include')
+def check_get_include(fd, rng):
+    # The C API's header is in the folder, and every interpreter has the capsule it declares.
+    assert os.path.isfile(os.path.join(fd.get_include(), 'fastdigest.h'))
+    assert type(fd._fastdigest._C_API).__name__ == 'PyCapsule'
+
+
 @checks('get_gil_minsize', 'set_gil_minsize')
 def check_gil_minsize(fd, rng):
     # The threshold is the process's, shared with the other interpreters running beside this one: set to

@@ -121,6 +121,34 @@ def test_built_as_extension_and_reexported():
         assert not type(getattr(fastdigest, name)()).__module__.startswith(('_hashlib', 'hashlib', '_sha', '_md5'))
 
 
+def test_the_source_tree_says_it_has_no_extension(tmp_path):
+    """Python started in a checkout imports its fastdigest/ folder, which holds no compiled extension: the
+    error says so and what to do, not a circular import."""
+    import shutil
+    import subprocess
+
+    package = tmp_path / 'fastdigest'
+    shutil.copytree(importlib.import_module('fastdigest').__path__[0], package,
+                    ignore=shutil.ignore_patterns('_fastdigest.*', '__pycache__'))  # fmt: skip
+    # -S: no site-packages, whose installed (or editable) fastdigest would supply the extension.
+    command = [sys.executable, '-S', '-c', 'import fastdigest']
+    result = subprocess.run(command, cwd=tmp_path, capture_output=True, text=True, timeout=60)
+    assert result.returncode == 1
+    last_line = result.stderr.splitlines()[-1]
+    assert last_line.startswith(
+        "ImportError: fastdigest's compiled extension (_fastdigest%s) is not in %s, which is fastdigest's "
+        'source tree' % (importlib.machinery.EXTENSION_SUFFIXES[0], package)
+    ), result.stderr
+    assert 'python -m pip install .' in last_line and 'circular' not in result.stderr
+    # One built for another Python is named.
+    (package / ('_fastdigest.cpython-39' + importlib.machinery.EXTENSION_SUFFIXES[-1])).write_bytes(b'')
+    result = subprocess.run(command, cwd=tmp_path, capture_output=True, text=True, timeout=60)
+    assert (
+        '(only _fastdigest.cpython-39%s, built for another Python)' % importlib.machinery.EXTENSION_SUFFIXES[-1]
+        in result.stderr.splitlines()[-1]
+    ), result.stderr
+
+
 # --- constructors ------------------------------------------------------------------------------------
 
 

@@ -327,6 +327,166 @@ def test_result_repr_len_and_types():
     assert not hasattr(fastdigest.digest_array('md5', pa.chunked_array([[b'a']])), '__arrow_c_array__')
 
 
+# md5(b'345') ends in a zero byte, which NumPy's fixed-width bytes would drop from the item.
+ENDS_IN_ZERO = b'345'
+
+
+def results_of_each_kind():
+    """A DigestArray and a DigestStream of two chunks, binary and hex, over values with a null and a digest
+    that ends in a zero byte: (result, the values hashed, hex)."""
+    values = [b'a', None, ENDS_IN_ZERO]
+    for hex in (False, True):
+        yield fastdigest.digest_array('md5', pa.array(values), hex=hex), values, hex
+        yield fastdigest.digest_array('md5', pa.chunked_array([values[:1], [], values[1:]]), hex=hex), values, hex
+
+
+def test_results_are_sequences_of_python_values():
+    assert hashlib.md5(ENDS_IN_ZERO).digest().endswith(b'\x00')
+    for result, values, hex in results_of_each_kind():
+        want = expected('md5', values, hex)
+        assert result.to_pylist() == list(result) == [result[i] for i in range(len(result))] == want
+        assert result[-1] == want[-1] and result[-3] == want[0]
+        for index in (3, -4):
+            with pytest.raises(IndexError, match='index out of range'):
+                result[index]
+        with pytest.raises(TypeError):
+            result[0:1]
+    empty = fastdigest.digest_array('sha1', pa.chunked_array([], pa.binary()))
+    assert empty.to_pylist() == list(empty) == []
+
+
+def test_results_become_numpy_object_arrays():
+    np = pytest.importorskip('numpy', reason='numpy (test extra) is not installed or has no wheel here')
+    for result, values, hex in results_of_each_kind():
+        array = np.asarray(result)
+        assert array.dtype == object and array.shape == (3,)
+        assert array.tolist() == expected('md5', values, hex)  # the zero byte kept
+        with pytest.raises(ValueError, match='cannot become a NumPy array without a copy'):
+            np.array(result, copy=False)
+    hex_result = fastdigest.digest_array('md5', pa.array([b'a']), hex=True)
+    assert np.asarray(hex_result, dtype='U32').tolist() == [hashlib.md5(b'a').hexdigest()]
+
+
+def test_results_where_users_put_them():
+    """A result assigned to a pandas column, or given to pd.Series, pd.array, polars or list(), holds the
+    digests, one a row: never the result object itself in every row."""
+    pd = pytest.importorskip('pandas', reason='pandas (test extra) is not installed or has no wheel here')
+    for result, values, hex in results_of_each_kind():
+        want = expected('md5', values, hex)
+        frame = pd.DataFrame({'n': range(3)})
+        frame['digest'] = result
+        for column in (frame['digest'], pd.Series(result), pd.array(result)):
+            assert [None if pd.isna(v) else v for v in column] == want
+        assert list(result) == want
+    pl = pytest.importorskip('polars', reason='polars (test extra) is not installed or has no wheel here')
+    for result, values, hex in results_of_each_kind():
+        assert pl.Series(result).to_list() == expected('md5', values, hex)
+
+
+def result_name(result):
+    """The name a DigestArray gives its column, read from its Arrow schema."""
+    return pa.Field._import_from_c_capsule(result.__arrow_c_array__()[0]).name
+
+
+def test_row_results_are_named_after_their_function():
+    batch = pa.record_batch({'id': [1, 2], 'email': ['a', None]})
+    assert result_name(fastdigest.digest_rows('md5', batch)) == 'digest_rows'
+    assert result_name(fastdigest.surrogate_key(batch, ['id'])) == 'surrogate_key'
+    assert result_name(fastdigest.digest_array('md5', batch.column(1))) == ''
+    assert result_name(fastdigest.digest_array('md5', pa.record_batch({'email': ['a']}))) == 'email'
+    pl = pytest.importorskip('polars', reason='polars (test extra) is not installed or has no wheel here')
+    frame = pl.DataFrame({'id': [1, 2], 'email': ['a', None]})
+    assert pl.Series(fastdigest.digest_rows('md5', frame)).name == 'digest_rows'
+    assert pl.Series(fastdigest.surrogate_key(frame, ['id'])).name == 'surrogate_key'
+    assert pl.Series(fastdigest.digest_array('md5', frame['email'])).name == 'email'
+
+
+def test_a_duckdb_connection_is_told_to_pass_a_relation():
+    """con.execute(query) returns the connection, which exports nothing: the error says what to pass."""
+    duckdb = pytest.importorskip('duckdb', reason='duckdb (test extra) is not installed or has no wheel here')
+    con = duckdb.connect()
+    hint = re.escape('not DuckDBPyConnection (con.execute() returns the connection: pass a relation, con.sql(query)')
+    with pytest.raises(TypeError, match='digest_rows\\(\\) argument 2 .*' + hint):
+        fastdigest.digest_rows('md5', con.execute('SELECT 1 AS a'))
+    with pytest.raises(TypeError, match='surrogate_key\\(\\) argument 1 .*' + hint):
+        fastdigest.surrogate_key(duckdb.connect().execute('SELECT 1 AS a'), ['a'])
+    assert fastdigest.digest_rows('md5', duckdb.connect().sql('SELECT 1 AS a')).to_pylist() == [
+        hashlib.md5(b'\x01' + (1).to_bytes(8, 'little')).digest()
+    ]
+
+
+# ---- pandas DataFrames ----------------------------------------------------------------------------------------
+
+
+def hashed_rows(function, table, columns):
+    result = function(table, columns)
+    return (pa.array(result) if hasattr(result, '__arrow_c_array__') else pa.chunked_array(result)).to_pylist()
+
+
+ROW_FUNCTIONS = {
+    'digest_rows': lambda table, columns: fastdigest.digest_rows('sha256', table, columns),
+    'surrogate_key': lambda table, columns: fastdigest.surrogate_key(table, columns),
+}
+
+
+@pytest.mark.parametrize('function', ROW_FUNCTIONS)
+def test_pandas_columns_not_named_are_not_converted(function):
+    """pandas' own export converts every column: one that pyarrow cannot convert failed the call though it
+    was not hashed. Only the columns named are converted."""
+    pd = pytest.importorskip('pandas', reason='pandas (test extra) is not installed or has no wheel here')
+    hash_rows = ROW_FUNCTIONS[function]
+    frame = pd.DataFrame({'id': [1, 2], 'email': ['a', None], 'obj': [object(), {1, 2}]})
+    want = hashed_rows(hash_rows, pa.table({'email': ['a', None], 'id': [1, 2]}), ['email', 'id'])
+    assert hashed_rows(hash_rows, frame, ['email', 'id']) == want
+    assert hashed_rows(hash_rows, frame, ('email', 'id', 'email'))[0] != want[0]  # a name may repeat
+    # Labels that are no str are named as Table.from_pandas names them; two unnamed columns of one label
+    # are refused only where they are asked for.
+    numbered = pd.DataFrame([[1, 'x', 'y'], [2, 'z', 'w']], columns=[0, 'a', 'a'])
+    assert hashed_rows(hash_rows, numbered, ['0']) == hashed_rows(hash_rows, pa.table({'0': [1, 2]}), ['0'])
+    with pytest.raises(ValueError, match=re.escape("%s(): the table has 2 columns named 'a': rename" % function)):
+        hash_rows(numbered, ['a'])
+
+
+@pytest.mark.parametrize('function', ROW_FUNCTIONS)
+def test_pandas_missing_column_is_told_as_for_arrow(function):
+    pd = pytest.importorskip('pandas', reason='pandas (test extra) is not installed or has no wheel here')
+    hash_rows = ROW_FUNCTIONS[function]
+    for columns, want in [
+        ({'a': [1], 'b': [2]}, "'a', 'b')"),
+        ({'c%d' % i: [i] for i in range(25)}, "'c0', 'c1', 'c2', 'c3', 'c4', 'c5', 'c6', 'c7', 'c8', 'c9', 'c10', "
+         "'c11', 'c12', 'c13', 'c14', 'c15', 'c16', 'c17', 'c18', 'c19', ... (25 in all))"),
+    ]:  # fmt: skip
+        for table in (pd.DataFrame(columns), pa.table(columns)):
+            with pytest.raises(KeyError) as raised:
+                hash_rows(table, ['b', 'nope'] if 'b' in columns else ['c1', 'nope'])
+            assert raised.value.args == ("%s(): the table has no column 'nope' (its columns: %s" % (function, want),)
+
+
+def test_pandas_index_is_not_hashed():
+    """pandas' own export adds the index as a column unless it is a RangeIndex: the same rows hashed
+    differently after a sort or a filter, and a one-column frame became rows of two. The index is left out."""
+    pd = pytest.importorskip('pandas', reason='pandas (test extra) is not installed or has no wheel here')
+    frame = pd.DataFrame({'email': ['c', 'a', None], 'n': [3, 1, 2]}, index=['x', 'y', 'z'])
+    arrow = pa.table({'email': ['c', 'a', None], 'n': [3, 1, 2]})
+    assert hashed_rows(lambda t, c: fastdigest.digest_rows('md5', t, c), frame, None) == hashed_rows(
+        lambda t, c: fastdigest.digest_rows('md5', t, c), arrow, None
+    )
+    emails = frame[['email']].sort_values('email')
+    assert not isinstance(emails.index, pd.RangeIndex)
+    assert pa.chunked_array(fastdigest.digest_array('md5', emails)).to_pylist() == expected('md5', ['a', 'c', None])
+    # A frame of no columns, or rows of no columns: a digest of the empty row for each of the frame's rows.
+    empty_row = [hashlib.md5(b'').digest()] * 3
+    assert pa.chunked_array(fastdigest.digest_rows('md5', frame, [])).to_pylist() == empty_row
+    assert pa.chunked_array(fastdigest.digest_rows('md5', frame[[]])).to_pylist() == empty_row
+
+
+def test_pandas_without_pyarrow_says_so(monkeypatch):
+    pd = pytest.importorskip('pandas', reason='pandas (test extra) is not installed or has no wheel here')
+    monkeypatch.setitem(__import__('sys').modules, 'pyarrow', None)
+    with pytest.raises(ImportError, match=re.escape('digest_rows() reads a pandas DataFrame through pyarrow')):
+        fastdigest.digest_rows('md5', pd.DataFrame({'a': [1]}))
+
+
 @pytest.mark.threads
 def test_threads_share_one_column():
     values = sample_values(random.Random(5), 20000, False)

@@ -1,9 +1,11 @@
 """digest_array on Dask: a Parquet dataset's string column hashed inside map_partitions, on a real
-dask.distributed LocalCluster of two worker processes; every row checked against hashlib.
+dask.distributed cluster of worker processes; every row checked against hashlib.
 
-This is the Dask recipe of docs/columns.md, run as written: each partition's column goes to digest_array through
-the Arrow PyCapsule interface (a pandas Series exports it; pa.array() makes one from any pandas), and the
-digests come back as an Arrow-backed pandas column without a Python object per row.
+This is the Dask recipe of docs/columns.md, run as written: its block that connects a client (titled "Run by
+tests/test_dask.py") and then the block that maps the partitions, on the files tests/docs_blocks.py writes.
+Each partition's column goes to digest_array through the Arrow PyCapsule interface (pa.array() makes one from
+any pandas), and the digests come back as an Arrow-backed pandas column without a Python object per row. The
+recipe's function then hashes a larger dataset on the same cluster.
 """
 
 import hashlib
@@ -23,9 +25,8 @@ import dask.dataframe as dd  # noqa: E402
 import pandas as pd  # noqa: E402
 import pyarrow as pa  # noqa: E402
 import pyarrow.parquet as pq  # noqa: E402
-from distributed import Client, LocalCluster  # noqa: E402
 
-import fastdigest  # noqa: E402
+from docs_blocks import EMAILS, fenced_blocks, run_by, run_python, write_fixtures  # noqa: E402
 
 if os.environ.get('FASTDIGEST_BACKEND') == 'portable':
     pytest.skip('the portable-backend pass of the suite: dask runs the same digest_array as the default pass, '
@@ -33,13 +34,6 @@ if os.environ.get('FASTDIGEST_BACKEND') == 'portable':
 if 'libasan' in os.environ.get('LD_PRELOAD', ''):
     pytest.skip('worker processes under the preloaded sanitizer runtime are out of scope here (the '
                 'sanitizer job runs tests/test_arrow.py for the same code)', allow_module_level=True)  # fmt: skip
-
-
-def add_sha256(part):
-    """The recipe of docs/columns.md: the digests of part['email'] as a new column, hex strings."""
-    digests = fastdigest.digest_array('sha256', pa.array(part['email']), hex=True, threads=1)
-    column = pd.arrays.ArrowExtensionArray(pa.chunked_array(digests))  # no copy
-    return part.assign(email_sha256=pd.Series(column, index=part.index))
 
 
 def write_dataset(directory, files=4, rows_per_file=5000):
@@ -56,23 +50,49 @@ def write_dataset(directory, files=4, rows_per_file=5000):
     return emails
 
 
+def recipe_blocks():
+    """The block of docs/columns.md that connects a client, and the one after it that maps the partitions."""
+    [connect] = run_by('test_dask.py')
+    following = [block for block in fenced_blocks(connect.path) if block.line > connect.line]
+    return connect, next(block for block in following if block.language == 'python')
+
+
 @pytest.fixture(scope='module')
-def client():
-    cluster = LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None)
-    with cluster, Client(cluster) as client:
-        yield client
+def recipe(tmp_path_factory):
+    """The recipe, run as written in a folder of the files it reads: the names it defined (client,
+    add_sha256, ...). The client it connected is shut down, with its cluster, after the module's tests."""
+    folder = tmp_path_factory.mktemp('recipe')
+    write_fixtures(folder)
+    namespace = {'__name__': '__docs_example__'}
+    previous = os.getcwd()
+    os.chdir(folder)
+    try:
+        for block in recipe_blocks():
+            run_python(block, namespace)
+    finally:
+        os.chdir(previous)
+    namespace['folder'] = folder
+    yield namespace
+    if 'client' in namespace:
+        namespace['client'].shutdown()
 
 
-def test_map_partitions_on_worker_processes(client, tmp_path):
+def test_the_recipe_as_written(recipe):
+    client = recipe['client']
+    # The work ran in worker processes, not in this one.
+    workers = client.run(os.getpid)
+    assert workers and os.getpid() not in workers.values()
+    result = pd.read_parquet(recipe['folder'] / 'users_hashed').sort_values('id')
+    assert list(result['id']) == list(range(len(EMAILS)))
+    got = [None if pd.isna(v) else v for v in result['email_sha256']]
+    assert got == [None if e is None else hashlib.sha256(e.encode()).hexdigest() for e in EMAILS]
+
+
+def test_map_partitions_on_worker_processes(recipe, tmp_path):
     emails = write_dataset(tmp_path)
     frame = dd.read_parquet(str(tmp_path))
     meta = frame._meta.assign(email_sha256=pd.Series(pd.arrays.ArrowExtensionArray(pa.array([], pa.string()))))
-    hashed = frame.map_partitions(add_sha256, meta=meta)
-    result = hashed.compute()
-
-    # The work ran in both worker processes, not in this one.
-    workers = client.run(os.getpid)
-    assert len(set(workers.values())) == 2 and os.getpid() not in workers.values()
+    result = frame.map_partitions(recipe['add_sha256'], meta=meta).compute()
     assert frame.npartitions >= 2
 
     result = result.sort_values('id')

@@ -1,12 +1,14 @@
 """The examples of the README, CONTRIBUTING.md and the documentation (docs/**/*.md) run, so they cannot rot.
 
 Every ```python block runs, in the order of its page, with the page's blocks sharing one namespace, in a
-scratch folder that holds the files the examples name (hello.txt, world.txt, notes/, users.parquet, users/). A
-block that is not meant to run says so where a reader sees it, in its title: ```python title="Not run:
-REASON"; it must still compile. In ```console blocks every `$ COMMAND` line is run by bash in the same
-folder, with `fastdigest` meaning this interpreter's `python -m fastdigest`, and its standard output must
-be the lines below it; only fastdigest, printf, echo and cat may be called there. ```sh blocks (installs,
-the test commands) are shown, not run.
+scratch folder that holds the files the examples name (hello.txt, world.txt, notes/, users.parquet, users/,
+orders/: tests/docs_blocks.py writes them). A block that is not meant to run says so where a reader sees it,
+in its title: ```python title="Not run: REASON"; it must still compile. A block that needs what the quick
+tier does without (a Spark session, worker processes) names the heavy test that runs it as written,
+```python title="Run by tests/test_spark.py: REASON", and is left to that test. In ```console blocks every
+`$ COMMAND` line is run by bash in the same folder, with `fastdigest` meaning this interpreter's `python -m
+fastdigest`, and its standard output must be the lines below it; only fastdigest, printf, echo and cat may
+be called there. ```sh blocks (installs, the test commands) are shown, not run.
 
 The reference (docs/reference/index.md) is rendered from the stubs' docstrings: every public name of
 fastdigest must be in it, and have a docstring in the stub.
@@ -17,97 +19,19 @@ import os
 import re
 import subprocess
 import sys
-import traceback
-from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parent.parent
+from docs_blocks import DOCUMENTS, NOT_RUN, ROOT, RUN_BY, fenced_blocks, run_python, write_fixtures
+
 if not (ROOT / 'docs' / 'reference' / 'index.md').exists():
     pytest.skip('the documentation is not beside these tests (a copy of tests/ run against an installed '
                 'package): the run in the checkout checks it', allow_module_level=True)  # fmt: skip
-DOCUMENTS = [ROOT / 'README.md', ROOT / 'CONTRIBUTING.md', *sorted((ROOT / 'docs').rglob('*.md'))]
 
-FENCE = re.compile(r'^(?P<indent> *)(?P<fence>`{3,})(?P<info>[^`]*)$')
-NOT_RUN = re.compile(r'title="Not run: [^"]+"')
-# The examples' optional libraries (test extras): a page that needs one that is missing is skipped, saying
-# which; any other failure fails.
-OPTIONAL_MODULES = {'dask', 'distributed', 'duckdb', 'numpy', 'pandas', 'polars', 'pyarrow', 'pyspark'}
 CONSOLE_PROGRAMS = {'fastdigest', 'printf', 'echo', 'cat'}
 
 # dask's Parquet reader calls pandas 3.1's deprecated inplace= (dask's code, not the examples').
 pytestmark = pytest.mark.filterwarnings('ignore:The inplace keyword in DataFrame')
-
-
-class Block:
-    def __init__(self, path, line, language, info, text):
-        self.path, self.line, self.language, self.info, self.text = path, line, language, info, text
-
-    @property
-    def where(self):
-        return '%s:%d' % (self.path.relative_to(ROOT) if self.path.is_relative_to(ROOT) else self.path, self.line)
-
-    @property
-    def runs(self):
-        return self.language == 'console' or (self.language == 'python' and not NOT_RUN.search(self.info))
-
-
-def fenced_blocks(path, text=None):
-    """The fenced code blocks of a Markdown file: language, info string, text (indentation removed) and the
-    line of the opening fence (1-based)."""
-    lines = (path.read_text(encoding='utf-8') if text is None else text).split('\n')
-    blocks = []
-    i = 0
-    while i < len(lines):
-        opening = FENCE.match(lines[i])
-        if not opening:
-            i += 1
-            continue
-        indent, fence, info = opening['indent'], opening['fence'], opening['info'].strip()
-        body = []
-        j = i + 1
-        while j < len(lines) and not re.fullmatch(r' *' + fence + r'`*\s*', lines[j]):
-            body.append(lines[j][len(indent) :] if lines[j].startswith(indent) else lines[j].lstrip())
-            j += 1
-        assert j < len(lines), '%s:%d: a code block that is never closed' % (path, i + 1)
-        language = info.split()[0] if info else ''
-        blocks.append(Block(path, i + 1, language, info, '\n'.join(body) + '\n'))
-        i = j + 1
-    return blocks
-
-
-def write_fixtures(folder):
-    """The files the examples read."""
-    (folder / 'hello.txt').write_bytes(b'hello\n')
-    (folder / 'world.txt').write_bytes(b'world\n')
-    (folder / 'notes' / '2026').mkdir(parents=True)
-    (folder / 'notes' / 'todo.txt').write_bytes(b'buy milk\n')
-    (folder / 'notes' / '2026' / 'plan.txt').write_bytes(b'hash everything\n')
-    try:
-        import pyarrow as pa
-        import pyarrow.parquet as pq
-    except ImportError:
-        return  # the examples that read them skip, naming pyarrow
-    emails = ['user%d@example.com' % n if n % 7 else None for n in range(100)]
-    pq.write_table(pa.table({'email': emails}), folder / 'users.parquet')
-    (folder / 'users').mkdir()
-    for part in range(2):
-        pq.write_table(
-            pa.table({'email': emails[part * 50 : (part + 1) * 50]}), folder / 'users' / ('part-%d.parquet' % part)
-        )
-
-
-def run_python(block, namespace):
-    # Leading newlines put each line at its own line number in the page, so a traceback names the page's line.
-    code = compile('\n' * block.line + block.text, str(block.path), 'exec')
-    try:
-        exec(code, namespace)
-    except ModuleNotFoundError as error:
-        if (error.name or '').split('.')[0] in OPTIONAL_MODULES:
-            pytest.skip('%s needs %s (a test extra), which is not installed here' % (block.where, error.name))
-        raise AssertionError('%s: the example failed:\n%s' % (block.where, traceback.format_exc())) from None
-    except Exception:
-        raise AssertionError('%s: the example failed:\n%s' % (block.where, traceback.format_exc())) from None
 
 
 def console_commands(block):
@@ -188,10 +112,17 @@ def test_examples_run(path, tmp_path, monkeypatch):
 def test_every_python_block_is_run_or_says_why():
     for path in DOCUMENTS:
         for block in fenced_blocks(path):
-            if block.language == 'python' and 'title=' in block.info:
-                assert block.runs or NOT_RUN.search(block.info), block.where
             if block.language == 'python' and not block.runs:
-                assert NOT_RUN.search(block.info), '%s: a block that is not run says why' % block.where
+                assert NOT_RUN.search(block.info) or RUN_BY.search(block.info), (
+                    '%s: a block that is not run here says why, or which test runs it' % block.where
+                )
+            if block.run_by is not None:
+                test = ROOT / 'tests' / block.run_by
+                assert test.exists(), '%s: the test that runs it, %s, does not exist' % (block.where, block.run_by)
+                assert 'run_by(%r)' % block.run_by in test.read_text(), '%s: %s does not run it' % (
+                    block.where,
+                    block.run_by,
+                )
 
 
 BROKEN_PAGE = """# A page whose examples are wrong
@@ -222,6 +153,11 @@ def test_a_broken_example_fails(tmp_path, monkeypatch):
         run_document(page, tmp_path, BROKEN_CONSOLE)
     fixed = BROKEN_CONSOLE.replace('0' * 64, '5891b5b522d5df086d0ff0b110fbd9d21bb4fc7163af34d08286a2e846f6be03')
     assert run_document(page, tmp_path, fixed) == 1
+    # A block another test runs is left to it (it still has to compile).
+    elsewhere = '```python title="Run by tests/test_spark.py: needs Spark"\nraise SystemExit(1)\n```\n'
+    assert run_document(page, tmp_path, elsewhere + fixed) == 1
+    with pytest.raises(SyntaxError):
+        run_document(page, tmp_path, elsewhere.replace('raise', 'raise raise'))
 
 
 # --- the reference -------------------------------------------------------------------------------------
@@ -251,7 +187,7 @@ def stub_docstrings(stub):
             if isinstance(node, ast.If):
                 walk(node.body)
                 walk(node.orelse)
-            elif isinstance(node, (ast.FunctionDef, ast.ClassDef)):
+            elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
                 if documented.get(node.name) is None:
                     documented[node.name] = ast.get_docstring(node)
             elif (
@@ -270,6 +206,7 @@ def stub_docstrings(stub):
 @pytest.mark.parametrize('module, page, stub', [
     ('fastdigest', 'docs/reference/index.md', 'fastdigest/__init__.pyi'),
     ('fastdigest.hmac', 'docs/reference/hmac.md', 'fastdigest/hmac.pyi'),
+    ('fastdigest.aio', 'docs/reference/aio.md', 'fastdigest/aio.pyi'),
 ])  # fmt: skip
 def test_reference_lists_every_public_name_with_a_docstring(module, page, stub):
     imported = __import__(module, fromlist=['__all__'])

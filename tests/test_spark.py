@@ -1,10 +1,12 @@
 """digest_array and surrogate_key on Spark, in a local PySpark session (local[2]), every row checked against
 Spark's own SQL: sha2(col, 256) for digest_array, the SQL dbt compiles for Spark for surrogate_key.
 
-These are the Spark recipes of docs/columns.md, docs/rows.md and docs/surrogate-keys.md, run as written:
-Spark hands each partition to the Python worker as Arrow record batches, digest_array hashes the batch's
-column in place (or digest_rows or surrogate_key its rows), and the digests go back to Spark as an Arrow
-column (hex utf8, or binary cast from fixed_size_binary), never a Python object per row. digest_rows' rows
+The Spark recipes of docs/columns.md, docs/rows.md and docs/surrogate-keys.md (the blocks titled "Run by
+tests/test_spark.py") run here as written, on the files tests/docs_blocks.py writes, and their functions
+then hash the larger frames below: Spark hands each partition to the Python worker as Arrow record
+batches, digest_array hashes the batch's column in place (or digest_rows or surrogate_key its rows), and
+the digests go back to Spark as an Arrow column (hex utf8, or binary cast from fixed_size_binary), never a
+Python object per row. digest_rows' rows
 are checked against hashlib of the bytes docs/encoding.md gives them. PySpark needs Java 17 or later
 (`java` on PATH or JAVA_HOME).
 
@@ -14,8 +16,10 @@ default md5(cast(... as string)), so dbt_utils.generate_surrogate_key compiles t
     md5(cast(concat(coalesce(cast(a as string), '_dbt_utils_surrogate_key_null_'), '-', ...) as string))
 """
 
+import hashlib
 import os
 import shutil
+import struct
 import sys
 
 import pytest
@@ -39,18 +43,15 @@ from pyspark.sql import functions as F  # noqa: E402
 from pyspark.sql.types import StringType, StructField, StructType  # noqa: E402
 
 import fastdigest  # noqa: E402
+from docs_blocks import EMAILS, run_by, run_python, write_fixtures  # noqa: E402
 
 ROWS = 20_000
 
-# Spark's Python workers cannot import this test module: its functions travel by value, as a script's do.
+# Spark's Python workers cannot import this test module: its functions travel by value, as a script's do
+# (and the recipes', whose module, a namespace of their own, is importable nowhere).
 cloudpickle.register_pickle_by_value(sys.modules[__name__])
 
-
-def sha256_batches(batches):
-    """The recipe of docs/columns.md: each Arrow batch's 'email' column to hex SHA-256, as a new column."""
-    for batch in batches:
-        digests = fastdigest.digest_array('sha256', batch.column('email'), hex=True, threads=1)
-        yield batch.append_column('email_sha256', pa.array(digests))
+RECIPES = {block.page: block for block in run_by('test_spark.py')}
 
 
 def md5_binary_batches(batches):
@@ -59,13 +60,6 @@ def md5_binary_batches(batches):
     for batch in batches:
         digests = pa.array(fastdigest.digest_array('md5', batch.column('email'))).cast(pa.binary())
         yield batch.append_column('email_md5', digests)
-
-
-def add_order_key(batches):
-    """The recipe of docs/surrogate-keys.md: dbt's surrogate key of each batch's rows, as a new column."""
-    for batch in batches:
-        key = fastdigest.surrogate_key(batch, ['customer_id', 'order_date', 'amount'], threads=1)
-        yield batch.append_column('order_key', pa.array(key))
 
 
 def dbt_spark_key(columns, separator='-', null='_dbt_utils_surrogate_key_null_'):
@@ -83,19 +77,57 @@ pytestmark = [
 
 
 @pytest.fixture(scope='module')
-def spark():
+def recipe_folder(tmp_path_factory):
+    """A folder of the files the recipes read (users/, orders/)."""
+    folder = tmp_path_factory.mktemp('recipes')
+    write_fixtures(folder)
+    return folder
+
+
+@pytest.fixture(scope='module')
+def spark(recipe_folder):
     os.environ.setdefault('PYSPARK_PYTHON', sys.executable)
     os.environ.setdefault('PYSPARK_DRIVER_PYTHON', sys.executable)
-    session = (
-        SparkSession.builder.master('local[2]')
-        .appName('fastdigest-test')
-        .config('spark.ui.enabled', 'false')
-        .config('spark.sql.shuffle.partitions', '2')
-        .config('spark.sql.execution.arrow.maxRecordsPerBatch', '3000')
-        .getOrCreate()
-    )
+    # Spark resolves a relative path against the working directory of its JVM, which is this process's when
+    # the session starts: the recipes' 'users/' and 'orders/' are then those of recipe_folder.
+    previous = os.getcwd()
+    os.chdir(recipe_folder)
+    try:
+        session = (
+            SparkSession.builder.master('local[2]')
+            .appName('fastdigest-test')
+            .config('spark.ui.enabled', 'false')
+            .config('spark.sql.shuffle.partitions', '2')
+            .config('spark.sql.execution.arrow.maxRecordsPerBatch', '3000')
+            .getOrCreate()
+        )
+    finally:
+        os.chdir(previous)
     yield session
     session.stop()
+
+
+@pytest.fixture(scope='module')
+def recipes(spark):
+    """The documentation's Spark recipes, each run as written (its SparkSession.builder.getOrCreate() is the
+    session above): {page: the names it defined}."""
+    assert set(RECIPES) == {'docs/columns.md', 'docs/rows.md', 'docs/surrogate-keys.md'}
+    namespaces = {}
+    for page, block in RECIPES.items():
+        namespaces[page] = {'__name__': '__docs_example__'}
+        run_python(block, namespaces[page])
+    return namespaces
+
+
+def test_the_recipes_as_written(recipes):
+    """The DataFrames the recipes end with, every row against Spark's SQL or the encoding."""
+    nulls = sum(email is None for email in EMAILS)
+    hashed = recipes['docs/columns.md']['hashed']
+    assert count_disagreements(hashed, 'email_sha256', F.sha2('email', 256)) == (len(EMAILS), 0, nulls)
+    keyed = recipes['docs/surrogate-keys.md']['keyed']
+    want = F.expr(dbt_spark_key(['customer_id', 'order_date', 'amount']))
+    assert count_disagreements(keyed, 'order_key', want) == (len(EMAILS), 0, 0)
+    check_row_digests(recipes['docs/rows.md']['hashed'].collect(), len(EMAILS))
 
 
 @pytest.fixture(scope='module')
@@ -121,9 +153,9 @@ def count_disagreements(frame, ours, theirs):
     return tuple(row)
 
 
-def test_map_in_arrow_against_spark_sha2(emails):
+def test_map_in_arrow_against_spark_sha2(emails, recipes):
     schema = StructType(emails.schema.fields + [StructField('email_sha256', StringType())])
-    hashed = emails.mapInArrow(sha256_batches, schema)
+    hashed = emails.mapInArrow(recipes['docs/columns.md']['sha256_batches'], schema)
     assert count_disagreements(hashed, 'email_sha256', F.sha2('email', 256)) == (ROWS, 0, len(range(0, ROWS, 13)))
 
 
@@ -152,9 +184,10 @@ def orders(spark):
     )
 
 
-def test_surrogate_key_map_in_arrow_against_dbt_sql(orders):
+def test_surrogate_key_map_in_arrow_against_dbt_sql(orders, recipes):
     hashed = orders.mapInArrow(
-        add_order_key, StructType(orders.schema.fields + [StructField('order_key', StringType())])
+        recipes['docs/surrogate-keys.md']['add_order_key'],
+        StructType(orders.schema.fields + [StructField('order_key', StringType())]),
     )
     want = F.expr(dbt_spark_key(['customer_id', 'order_date', 'amount']))
     assert count_disagreements(hashed, 'order_key', want) == (ROWS, 0, 0)
@@ -170,20 +203,9 @@ def test_surrogate_key_every_column_against_dbt_sql(spark, orders):
         assert pa.chunked_array(fastdigest.surrogate_key(table, chosen)).to_pylist() == want, chosen
 
 
-def row_hash_batches(batches):
-    """The recipe of docs/rows.md: each Arrow batch's rows over (id, email) to hex SHA-256, as a new column."""
-    for batch in batches:
-        digests = fastdigest.digest_rows('sha256', batch, ['id', 'email'], hex=True, threads=1)
-        yield batch.append_column('row_sha256', pa.array(digests))
-
-
-def test_map_in_arrow_rows_against_the_encoding(emails):
-    import hashlib
-    import struct
-
-    schema = StructType(emails.schema.fields + [StructField('row_sha256', StringType())])
-    rows = emails.mapInArrow(row_hash_batches, schema).collect()
-    assert len(rows) == ROWS
+def check_row_digests(rows, count):
+    """Each row's row_sha256 against hashlib of the bytes docs/encoding.md gives (id, email)."""
+    assert len(rows) == count
     for row in rows:
         # docs/encoding.md: an int64 field is 01 and its eight bytes, a string 01, its length and its UTF-8,
         # a null 00.
@@ -194,3 +216,8 @@ def test_map_in_arrow_rows_against_the_encoding(emails):
             text = row.email.encode()
             message += b'\x01' + struct.pack('<Q', len(text)) + text
         assert row.row_sha256 == hashlib.sha256(message).hexdigest()
+
+
+def test_map_in_arrow_rows_against_the_encoding(emails, recipes):
+    schema = StructType(emails.schema.fields + [StructField('row_sha256', StringType())])
+    check_row_digests(emails.mapInArrow(recipes['docs/rows.md']['row_hash_batches'], schema).collect(), ROWS)

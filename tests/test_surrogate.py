@@ -21,6 +21,7 @@ import datetime
 import decimal
 import hashlib
 import random
+import re
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -477,6 +478,24 @@ def test_refused_types(arrow_type, why):
     ):
         fastdigest.surrogate_key(table, ['ok', 'x'])
     assert keys(table, ['ok']) == [hashlib.md5(b'1').hexdigest()]  # the column refused is only refused if asked for
+
+
+def test_pandas_dates_are_refused_saying_how_to_keep_them():
+    """pandas has no date type: polars' to_pandas(), pd.to_datetime() and read_csv() give timestamps, which
+    are refused, and the message says how to make dates of them again; either way gives dbt's keys."""
+    pd = pytest.importorskip('pandas', reason='pandas (test extra) is not installed or has no wheel here')
+    days = [datetime.date(2024, 1, 31), None]
+    frame = pd.DataFrame({'day': pd.to_datetime(pd.Series(days))})
+    advice = 'pandas holds dates as timestamps: column.dt.date, or column.astype(pd.ArrowDtype(pa.date32()))'
+    with pytest.raises(TypeError, match=re.escape(advice)):
+        fastdigest.surrogate_key(frame, ['day'])
+    want = keys(pa.table({'day': pa.array(days, pa.date32())}), ['day'])
+    assert want == [hashlib.md5(b'2024-01-31').hexdigest(), hashlib.md5(b'_dbt_utils_surrogate_key_null_').hexdigest()]
+    assert keys(frame.assign(day=frame['day'].dt.date), ['day']) == want
+    assert keys(frame.assign(day=frame['day'].astype(pd.ArrowDtype(pa.date32()))), ['day']) == want
+    with pytest.raises(TypeError) as raised:
+        fastdigest.surrogate_key(pa.table({'d': pa.array([1.5])}), ['d'])
+    assert 'pandas' not in str(raised.value)  # the advice is for timestamps alone
 
 
 def test_dictionary_is_refused_with_advice():

@@ -631,9 +631,16 @@ def test_threads_argument_and_hex():
 
 def test_missing_and_bad_columns():
     table = pa.table({'a': [1], 'b': ['x']})
+    # The column and the table's columns named, as surrogate_key names them.
     with pytest.raises(KeyError) as raised:
         fastdigest.digest_rows('sha256', table, ['a', 'nope'])
-    assert raised.value.args == ('nope',)
+    assert raised.value.args == ("digest_rows(): the table has no column 'nope' (its columns: 'a', 'b')",)
+    wide = pa.table({'c%d' % i: [i] for i in range(25)})
+    with pytest.raises(KeyError) as raised:
+        fastdigest.digest_rows('sha256', wide, ['nope'])
+    assert raised.value.args[0].endswith("'c18', 'c19', ... (25 in all))")
+    with pytest.raises(KeyError, match=re.escape("no column 'a' (its columns: none)")):
+        fastdigest.digest_rows('sha256', pa.table({}), ['a'])
     with pytest.raises(TypeError, match='columns must be a sequence of column names, not str'):
         fastdigest.digest_rows('sha256', table, 'a')
     with pytest.raises(TypeError, match=r'columns must be column names \(str\), not int'):
@@ -641,7 +648,7 @@ def test_missing_and_bad_columns():
     with pytest.raises(TypeError, match='columns must be a sequence of column names or None, not int'):
         fastdigest.digest_rows('sha256', table, 3)
     duplicated = pa.Table.from_arrays([pa.array([1]), pa.array([2])], names=['a', 'a'])
-    with pytest.raises(ValueError, match="2 columns are named 'a'"):
+    with pytest.raises(ValueError, match=re.escape("digest_rows(): the table has 2 columns named 'a': rename them")):
         fastdigest.digest_rows('sha256', duplicated, ['a'])
     assert row_digests(duplicated) == row_digests(pa.table({'x': [1], 'y': [2]}))
     assert row_digests(table, columns=('b', 'a', 'b')) == row_digests(pa.table({'1': ['x'], '2': [1], '3': ['x']}))

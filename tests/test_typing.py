@@ -123,6 +123,27 @@ USAGE = """
     assert_type(fast_hmac.digest_many(b'key', [b'a'], fastdigest.sha1, out=memoryview(bytearray(20))), memoryview)
     assert_type(fastdigest.__version__, str)
 
+    # Arrow results: exported to Arrow, or read as Python values, one a row.
+    class Column:
+        def __arrow_c_array__(self, requested_schema: object | None = None) -> tuple[object, object]:
+            raise NotImplementedError
+
+    class Table:
+        def __arrow_c_stream__(self, requested_schema: object | None = None) -> object:
+            raise NotImplementedError
+
+    def results() -> None:
+        digests = fastdigest.digest_array('md5', Column(), hex=True)
+        assert_type(digests, fastdigest.DigestArray)
+        assert_type(digests.to_pylist(), list[bytes | str | None])
+        assert_type(digests[-1], bytes | str | None)
+        assert_type(list(digests), list[bytes | str | None])
+        rows = fastdigest.digest_rows('sha256', Table(), ['id'])
+        assert_type(rows, fastdigest.DigestStream)
+        assert_type([digest for digest in rows], list[bytes | str | None])
+        assert_type(fastdigest.surrogate_key(Table(), ['id']).to_pylist(), list[bytes | str | None])
+        digests['0']  # type: ignore[index]
+
     # The rest of hashlib's namespace, typed as typeshed types hashlib's.
     assert_type(fastdigest.sha3_256(b'x').hexdigest(), str)
     assert_type(fastdigest.blake2b(b'x', digest_size=16, key=b'k', person=b'p').digest(), bytes)

@@ -394,6 +394,14 @@ int64_t fd_digest_column_null_count(const fd_digest_column *digests)
     return digests->null_count;
 }
 
+const uint8_t *fd_digest_column_row(const fd_digest_column *digests, int64_t row, size_t *len)
+{
+    *len = digests->row_width;
+    if (digests->validity != NULL && !(digests->validity[row >> 3] & (1u << (row & 7))))
+        return NULL;
+    return digests->values + (size_t)row * digests->row_width;
+}
+
 bool fd_digest_column_widen_offsets(fd_digest_column *digests)
 {
     if (!digests->hex || digests->large)

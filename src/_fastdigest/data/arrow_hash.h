@@ -83,6 +83,11 @@ size_t fd_arrow_split_rows(size_t length, size_t threads, size_t *part_rows);
 int64_t fd_digest_column_length(const fd_digest_column *digests);
 int64_t fd_digest_column_null_count(const fd_digest_column *digests);
 
+/* Row `row`'s digest (0 <= row < length), as the export hands it out: its
+ * digest_len bytes, or in hex its twice as many characters, with *len set
+ * to that width; NULL for a null row. */
+const uint8_t *fd_digest_column_row(const fd_digest_column *digests, int64_t row, size_t *len);
+
 /* Whether a hex column of this many rows needs int64 offsets. */
 bool fd_digest_hex_needs_large(enum fd_algorithm_id id, int64_t length);
 

@@ -342,7 +342,9 @@ static file_result hash_plainly(const file_hashing *h, open_file *file, uint8_t 
         total += got;
         if (known_end(file, total))
             return FILE_HASHED;
-        if (got == chunk_len && !between_chunks(h))
+        /* After a short read too: a pipe's or a FIFO's reads may never fill
+         * a chunk, and a stop must not wait for the end of such a file. */
+        if (!between_chunks(h))
             return FILE_ABANDONED;
     }
 }

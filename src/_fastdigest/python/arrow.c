@@ -32,8 +32,8 @@ typedef struct arrow_call {
     enum fd_algorithm_id id;
     bool hex;
     size_t threads;
-    bool rows;         /* digest_rows: a table's rows, each column a field */
-    PyObject *columns; /* digest_rows' columns (NULL or None: all of them) */
+    bool rows;       /* digest_rows: a table's rows, each column a field */
+    PyObject *names; /* digest_rows' columns, a list or tuple of str (NULL: all of them) */
 } arrow_call;
 
 static void raise_arrow_error(const arrow_call *call, const fd_arrow_error *error)
@@ -93,36 +93,6 @@ static fd_digest_column *hash_array(const arrow_call *call, const struct ArrowAr
     return digests;
 }
 
-/* The position among schema's fields of the one named name, -1 with
- * KeyError (no field has the name) or ValueError (several have it) set. */
-static Py_ssize_t find_column(const arrow_call *call, const struct ArrowSchema *schema,
-                              PyObject *name)
-{
-    if (!PyUnicode_Check(name)) {
-        PyErr_Format(PyExc_TypeError, "%s(): columns must be column names (str), not %.100s",
-                     call->function, Py_TYPE(name)->tp_name);
-        return -1;
-    }
-    Py_ssize_t size;
-    const char *utf8 = PyUnicode_AsUTF8AndSize(name, &size);
-    if (utf8 == NULL)
-        return -1;
-    Py_ssize_t found = -1, matches = 0;
-    for (int64_t k = 0; k < schema->n_children; k++) {
-        const char *field = schema->children[k]->name;
-        if (field != NULL && strlen(field) == (size_t)size && memcmp(field, utf8, size) == 0) {
-            found = found < 0 ? (Py_ssize_t)k : found;
-            matches++;
-        }
-    }
-    if (matches == 0)
-        PyErr_SetObject(PyExc_KeyError, name);
-    else if (matches > 1)
-        PyErr_Format(PyExc_ValueError, "%s(): %zd columns are named %R", call->function, matches,
-                     name);
-    return matches == 1 ? found : -1;
-}
-
 /* digest_rows' fields: the input must be a struct (a table, a record batch
  * or a stream of them), and columns name some of its fields, in order. */
 static fd_arrow_type *import_table_type(const arrow_call *call, const struct ArrowSchema *schema)
@@ -137,35 +107,18 @@ static fd_arrow_type *import_table_type(const arrow_call *call, const struct Arr
                      call->function, schema->format);
         return NULL;
     }
-    if (call->columns == NULL || call->columns == Py_None) {
+    if (call->names == NULL) {
         fd_arrow_type *type = fd_arrow_import_type(schema, NULL, 0, &error);
         if (type == NULL)
             raise_arrow_error(call, &error);
         return type;
     }
-    if (PyUnicode_Check(call->columns) || PyBytes_Check(call->columns)) {
-        PyErr_Format(PyExc_TypeError,
-                     "%s(): columns must be a sequence of column names, not %.100s (a column "
-                     "name in a list: [name])",
-                     call->function, Py_TYPE(call->columns)->tp_name);
-        return NULL;
-    }
-    PyObject *names = PySequence_Fast(call->columns, "");
-    if (names == NULL) {
-        if (PyErr_ExceptionMatches(PyExc_TypeError)) {
-            PyErr_Clear();
-            PyErr_Format(PyExc_TypeError,
-                         "%s(): columns must be a sequence of column names or None, not %.100s",
-                         call->function, Py_TYPE(call->columns)->tp_name);
-        }
-        return NULL;
-    }
     fd_arrow_type *type = NULL;
-    const Py_ssize_t count = PySequence_Fast_GET_SIZE(names);
+    const Py_ssize_t count = PySequence_Fast_GET_SIZE(call->names);
     size_t *fields = PyMem_Malloc((size_t)count * sizeof *fields + 1);
     if (fields == NULL) {
         PyErr_NoMemory();
-        goto done;
+        return NULL;
     }
     if (schema->release == NULL || schema->format == NULL || schema->n_children < 0 ||
         (schema->n_children > 0 && schema->children == NULL)) {
@@ -183,7 +136,8 @@ static fd_arrow_type *import_table_type(const arrow_call *call, const struct Arr
         }
     }
     for (Py_ssize_t k = 0; k < count; k++) {
-        Py_ssize_t found = find_column(call, schema, PySequence_Fast_GET_ITEM(names, k));
+        Py_ssize_t found = fd_find_column(schema, PySequence_Fast_GET_ITEM(call->names, k),
+                                          call->function);
         if (found < 0)
             goto done;
         fields[k] = (size_t)found;
@@ -193,8 +147,46 @@ static fd_arrow_type *import_table_type(const arrow_call *call, const struct Arr
         raise_arrow_error(call, &error);
 done:
     PyMem_Free(fields);
-    Py_DECREF(names);
     return type;
+}
+
+/* digest_rows' columns argument: None, or a sequence of column names (str),
+ * which becomes call->names, a new reference to a list or tuple of them.
+ * Checked before the table is read, so that a wrong argument is told as
+ * such whatever the table. Returns 0, or -1 with TypeError set. */
+static int parse_columns(arrow_call *call, PyObject *columns)
+{
+    call->names = NULL;
+    if (columns == NULL || columns == Py_None)
+        return 0;
+    if (PyUnicode_Check(columns) || PyBytes_Check(columns)) {
+        PyErr_Format(PyExc_TypeError,
+                     "%s(): columns must be a sequence of column names, not %.100s (a column "
+                     "name in a list: [name])",
+                     call->function, Py_TYPE(columns)->tp_name);
+        return -1;
+    }
+    PyObject *names = PySequence_Fast(columns, "");
+    if (names == NULL) {
+        if (PyErr_ExceptionMatches(PyExc_TypeError)) {
+            PyErr_Clear();
+            PyErr_Format(PyExc_TypeError,
+                         "%s(): columns must be a sequence of column names or None, not %.100s",
+                         call->function, Py_TYPE(columns)->tp_name);
+        }
+        return -1;
+    }
+    for (Py_ssize_t k = 0; k < PySequence_Fast_GET_SIZE(names); k++) {
+        PyObject *name = PySequence_Fast_GET_ITEM(names, k);
+        if (!PyUnicode_Check(name)) {
+            PyErr_Format(PyExc_TypeError, "%s(): columns must be column names (str), not %.100s",
+                         call->function, Py_TYPE(name)->tp_name);
+            Py_DECREF(names);
+            return -1;
+        }
+    }
+    call->names = names;
+    return 0;
 }
 
 /* The schema's type tree, or NULL with an exception set. */
@@ -209,11 +201,12 @@ static fd_arrow_type *import_type(const arrow_call *call, const struct ArrowSche
     return type;
 }
 
-/* The name the result keeps: digest_array's column's, none for rows. */
+/* The name the result keeps: digest_array's column's; for rows, as for
+ * surrogate_key's keys, the function's. */
 static const char *result_name(const arrow_call *call, const fd_arrow_type *type)
 {
     if (call->rows)
-        return NULL;
+        return call->function;
     return is_one_column_table(type) ? type->children[0].name : type->name;
 }
 
@@ -304,26 +297,23 @@ static PyObject *digest_source(const arrow_call *call, PyObject *source)
 {
     if (fd_settle_batch_kernel(fd_algorithms[call->id].family) < 0)
         return NULL;
-    PyObject *method = fd_optional_attribute(source, "__arrow_c_array__");
-    PyObject *result;
+    PyObject *table = fd_table_source(source, call->names, call->function);
+    if (table == NULL)
+        return NULL;
+    PyObject *result = NULL;
+    PyObject *method = fd_optional_attribute(table, "__arrow_c_array__");
     if (method != NULL) {
         result = digest_one_array(call, method);
     }
-    else {
-        if (PyErr_Occurred())
-            return NULL;
-        method = fd_optional_attribute(source, "__arrow_c_stream__");
-        if (method == NULL) {
-            if (!PyErr_Occurred())
-                PyErr_Format(PyExc_TypeError,
-                             "%s() argument 2 must have the Arrow PyCapsule interface "
-                             "(__arrow_c_array__ or __arrow_c_stream__), not %.100s",
-                             call->function, Py_TYPE(source)->tp_name);
-            return NULL;
-        }
-        result = digest_stream(call, method);
+    else if (!PyErr_Occurred()) {
+        method = fd_optional_attribute(table, "__arrow_c_stream__");
+        if (method != NULL)
+            result = digest_stream(call, method);
+        else if (!PyErr_Occurred())
+            fd_raise_not_arrow(source, call->function, "2");
     }
-    Py_DECREF(method);
+    Py_XDECREF(method);
+    Py_DECREF(table);
     return result;
 }
 
@@ -427,17 +417,17 @@ static PyObject *digest_rows(PyObject *module, PyObject *const *args, Py_ssize_t
     if (fd_bind_arguments(&fd_get_module_state(module)->compat, &signature, args + 2, nargs - 2,
                           kwnames, bound) < 0)
         return NULL;
-    arrow_call call = {.function = "digest_rows",
-                       .state = fd_get_module_state(module),
-                       .rows = true,
-                       .columns = bound[0]};
+    arrow_call call = {
+        .function = "digest_rows", .state = fd_get_module_state(module), .rows = true};
     if (parse_options(&call, bound[1], bound[2]) < 0)
         return NULL;
     int id = fd_algorithm_from_object(module, args[0], "digest_rows", "1");
-    if (id < 0)
+    if (id < 0 || parse_columns(&call, bound[0]) < 0)
         return NULL;
     call.id = (enum fd_algorithm_id)id;
-    return digest_source(&call, args[1]);
+    PyObject *result = digest_source(&call, args[1]);
+    Py_XDECREF(call.names);
+    return result;
 }
 
 static PyMethodDef arrow_methods[] = {

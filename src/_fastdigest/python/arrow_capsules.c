@@ -2,6 +2,7 @@
 #include "python/arrow_capsules.h"
 
 #include <errno.h>
+#include <string.h>
 
 PyObject *fd_optional_attribute(PyObject *obj, const char *name)
 {
@@ -9,6 +10,136 @@ PyObject *fd_optional_attribute(PyObject *obj, const char *name)
     if (value == NULL && PyErr_ExceptionMatches(PyExc_AttributeError))
         PyErr_Clear();
     return value;
+}
+
+/* Whether obj is a pandas DataFrame: 1, 0, or -1 with an exception set.
+ * Where pandas has not been imported, nothing can be one. */
+static int is_pandas_frame(PyObject *obj)
+{
+    PyObject *name = PyUnicode_FromString("pandas");
+    if (name == NULL)
+        return -1;
+    PyObject *pandas = PyImport_GetModule(name);
+    Py_DECREF(name);
+    if (pandas == NULL)
+        return PyErr_Occurred() ? -1 : 0;
+    /* pandas partly imported (obj is then none of its frames) has no
+     * DataFrame yet. */
+    PyObject *frame_type = fd_optional_attribute(pandas, "DataFrame");
+    Py_DECREF(pandas);
+    if (frame_type == NULL)
+        return PyErr_Occurred() ? -1 : 0;
+    int is_frame = PyObject_IsInstance(obj, frame_type);
+    Py_DECREF(frame_type);
+    return is_frame;
+}
+
+PyObject *fd_table_source(PyObject *table, PyObject *names, const char *function)
+{
+    int is_frame = is_pandas_frame(table);
+    if (is_frame <= 0)
+        return is_frame < 0 ? NULL : Py_NewRef(table);
+    PyObject *helpers = PyImport_ImportModule("fastdigest._pandas");
+    if (helpers == NULL)
+        return NULL;
+    PyObject *source = PyObject_CallMethod(helpers, "table", "OOs", table,
+                                           names != NULL ? names : Py_None, function);
+    Py_DECREF(helpers);
+    return source;
+}
+
+void fd_raise_not_arrow(PyObject *obj, const char *function, const char *position)
+{
+    const char *type = Py_TYPE(obj)->tp_name;
+    const char *dot = strrchr(type, '.');
+    const bool duckdb_connection = strcmp(dot != NULL ? dot + 1 : type, "DuckDBPyConnection") == 0;
+    PyErr_Format(PyExc_TypeError,
+                 "%s() argument %s must have the Arrow PyCapsule interface (__arrow_c_array__ "
+                 "or __arrow_c_stream__), not %.100s%s",
+                 function, position, type,
+                 duckdb_connection ? " (con.execute() returns the connection: pass a relation, "
+                                     "con.sql(query), instead)"
+                                   : "");
+}
+
+/* The most column names a message lists, as fastdigest/_pandas.py's. */
+#define LISTED_COLUMNS 20
+
+/* The names of a struct schema's first LISTED_COLUMNS fields, quoted and
+ * joined by commas, "none" for no field; NULL with an exception set. */
+static PyObject *listed_columns(const struct ArrowSchema *schema)
+{
+    if (schema->n_children == 0)
+        return PyUnicode_FromString("none");
+    PyObject *quoted = PyList_New(0);
+    if (quoted == NULL)
+        return NULL;
+    for (int64_t i = 0; i < schema->n_children && i < LISTED_COLUMNS; i++) {
+        const char *field = schema->children[i]->name != NULL ? schema->children[i]->name : "";
+        PyObject *text = PyUnicode_DecodeUTF8(field, (Py_ssize_t)strlen(field), "replace");
+        PyObject *repr = text != NULL ? PyObject_Repr(text) : NULL;
+        Py_XDECREF(text);
+        if (repr == NULL || PyList_Append(quoted, repr) < 0) {
+            Py_XDECREF(repr);
+            Py_DECREF(quoted);
+            return NULL;
+        }
+        Py_DECREF(repr);
+    }
+    PyObject *separator = PyUnicode_FromString(", ");
+    PyObject *joined = separator != NULL ? PyUnicode_Join(separator, quoted) : NULL;
+    Py_XDECREF(separator);
+    Py_DECREF(quoted);
+    if (joined != NULL && schema->n_children > LISTED_COLUMNS) {
+        PyObject *longer = PyUnicode_FromFormat("%U, ... (%lld in all)", joined,
+                                                (long long)schema->n_children);
+        Py_DECREF(joined);
+        joined = longer;
+    }
+    return joined;
+}
+
+static void raise_missing_column(const struct ArrowSchema *schema, PyObject *name,
+                                 const char *function)
+{
+    PyObject *listed = listed_columns(schema);
+    if (listed == NULL)
+        return;
+    PyObject *message = PyUnicode_FromFormat("%s(): the table has no column %R (its columns: %U)",
+                                             function, name, listed);
+    Py_DECREF(listed);
+    if (message != NULL) {
+        PyErr_SetObject(PyExc_KeyError, message);
+        Py_DECREF(message);
+    }
+}
+
+Py_ssize_t fd_find_column(const struct ArrowSchema *schema, PyObject *name, const char *function)
+{
+    Py_ssize_t size;
+    const char *wanted = PyUnicode_AsUTF8AndSize(name, &size);
+    if (wanted == NULL)
+        return -1;
+    Py_ssize_t found = -1, matches = 0;
+    for (int64_t i = 0; i < schema->n_children; i++) {
+        const char *field = schema->children[i]->name;
+        if (field != NULL && strlen(field) == (size_t)size &&
+            memcmp(field, wanted, (size_t)size) == 0) {
+            if (matches++ == 0)
+                found = (Py_ssize_t)i;
+        }
+    }
+    if (matches == 0) {
+        raise_missing_column(schema, name, function);
+        return -1;
+    }
+    if (matches > 1) {
+        PyErr_Format(PyExc_ValueError,
+                     "%s(): the table has %zd columns named %R: rename them first", function,
+                     matches, name);
+        return -1;
+    }
+    return found;
 }
 
 static void *capsule_pointer(PyObject *capsule, const char *name, const char *function)

@@ -16,6 +16,25 @@
  * has none, NULL with one on any other error. */
 PyObject *fd_optional_attribute(PyObject *obj, const char *name);
 
+/* What to read of a table whose columns names are hashed (a list or tuple
+ * of str; NULL: every column): a new reference to the table itself, or for
+ * a pandas DataFrame to a pyarrow Table of those columns alone, without the
+ * index (fastdigest/_pandas.py says why). NULL with an exception set on
+ * failure, KeyError and ValueError as fd_find_column raises them among
+ * them. */
+PyObject *fd_table_source(PyObject *table, PyObject *names, const char *function);
+
+/* The TypeError for an argument (position, as "2") without the Arrow
+ * PyCapsule interface. A DuckDB connection, which con.execute(query)
+ * returns, is told to pass a relation (con.sql(query)) instead. */
+void fd_raise_not_arrow(PyObject *obj, const char *function, const char *position);
+
+/* The index of the field of a struct schema (its children all present)
+ * named name, a str; or -1 with an exception set: KeyError when no field
+ * has the name (the message lists the fields' names), ValueError when
+ * several have it. */
+Py_ssize_t fd_find_column(const struct ArrowSchema *schema, PyObject *name, const char *function);
+
 /* Calls an __arrow_c_array__ method and moves the schema and array out of
  * the two capsules it returns (copied, their release set to NULL in the
  * capsules, so that a capsule is good for one import, as the interface

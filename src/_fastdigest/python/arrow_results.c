@@ -5,7 +5,15 @@
  * new C structs over the same digest buffers, reference-counted, so the
  * result can be imported any number of times, by any number of consumers,
  * without a copy; the buffers live until the result object and every
- * imported array are gone. */
+ * imported array are gone.
+ *
+ * Both are also read-only sequences of Python values (bytes, or str in
+ * hex; None for a null row): pandas takes an object without __iter__ for a
+ * scalar and would store the result itself in every row of a column, and
+ * NumPy makes fixed-width bytes of a sequence of bytes, whose items lose
+ * their trailing zero bytes (a digest may end in one). So indexing,
+ * iteration, to_pylist() and __array__ (an object array) give the digests
+ * as Python objects, one a row, wherever a consumer looks for them. */
 #include "python/arrow_results.h"
 
 #include <string.h>
@@ -33,6 +41,113 @@ static PyObject *digests_repr(fd_digests_object *self)
 static Py_ssize_t digests_length(fd_digests_object *self)
 {
     return (Py_ssize_t)self->length;
+}
+
+/* ---- Python values ------------------------------------------------------------ */
+
+/* A row of a chunk as a Python value: its digest as bytes, its hex as a
+ * str, or None for a null row. */
+static PyObject *row_value(const fd_digests_object *self, const fd_digest_column *chunk,
+                           int64_t row)
+{
+    size_t len;
+    const uint8_t *digest = fd_digest_column_row(chunk, row, &len);
+    if (digest == NULL)
+        Py_RETURN_NONE;
+    if (!self->hex)
+        return PyBytes_FromStringAndSize((const char *)digest, (Py_ssize_t)len);
+    /* Lowercase hex digits: ASCII, so no scan for the widest character. */
+    PyObject *text = PyUnicode_New((Py_ssize_t)len, 127);
+    if (text != NULL)
+        memcpy(PyUnicode_DATA(text), digest, len);
+    return text;
+}
+
+static PyObject *digests_item(fd_digests_object *self, Py_ssize_t index)
+{
+    if (index < 0 || index >= (Py_ssize_t)self->length) {
+        PyErr_Format(PyExc_IndexError, "%s index out of range", Py_TYPE(self)->tp_name);
+        return NULL;
+    }
+    int64_t row = (int64_t)index;
+    for (size_t i = 0;; i++) {
+        const int64_t length = fd_digest_column_length(self->chunks[i]);
+        if (row < length)
+            return row_value(self, self->chunks[i], row);
+        row -= length;
+    }
+}
+
+PyDoc_STRVAR(to_pylist_doc,
+             "to_pylist($self, /)\n--\n\n"
+             "Return the digests as a list of Python objects, one a row: bytes, or with\n"
+             "hex=True str; None for a null row.");
+
+static PyObject *digests_to_pylist(fd_digests_object *self, PyObject *Py_UNUSED(ignored))
+{
+    PyObject *list = PyList_New((Py_ssize_t)self->length);
+    if (list == NULL)
+        return NULL;
+    Py_ssize_t at = 0;
+    for (size_t i = 0; i < self->chunk_count; i++) {
+        const int64_t length = fd_digest_column_length(self->chunks[i]);
+        for (int64_t row = 0; row < length; row++) {
+            PyObject *value = row_value(self, self->chunks[i], row);
+            if (value == NULL) {
+                Py_DECREF(list);
+                return NULL;
+            }
+            PyList_SET_ITEM(list, at++, value);
+        }
+    }
+    return list;
+}
+
+/* Iterates over a list of the values: every consumer that iterates reads
+ * all of them, and the list makes each step one pointer read. */
+static PyObject *digests_iter(fd_digests_object *self)
+{
+    PyObject *list = digests_to_pylist(self, NULL);
+    if (list == NULL)
+        return NULL;
+    PyObject *iterator = PyObject_GetIter(list);
+    Py_DECREF(list);
+    return iterator;
+}
+
+PyDoc_STRVAR(array_doc,
+             "__array__($self, /, dtype=None, copy=None)\n--\n\n"
+             "Return the digests as a one-dimensional NumPy array of Python objects\n"
+             "(bytes, or str with hex=True; None for a null row), or of dtype if given.\n"
+             "copy=False raises ValueError: the rows are always copied into objects.");
+
+static PyObject *digests_array(fd_digests_object *self, PyObject *args, PyObject *kwargs)
+{
+    static char *keywords[] = {"dtype", "copy", NULL};
+    PyObject *dtype = Py_None, *copy = Py_None;
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "|OO:__array__", keywords, &dtype, &copy))
+        return NULL;
+    if (copy == Py_False) {
+        PyErr_Format(PyExc_ValueError,
+                     "a %s cannot become a NumPy array without a copy (each row becomes a "
+                     "Python object); pyarrow, polars and DuckDB import it without one",
+                     Py_TYPE(self)->tp_name);
+        return NULL;
+    }
+    PyObject *numpy = PyImport_ImportModule("numpy");
+    if (numpy == NULL)
+        return NULL;
+    /* An object array, unless the caller asks for a dtype: NumPy's own choice
+     * for bytes is fixed-width bytes, whose items drop trailing zero bytes. */
+    PyObject *result = NULL;
+    PyObject *values = digests_to_pylist(self, NULL);
+    if (values != NULL) {
+        result = PyObject_CallMethod(numpy, "array", "OO", values,
+                                     dtype != Py_None ? dtype : (PyObject *)&PyBaseObject_Type);
+        Py_DECREF(values);
+    }
+    Py_DECREF(numpy);
+    return result;
 }
 
 fd_digests_object *fd_digests_new(PyTypeObject *type, enum fd_algorithm_id id, bool hex,
@@ -202,29 +317,41 @@ static PyObject *digests_arrow_c_stream(fd_digests_object *self, PyObject *args,
 static PyMethodDef digest_array_methods[] = {
     {"__arrow_c_array__", (PyCFunction)(void (*)(void))digests_arrow_c_array,
      METH_VARARGS | METH_KEYWORDS, arrow_c_array_doc},
+    {"to_pylist", (PyCFunction)digests_to_pylist, METH_NOARGS, to_pylist_doc},
+    {"__array__", (PyCFunction)(void (*)(void))digests_array, METH_VARARGS | METH_KEYWORDS,
+     array_doc},
     {NULL, NULL, 0, NULL},
 };
 
 static PyMethodDef digest_stream_methods[] = {
     {"__arrow_c_stream__", (PyCFunction)(void (*)(void))digests_arrow_c_stream,
      METH_VARARGS | METH_KEYWORDS, arrow_c_stream_doc},
+    {"to_pylist", (PyCFunction)digests_to_pylist, METH_NOARGS, to_pylist_doc},
+    {"__array__", (PyCFunction)(void (*)(void))digests_array, METH_VARARGS | METH_KEYWORDS,
+     array_doc},
     {NULL, NULL, 0, NULL},
 };
 
 PyDoc_STRVAR(digest_array_type_doc,
-             "The digests of an Arrow array's rows, made by digest_array(): an Arrow array\n"
-             "(__arrow_c_array__) of fixed_size_binary(digest_size), or utf8 hex. len() is\n"
-             "its row count.");
+             "The digests of an Arrow array's rows, made by digest_array(), digest_rows()\n"
+             "or surrogate_key(): an Arrow array (__arrow_c_array__) of\n"
+             "fixed_size_binary(digest_size), or utf8 hex. len() is its row count; as a\n"
+             "sequence (indexing, iteration, to_pylist()) its rows are bytes or str, None\n"
+             "where null.");
 
 PyDoc_STRVAR(digest_stream_type_doc,
-             "The digests of an Arrow stream's rows, made by digest_array(): an Arrow\n"
-             "stream (__arrow_c_stream__) of one array per input array, of\n"
-             "fixed_size_binary(digest_size), or utf8 hex. len() is its row count.");
+             "The digests of an Arrow stream's rows, made by digest_array(), digest_rows()\n"
+             "or surrogate_key(): an Arrow stream (__arrow_c_stream__) of one array per\n"
+             "input array, of fixed_size_binary(digest_size), or utf8 hex. len() is its\n"
+             "row count; as a sequence (indexing, iteration, to_pylist()) its rows are\n"
+             "bytes or str, None where null.");
 
 static PyType_Slot digest_array_type_slots[] = {
     {Py_tp_dealloc, digests_dealloc},
     {Py_tp_repr, digests_repr},
     {Py_sq_length, digests_length},
+    {Py_sq_item, digests_item},
+    {Py_tp_iter, digests_iter},
     {Py_tp_methods, digest_array_methods},
     {Py_tp_doc, (void *)digest_array_type_doc},
     {0, NULL},
@@ -234,6 +361,8 @@ static PyType_Slot digest_stream_type_slots[] = {
     {Py_tp_dealloc, digests_dealloc},
     {Py_tp_repr, digests_repr},
     {Py_sq_length, digests_length},
+    {Py_sq_item, digests_item},
+    {Py_tp_iter, digests_iter},
     {Py_tp_methods, digest_stream_methods},
     {Py_tp_doc, (void *)digest_stream_type_doc},
     {0, NULL},

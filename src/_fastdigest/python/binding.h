@@ -25,6 +25,7 @@
 #include "python/buffers.h"
 #include "python/compat.h"
 #include "python/locking.h"
+#include "platform/atomic.h"
 
 typedef struct {
     PyTypeObject *hash_type;
@@ -150,6 +151,11 @@ int fd_algorithm_from_object(PyObject *module, PyObject *obj, const char *functi
  * function. */
 int fd_parse_threads(PyObject *value, const char *function, size_t *threads);
 
+/* aio.c: the flag that a stop flag of _stop_flag() holds, which a thread
+ * without the GIL may read for as long as the caller holds the flag
+ * object; NULL with TypeError for any other object. */
+fd_published_flag *fd_stop_flag_of(PyObject *flag);
+
 /* A new dict {"md5": ..., "sha256": ..., ...} naming, for every algorithm,
  * the kernel its family runs: kernel_of_family[family]. */
 PyObject *fd_kernels_by_algorithm(const char *const kernel_of_family[FD_FAMILY_COUNT]);
@@ -237,6 +243,11 @@ int fd_batch_module_exec(PyObject *module, fd_module_state *state);
 int fd_files_module_exec(PyObject *module, fd_module_state *state);
 int fd_arrow_module_exec(PyObject *module, fd_module_state *state);
 int fd_surrogate_module_exec(PyObject *module, fd_module_state *state);
+/* capi.c: the C API's capsule, _C_API (fastdigest/include/fastdigest.h). */
+int fd_capi_module_exec(PyObject *module, fd_module_state *state);
+/* aio.c: the stop flags of fastdigest.aio's work. */
+int fd_aio_module_exec(PyObject *module, fd_module_state *state);
+/* fingerprint.c: fingerprint(). */
 int fd_fingerprint_module_exec(PyObject *module, fd_module_state *state);
 /* kernels.c: a RuntimeWarning for each kernel the selection refused
  * (hash/known_answers.h's fd_refused_kernels), naming it, its family, why

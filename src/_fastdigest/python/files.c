@@ -129,6 +129,14 @@ typedef struct signal_check {
     PyThreadState *saved;
 } signal_check;
 
+/* With a stop flag (fastdigest.aio's _stop, python/aio.c) instead: whether
+ * the flag is still clear, read without the GIL before every chunk. A
+ * signal is then the event loop's business, on its own thread. */
+static bool not_stopped(void *context)
+{
+    return !fd_published_flag_is_set(context);
+}
+
 static bool no_signal_raised(void *context)
 {
     signal_check *check = context;
@@ -200,14 +208,18 @@ static PyObject *fastdigest_digest_files(PyObject *module, PyObject *const *args
         return NULL;
     }
     /* name and paths are positional-only, threads alone bound by name, as
-     * digest_many binds it. */
-    static const char *const names[] = {"threads"};
+     * digest_many binds it; _stop is fastdigest.aio's, a stop flag that
+     * ends the call with None once set. */
+    static const char *const names[] = {"threads", "_stop"};
     static const fd_signature signature = {.function = "digest_files", FD_PARAMETERS(names)};
-    PyObject *bound[1];
+    PyObject *bound[2];
     if (fd_bind_arguments(&fd_get_module_state(module)->compat, &signature, args + nargs, 0,
                           kwnames, bound) < 0)
         return NULL;
     PyObject *threads_argument = bound[0];
+    fd_published_flag *stop = NULL;
+    if (bound[1] != NULL && (stop = fd_stop_flag_of(bound[1])) == NULL)
+        return NULL;
     size_t threads;
     if (fd_parse_threads(threads_argument != NULL ? threads_argument : Py_None, "digest_files",
                          &threads) < 0)
@@ -266,9 +278,9 @@ static PyObject *fastdigest_digest_files(PyObject *module, PyObject *const *args
         .algorithm_count = (size_t)algorithm_count,
         .digests = digests,
         .threads = threads,
-        .keep_going = no_signal_raised,
-        .keep_going_context = &check,
-        .keep_going_ms = FD_FILES_KEEP_GOING_MS,
+        .keep_going = stop != NULL ? not_stopped : no_signal_raised,
+        .keep_going_context = stop != NULL ? (void *)stop : (void *)&check,
+        .keep_going_ms = stop != NULL ? 0 : FD_FILES_KEEP_GOING_MS,
     };
     fd_files_outcome outcome;
     check.saved = PyEval_SaveThread();
@@ -281,7 +293,10 @@ static PyObject *fastdigest_digest_files(PyObject *module, PyObject *const *args
         raise_file_error(outcome.error, converted[outcome.failed].name);
     else if (status == FD_FILES_DONE)
         result = digest_list(&request, digests_len, several);
-    /* FD_FILES_STOPPED: the signal handler's exception is set. */
+    else if (stop != NULL)
+        result = Py_NewRef(Py_None);
+    /* FD_FILES_STOPPED without a stop flag: the signal handler's exception
+     * is set. */
 
 done:
     if (converted != NULL)

@@ -670,6 +670,8 @@ static int module_exec(PyObject *module)
         fd_arrow_module_exec(module, state) < 0 || fd_surrogate_module_exec(module, state) < 0 ||
         fd_files_module_exec(module, state) < 0 || fd_fingerprint_module_exec(module, state) < 0)
         return -1;
+    if (fd_capi_module_exec(module, state) < 0 || fd_aio_module_exec(module, state) < 0)
+        return -1;
     return fd_batch_module_exec(module, state);
 }
 

@@ -75,49 +75,21 @@ static PyObject *column_names(PyObject *columns)
     return names;
 }
 
-/* The field of schema named name: its index, or -1 with KeyError (none) or
- * ValueError (several) set. */
-static Py_ssize_t find_field(const struct ArrowSchema *schema, PyObject *name)
-{
-    Py_ssize_t len;
-    const char *wanted = PyUnicode_AsUTF8AndSize(name, &len);
-    if (wanted == NULL)
-        return -1;
-    Py_ssize_t found = -1, matches = 0;
-    for (int64_t i = 0; i < schema->n_children; i++) {
-        const char *field = schema->children[i]->name;
-        if (field != NULL && strlen(field) == (size_t)len &&
-            memcmp(field, wanted, (size_t)len) == 0) {
-            if (matches++ == 0)
-                found = (Py_ssize_t)i;
-        }
-    }
-    if (matches == 0) {
-        PyObject *message = PyUnicode_FromFormat(FUNCTION "(): the table has no column %R", name);
-        if (message != NULL) {
-            PyErr_SetObject(PyExc_KeyError, message);
-            Py_DECREF(message);
-        }
-        return -1;
-    }
-    if (matches > 1) {
-        PyErr_Format(PyExc_ValueError,
-                     FUNCTION "(): the table has %zd columns named %R: rename them first", matches,
-                     name);
-        return -1;
-    }
-    return found;
-}
-
 /* Raises the TypeError for a column whose type has no text the engines
- * agree on. Returns -1. */
+ * agree on. Returns -1. A timestamp is most often a column of dates that
+ * pandas, which has no date type, made one: the message says how to get
+ * the dates back. */
 static int refuse_type(PyObject *name, const struct ArrowSchema *field, const char *why)
 {
+    const bool timestamp = strncmp(field->format, "ts", 2) == 0;
     PyErr_Format(PyExc_TypeError,
                  FUNCTION "(): column %R (Arrow format '%.32s') has no text that DuckDB, "
                           "PostgreSQL and Spark agree on: %s; cast it first (to a string, an "
-                          "integer, a date or a decimal)",
-                 name, field->format, why);
+                          "integer, a date or a decimal)%s",
+                 name, field->format, why,
+                 timestamp ? ". pandas holds dates as timestamps: column.dt.date, or "
+                             "column.astype(pd.ArrowDtype(pa.date32())), makes them dates again"
+                           : "");
     return -1;
 }
 
@@ -162,7 +134,7 @@ static int read_schema(const struct ArrowSchema *schema, PyObject *names, key_co
     }
     for (size_t i = 0; i < count; i++) {
         PyObject *name = PySequence_Fast_GET_ITEM(names, (Py_ssize_t)i);
-        Py_ssize_t index = find_field(schema, name);
+        Py_ssize_t index = fd_find_column(schema, name, FUNCTION);
         if (index < 0)
             return -1;
         const struct ArrowSchema *field = schema->children[index];
@@ -399,7 +371,11 @@ static PyObject *surrogate_key(PyObject *module, PyObject *const *args, Py_ssize
     /* The separator and token are the UTF-8 of str arguments, which the
      * call's own references keep alive. */
     fd_module_state *state = fd_get_module_state(module);
-    PyObject *table = args[0];
+    PyObject *table = fd_table_source(args[0], names, FUNCTION);
+    if (table == NULL) {
+        Py_DECREF(names);
+        return NULL;
+    }
     PyObject *result = NULL;
     PyObject *method = fd_optional_attribute(table, "__arrow_c_array__");
     if (method != NULL) {
@@ -410,12 +386,10 @@ static PyObject *surrogate_key(PyObject *module, PyObject *const *args, Py_ssize
         if (method != NULL)
             result = key_stream(state->digest_stream_type, &spec, threads, method, names);
         else if (!PyErr_Occurred())
-            PyErr_Format(PyExc_TypeError,
-                         FUNCTION "() argument 1 must have the Arrow PyCapsule interface "
-                                  "(__arrow_c_array__ or __arrow_c_stream__), not %.100s",
-                         Py_TYPE(table)->tp_name);
+            fd_raise_not_arrow(args[0], FUNCTION, "1");
     }
     Py_XDECREF(method);
+    Py_DECREF(table);
     Py_DECREF(names);
     return result;
 }
