@@ -258,19 +258,33 @@ def report(results: dict[str, Any]) -> None:
     if joblib is None or dask_base is None:
         print('(joblib or dask is missing: pip install -e .[bench-fingerprint])')
     print()
-    print('| value | case | time a call | ratio (MD5) | ratio (SHA-256) |')
+    print('| value | case | time a call | its time / fingerprint MD5 | its time / fingerprint SHA-256 |')
     print('|---|---|---|---|---|')
+    arrays = {}
     for label, result in results['values'].items():
+        if label.startswith('array'):
+            arrays[label] = result
+            continue
         for name, seconds in result['median seconds'].items():
-            ratio = result['ratios'].get(name)
-            sha256_ratio = result['ratios'].get(f'{name} / sha256')
-            shown = ['' if r is None else '%.2fx' % r for r in (ratio, sha256_ratio)]
+            shown = [
+                '' if r is None else '%.2fx' % r
+                for r in (result['ratios'].get(name), result['ratios'].get(f'{name} / sha256'))
+            ]
             print('| %s | %s | %s | %s | %s |' % (label, name, format_time(seconds), *shown))
     print()
+    print('| value | case | time a call | ratio |')
+    print('|---|---|---|---|')
+    for label, result in arrays.items():
+        for name, seconds in result['median seconds'].items():
+            ratio = result['ratios'].get(name)
+            print(
+                '| %s | %s | %s | %s |' % (label, name, format_time(seconds), '' if ratio is None else '%.2f' % ratio)
+            )
+    print()
     print(
-        "Ratios: the case's time / fingerprint's with MD5 (joblib's and Dask's algorithm) and with SHA-256 (medians "
-        'of per-round ratios); for "sha256 of the buffer", fingerprint\'s speed as a share of sha256\'s. Targets: '
-        '%.0fx joblib.hash and dask.base.tokenize on the dicts of lists and strings; %.2f of sha256 over the array.'
+        'Ratios are medians of per-round ratios. The array\'s: for "sha256 of the buffer", fingerprint\'s speed as a '
+        'share of sha256\'s; for "Fortran order", its time over the C-ordered array\'s. Targets: %.0fx '
+        'joblib.hash and dask.base.tokenize on the dicts of lists and strings; %.2f of sha256 over the array.'
         % (SPEED_TARGET, BUFFER_TARGET)
     )
 
