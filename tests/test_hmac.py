@@ -781,3 +781,60 @@ def test_no_c_heap_allocation(tmp_path):
     assert counts.pop('stdlib hmac.digest') >= calls
     assert len(counts) == 8 * 8
     assert counts == {label: 0 for label in counts}
+
+
+# --- names: what hashlib and hmac accept, exactly -------------------------------------------------------
+
+# Every spelling of the eight that hashlib.new knows, with letter-case variants: OpenSSL's names match in any
+# case, CPython's own 'sha512_224' and 'sha512_256' only in lower or upper case.
+NAME_SPELLINGS = sorted(
+    {
+        variant
+        for base in (
+            'md5', 'MD5', 'Md5', 'ssl3-md5', 'sha1', 'SHA1', 'Sha1', 'sha-1', 'SSL3-SHA1', 'sha224', 'Sha224',
+            'sha2-224', 'sha256', 'SHA256', 'Sha256', 'sha-256', 'SHA2-256', 'sha384', 'sHA384', 'sha512',
+            'Sha-512', 'sha512_224', 'SHA512_224', 'Sha512_224', 'sHA512_224', 'sha512_256', 'SHA512_256',
+            'Sha512_256', 'sHA512_256', 'Sha512-224', 'SHA-512/224', 'sha2-512/256', 'Sha512-256',
+            '2.16.840.1.101.3.4.2.1',
+        )
+        for variant in (base, base.swapcase())
+    }
+)  # fmt: skip
+
+NAME_CALLS = {
+    'hashlib.new': (lambda m, name: m.new(name, b'abc').hexdigest(), fastdigest, hashlib),
+    'pbkdf2_hmac': (lambda m, name: m.pbkdf2_hmac(name, b'p', b's', 2).hex(), fastdigest, hashlib),
+    'hmac.new': (lambda m, name: m.new(b'k', b'm', name).hexdigest(), fd_hmac, stdlib_hmac),
+    'hmac.HMAC': (lambda m, name: m.HMAC(b'k', b'm', name).hexdigest(), fd_hmac, stdlib_hmac),
+    'hmac.digest': (lambda m, name: m.digest(b'k', b'm', name).hex(), fd_hmac, stdlib_hmac),
+    'hmac.digest_many': (
+        lambda m, name: (
+            [mac.hex() for mac in m.digest_many(b'k', [b'm'], name)]
+            if m is fd_hmac
+            else [m.digest(b'k', b'm', name).hex()]
+        ),
+        fd_hmac,
+        stdlib_hmac,
+    ),
+    'digest_many': (
+        lambda m, name: (
+            [d.hex() for d in m.digest_many(name, [b'abc'])] if m is fastdigest else [m.new(name, b'abc').hexdigest()]
+        ),
+        fastdigest,
+        hashlib,
+    ),
+}
+
+
+@pytest.mark.parametrize('name', NAME_SPELLINGS)
+@pytest.mark.parametrize('call', NAME_CALLS)
+def test_names_are_accepted_exactly_as_hashlib_and_hmac_accept_them(call, name):
+    function, ours, theirs = NAME_CALLS[call]
+    assert outcome(lambda: function(ours, name)) == outcome(lambda: function(theirs, name))
+
+
+def test_the_table_of_names_means_something():
+    # The mixed-case CPython names are refused by the running hashlib, and their other spellings accepted.
+    refused = [name for name in NAME_SPELLINGS if outcome(lambda n=name: hashlib.new(n))[0] is ValueError]
+    assert {'Sha512_224', 'sHA512_224', 'Sha512_256', 'sHA512_256'} <= set(refused)
+    assert len(refused) < len(NAME_SPELLINGS) // 3
