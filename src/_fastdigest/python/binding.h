@@ -47,10 +47,8 @@ typedef struct {
      * returns the standard library's hashlib or hmac by name, NULL until
      * the package has registered it. */
     PyObject *stdlib_module;
-    /* The module's own functions that its types call: HMAC(...) is
-     * fastdigest_hmac_init's work (hmac.c), and a pickled hash object
-     * names from_state. */
-    PyObject *hmac_init;
+    /* The module's own function that its hash type calls: a pickled hash
+     * object names from_state. */
     PyObject *from_state;
 } fd_module_state;
 
