@@ -117,6 +117,8 @@ def new(key: bytes | bytearray, msg: _ReadableBuffer | None = None, digestmod: L
         TypeError: digestmod is missing, None or empty (`Missing required argument 'digestmod'.`);
             key is neither bytes nor bytearray (`key: expected bytes or bytearray, but got 'str'`); msg
             is a str or has no buffer.
+        OverflowError: key is over 2**31 - 1 bytes (`key is too long.`): such a key is handed to
+            the standard library's hmac.new(), whose OpenSSL HMAC refuses it.
         BufferError: msg is not C-contiguous.
         ValueError: digestmod is a name known neither to fastdigest nor to hashlib (`unsupported
             hash type NAME`; from Python 3.15 `unsupported hash algorithm NAME`).
@@ -143,6 +145,9 @@ def digest(key: _ReadableBuffer, msg: _ReadableBuffer, digest: _DigestMod) -> by
     Raises:
         TypeError: key or msg is a str or has no buffer (`a bytes-like object is required, not
             'str'`).
+        OverflowError: key or msg is over 2**31 - 1 bytes (`key is too long.`, `msg is too long.`),
+            up to Python 3.13: such a call is handed to the standard library's hmac.digest(), which
+            passes on OpenSSL's refusal there and from 3.14 computes the MAC in Python.
         BufferError: key or msg is not C-contiguous.
         ValueError: digest is a name known neither to fastdigest nor to hashlib (`unsupported hash
             type NAME`; from Python 3.15 `unsupported hash algorithm NAME`).

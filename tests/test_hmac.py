@@ -1054,3 +1054,84 @@ def test_the_table_of_names_means_something():
     refused = [name for name in NAME_SPELLINGS if outcome(lambda n=name: hashlib.new(n))[0] is ValueError]
     assert {'Sha512_224', 'sHA512_224', 'Sha512_256', 'sHA512_256'} <= set(refused)
     assert len(refused) < len(NAME_SPELLINGS) // 3
+
+
+# --- lengths past INT_MAX -----------------------------------------------------------------------------
+
+# hmac's OpenSSL calls take int lengths: _hashlib.hmac_new refuses a key over INT_MAX bytes, and
+# _hashlib.hmac_digest a key or a message, with OverflowError. hmac.new passes the first on, on every version;
+# hmac.digest passes the second on up to 3.13 and from 3.14 falls back to its pure-Python HMAC (CPython's
+# gh-136912), which hashes the whole input (a heavy comparison) and, in later 3.14 releases, takes the key as
+# bytes or bytearray only.
+
+
+def hmac_digest_falls_back():
+    """Whether the running hmac.digest goes on past _hashlib.hmac_digest's OverflowError: asked with a
+    _hashlib.hmac_digest that raises it, rather than with 2 GiB of input."""
+    try:
+        openssl = importlib.import_module('_hashlib')
+    except ImportError:
+        return True  # no OpenSSL: no such limit
+    with mock.patch.object(openssl, 'hmac_digest', side_effect=OverflowError('msg is too long.')):
+        try:
+            stdlib_hmac.digest(b'key', b'msg', 'sha256')
+        except OverflowError:
+            return False
+    return True
+
+
+HMAC_DIGEST_FALLS_BACK = hmac_digest_falls_back()
+
+
+@pytest.fixture(scope='module')
+def past_int_max():
+    # 2**31 bytes of an anonymous mapping: refused before a page is touched, and read as zeros, without memory,
+    # where it is hashed.
+    huge = mmap.mmap(-1, 2**31)
+    yield huge
+    huge.close()
+
+
+@pytest.mark.parametrize('digestmod', ['sha256', 'SHA-1', fastdigest.md5, hashlib.sha512, 'nope'], ids=repr)
+@pytest.mark.parametrize('construct', ['new', 'HMAC'])
+def test_a_key_over_int_max_is_refused_as_hmac_refuses_it(construct, digestmod):
+    # new() and HMAC() take bytes or bytearray keys only; bytes of zeros are calloc's, untouched pages that cost
+    # no memory unless read, and both sides refuse the length before reading.
+    key = bytes(2**31)
+    expected = outcome(lambda: getattr(stdlib_hmac, construct)(key, b'msg', digestmod))
+    assert expected == (OverflowError, 'key is too long.')
+    assert outcome(lambda: getattr(fd_hmac, construct)(key, b'msg', digestmod)) == expected
+
+
+# Where the input past INT_MAX is, and the key beside a long message: bytes, or another buffer, which
+# _hashlib.hmac_digest takes and 3.14's later fallback does not.
+SMALL_KEYS = {'msg': b'key', 'msg, memoryview key': memoryview(b'key'), 'msg, bytearray key': bytearray(b'key')}
+
+
+@pytest.mark.parametrize(
+    'where',
+    [
+        pytest.param(where, marks=[pytest.mark.heavy] if HMAC_DIGEST_FALLS_BACK else [])
+        for where in ('key', *SMALL_KEYS)
+    ],
+)
+@pytest.mark.parametrize('digest', ['sha256', fastdigest.sha1, hashlib.md5], ids=repr)
+def test_one_shot_over_int_max_is_hmacs(past_int_max, where, digest):
+    key, msg = (past_int_max, b'msg') if where == 'key' else (SMALL_KEYS[where], past_int_max)
+    expected = outcome(lambda: stdlib_hmac.digest(key, msg, digest))
+    if not HMAC_DIGEST_FALLS_BACK:
+        assert expected == (OverflowError, '%s is too long.' % where.partition(',')[0])
+    assert outcome(lambda: fd_hmac.digest(key, msg, digest)) == expected
+
+
+@pytest.mark.heavy
+def test_digest_many_takes_any_length(past_int_max):
+    # fastdigest's own function returns the MACs of a key or a message over INT_MAX bytes on every version, as
+    # hmac.digest does from 3.14. The references: the standard library's HMAC object, whose update() has no
+    # limit, and for the key RFC 2104's rule that a key longer than a block is hashed first.
+    long_message = stdlib_hmac.new(b'key', digestmod='sha256')
+    long_message.update(past_int_max)
+    short = stdlib_hmac.digest(b'key', b'm', 'sha256')
+    assert fd_hmac.digest_many(b'key', [past_int_max, b'm'], 'sha256') == [long_message.digest(), short]
+    hashed_key = hashlib.sha256(past_int_max).digest()
+    assert fd_hmac.digest_many(past_int_max, [b'm'], 'sha256') == [stdlib_hmac.digest(hashed_key, b'm', 'sha256')]

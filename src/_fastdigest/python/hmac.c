@@ -164,6 +164,17 @@ static PyObject *fastdigest_hmac_digest(PyObject *module, PyObject *const *args,
         PyBuffer_Release(&key_view);
         return NULL;
     }
+    /* _hashlib.hmac_digest takes int lengths and refuses a key or message
+     * over INT_MAX bytes with OverflowError, which hmac.digest passes on up
+     * to 3.13; from 3.14 it computes the MAC in Python instead (CPython's
+     * gh-136912), whose checks have changed within 3.14's patch releases.
+     * Such a call is the stdlib's, whatever it does there: it hashes at
+     * OpenSSL's speed, which for gigabytes is fastdigest's. */
+    if (key_view.len > INT_MAX || msg_view.len > INT_MAX) {
+        PyBuffer_Release(&msg_view);
+        PyBuffer_Release(&key_view);
+        return fd_call_stdlib_hmac(module, "digest", args, nargs, kwnames);
+    }
     PyObject *result = PyBytes_FromStringAndSize(NULL, (Py_ssize_t)fd_algorithms[id].digest_len);
     if (result != NULL) {
         uint8_t *out = (uint8_t *)PyBytes_AS_STRING(result);

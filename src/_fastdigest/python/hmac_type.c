@@ -9,6 +9,7 @@
  * instance of this type, or of the caller's subclass of it. */
 #include "python/hmac.h"
 
+#include <limits.h>
 #include <string.h>
 
 #include "hash/hmac.h"
@@ -483,6 +484,11 @@ static int hmac_key(hmac_object *self, PyObject *module, const fd_signature *sig
     int id = present <= 0 ? -1 : fd_hmac_algorithm(module, digestmod, "new", "digestmod");
     if (present == 0)
         PyErr_SetString(PyExc_TypeError, state->compat.missing_digestmod);
+    /* A key over INT_MAX bytes is the stdlib's too: _hashlib.hmac_new, which
+     * takes an int length, refuses it with OverflowError on every version,
+     * and a CPython without OpenSSL keys it. */
+    if (id >= 0 && key_view.len > INT_MAX)
+        id = FD_FOREIGN_DIGESTMOD;
     if (id < 0) {
         PyBuffer_Release(&key_view);
         if (id != FD_FOREIGN_DIGESTMOD)
