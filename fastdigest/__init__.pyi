@@ -404,8 +404,8 @@ class HASH:
     def __deepcopy__(self, memo: dict[int, Any], /) -> Self:
         """copy.deepcopy(): the same as copy(); the state refers to no other object."""
 
-# hashlib's names of the eight algorithms. new() accepts them in any letter case, and their aliases
-# ('sha-256', OIDs) too; a name typed as a plain str may be one of them or any other.
+# hashlib's names of the eight algorithms. new() accepts them, and their aliases ('sha-256', OIDs), as
+# hashlib.new() does; a name typed as a plain str may be one of them or any other.
 _FastdigestName: TypeAlias = Literal['md5', 'sha1', 'sha224', 'sha256', 'sha384', 'sha512', 'sha512_224', 'sha512_256']
 
 # fastdigest's hash object for the eight algorithms; any other name, with every keyword, goes to
@@ -442,9 +442,10 @@ else:
     ) -> HASH:
         """Return a new hash object of the named algorithm, optionally fed data, as hashlib.new() does.
 
-        For the eight algorithms, name is any spelling hashlib.new() accepts for them, in any letter
-        case: `'sha256'`, `'SHA256'`, `'sha-256'`, `'SHA2-256'`, `'sha512_224'`, `'SHA512-224'`, their
-        OIDs (`'2.16.840.1.101.3.4.2.1'`). Any other name goes to the standard library's hashlib.new()
+        For the eight algorithms, name is any spelling hashlib.new() accepts for them: OpenSSL's in
+        any letter case (`'sha256'`, `'SHA256'`, `'Sha-256'`, `'SHA2-256'`, `'sha512-224'`, the OIDs
+        such as `'2.16.840.1.101.3.4.2.1'`), and CPython's `'sha512_224'` and `'sha512_256'` in lower
+        or upper case only (`'Sha512_224'` is refused, as hashlib refuses it). Any other name goes to the standard library's hashlib.new()
         with every argument as given (`new('sha3_256', data)`, `new('blake2b', digest_size=16)`), which
         returns its own object or raises its own error.
 

@@ -2,14 +2,18 @@
 
 new(), digest(), compare_digest, the HMAC type and digest_size behave as hmac's do. For the eight
 algorithms fastdigest implements, given by name (as hashlib.new() accepts them), as a fastdigest
-constructor such as fastdigest.sha256, or as hashlib's own constructor such as hashlib.sha256, the
-work is done in C: the key's inner and outer states are computed once per object and kept inline,
-and long messages are hashed with the GIL released.
+constructor such as fastdigest.sha256, or as one of the constructors hashlib is made of (hashlib.sha256,
+that is _hashlib.openssl_sha256 or the builtin _sha2.sha256), the work is done in C: the key's inner and
+outer states are computed once per object and kept inline, and long messages are hashed with the GIL
+released.
 
-Any other digestmod (a name fastdigest lacks such as 'sha3_256', another callable, or a PEP 247
-module) is handed to the standard library's hmac with the same arguments, so it works as it does
-there and fails with the standard library's own exceptions; the object returned is then the
-standard library's hmac.HMAC.
+Any other digestmod (a name fastdigest lacks such as 'sha3_256', another callable, such as a wrapper
+or a mock that replaced hashlib.sha256, or a PEP 247 module) is handed to the standard library's hmac
+with the same arguments, so it works as it does there and fails with the standard library's own
+exceptions; the HMAC object then hands every call to the standard library's hmac.HMAC it holds.
+
+HMAC may be subclassed as hmac.HMAC is: a subclass overrides __init__, calls
+super().__init__(key, msg, digestmod), and adds attributes and methods.
 
 The arguments are taken as the running Python's hmac takes them, and refused with its words: new()
 and HMAC() take the key as bytes or bytearray only, digest() in any buffer.

@@ -1,26 +1,26 @@
 # Type stubs for fastdigest.hmac, written by hand and checked against the runtime by
 # `python -m mypy.stubtest fastdigest` (tests/test_typing.py).
 #
-# The signatures follow typeshed's hmac stub. new() returns fastdigest's HMAC for a fastdigest (or hashlib)
-# constructor; for a name it may be the standard library's hmac.HMAC (names fastdigest lacks, such
-# as 'sha3_256', are handed to the standard library), and so it is for any other digestmod.
+# The signatures follow typeshed's hmac stub. new() and HMAC() return fastdigest's HMAC for every
+# digestmod: for one fastdigest does not run (a name it lacks, such as 'sha3_256', a function, a PEP 247
+# module) the object hands its calls to the standard library's hmac.HMAC.
 # The docstrings are the API reference (docs/reference/).
 
 """HMAC (RFC 2104) on fastdigest's hashes: a drop-in for the standard library's hmac module.
 
 For the eight algorithms, given by name, as a fastdigest constructor (fastdigest.sha256) or as
-hashlib's (hashlib.sha256), the work is done in C. Any other digestmod (a name fastdigest lacks
-such as 'sha3_256', another callable, a PEP 247 module) is handed to the standard library's hmac
-with the same arguments, which returns its own hmac.HMAC and raises its own errors.
+one of the constructors hashlib is made of (hashlib.sha256), the work is done in C. Any other
+digestmod (a name fastdigest lacks such as 'sha3_256', another callable such as a patched
+hashlib.sha256, a PEP 247 module) is handed to the standard library's hmac with the same
+arguments, which computes the MAC and raises its own errors.
 """
 
-import hmac as _stdlib_hmac
 from collections.abc import Callable
 from hmac import compare_digest as compare_digest
 from types import ModuleType
-from typing import Literal, NoReturn, SupportsIndex, TypeAlias, final, overload
+from typing import ClassVar, Literal, NoReturn, SupportsIndex, TypeAlias, overload
 
-from typing_extensions import Self
+from typing_extensions import Self, disjoint_base
 
 from fastdigest import HASH, _HashObject, _Messages, _OutT, _ReadableBuffer
 
@@ -38,21 +38,28 @@ trans_5C: bytes
 trans_36: bytes
 """The standard library's table of key bytes XOR 0x36 (its own object)."""
 
-@final
+# A C type with a layout of its own: a class cannot derive from it and from another such type.
+@disjoint_base
 class HMAC:
-    """An HMAC object (RFC 2104) of one of the eight algorithms.
+    """An HMAC object (RFC 2104), as the standard library's hmac.HMAC.
 
     Made by new(), or by calling HMAC as new() is called (with the same arguments, results and
-    errors). The key's inner and outer states are computed once and kept in the object, so copy()
-    and digest() allocate nothing but their result. HMAC objects cannot be pickled (TypeError:
-    their state is as good as the key); copy.copy() and copy.deepcopy() work.
+    errors). For the eight algorithms the key's inner and outer states are computed once and kept
+    in the object, so copy() and digest() allocate nothing but their result; for any other
+    digestmod the object hands every call to the standard library's hmac.HMAC. HMAC objects cannot
+    be pickled (TypeError: their state is as good as the key); copy.copy() and copy.deepcopy() work.
+
+    Subclasses may derive from it as from hmac.HMAC: override __init__ and call
+    super().__init__(key, msg, digestmod), add attributes and methods. An object is keyed once:
+    calling __init__ on a keyed object raises TypeError, and using one never keyed (made by
+    HMAC.__new__ alone) raises AttributeError.
     """
 
-    # For a digestmod fastdigest does not run itself, the call returns the standard library's
-    # hmac.HMAC (use new() for that type); the stub describes the fast case.
-    def __new__(
-        cls, key: bytes | bytearray, msg: _ReadableBuffer | None = None, digestmod: _FastDigestMod | str = ''
-    ) -> Self: ...
+    blocksize: ClassVar[int]
+    """64, as hmac.HMAC's: the block size the standard library assumes for a hash without one."""
+    def __init__(
+        self, key: bytes | bytearray, msg: _ReadableBuffer | None = None, digestmod: _FastDigestMod | _DigestMod = ''
+    ) -> None: ...
     @property
     def name(self) -> str:
         """`'hmac-'` and the hash's name, for example `'hmac-sha256'`."""
@@ -82,9 +89,9 @@ class HMAC:
     def copy(self) -> Self:
         """Return an independent copy, at the same point of the same message."""
     def __copy__(self) -> Self:
-        """copy.copy(): the same as copy()."""
+        """copy.copy(): copy(), with a subclass's attributes."""
     def __deepcopy__(self, memo: object, /) -> Self:
-        """copy.deepcopy(): the same as copy(); the state holds no objects."""
+        """copy.deepcopy(): copy(), with deep copies of a subclass's attributes."""
 
 # digestmod has a default ('') only so that it may follow msg: leaving it out, or passing '' or None,
 # raises TypeError. The first overload says so (NoReturn) and gives the runtime's defaults, which
@@ -96,19 +103,22 @@ def new(key: bytes | bytearray, msg: _ReadableBuffer | None = None, digestmod: L
     Args:
         key: The key: bytes or bytearray, as the standard library takes it.
         msg: Initial message data, or None.
-        digestmod: Required. One of the eight algorithms by name (`'sha256'`, as new() takes names),
-            or fastdigest's or hashlib's constructor for one (fastdigest.sha256, hashlib.sha256).
-            Anything else the standard library accepts (`'sha3_256'`, another callable, a PEP 247
-            module) is handed to hmac.new() with the same arguments.
+        digestmod: Required. One of the eight algorithms by name (`'sha256'`, as hashlib.new() takes
+            names), or a constructor of one: fastdigest's (fastdigest.sha256) or one hashlib is made
+            of (hashlib.sha256, _hashlib.openssl_sha256, _sha2.sha256). Anything else the standard
+            library accepts (`'sha3_256'`, another callable such as a patched hashlib.sha256, a PEP
+            247 module) is handed to hmac.new() with the same arguments.
 
     Returns:
-        A fastdigest HMAC for the eight algorithms; for any other digestmod, the standard library's
+        A fastdigest HMAC; for a digestmod handed on, it hands every call to the standard library's
             hmac.HMAC.
 
     Raises:
         TypeError: digestmod is missing, None or empty (`Missing required argument 'digestmod'.`);
             key is neither bytes nor bytearray (`key: expected bytes or bytearray, but got 'str'`); msg
             is a str or has no buffer.
+        OverflowError: key is over 2**31 - 1 bytes (`key is too long.`): such a key is handed to
+            the standard library's hmac.new(), whose OpenSSL HMAC refuses it.
         BufferError: msg is not C-contiguous.
         ValueError: digestmod is a name known neither to fastdigest nor to hashlib (`unsupported
             hash type NAME`; from Python 3.15 `unsupported hash algorithm NAME`).
@@ -117,13 +127,9 @@ def new(key: bytes | bytearray, msg: _ReadableBuffer | None = None, digestmod: L
     """
 
 @overload
-def new(key: bytes | bytearray, msg: _ReadableBuffer | None, digestmod: _FastDigestMod) -> HMAC: ...
+def new(key: bytes | bytearray, msg: _ReadableBuffer | None, digestmod: _FastDigestMod | _DigestMod) -> HMAC: ...
 @overload
-def new(key: bytes | bytearray, *, digestmod: _FastDigestMod) -> HMAC: ...
-@overload
-def new(key: bytes | bytearray, msg: _ReadableBuffer | None, digestmod: _DigestMod) -> HMAC | _stdlib_hmac.HMAC: ...
-@overload
-def new(key: bytes | bytearray, *, digestmod: _DigestMod) -> HMAC | _stdlib_hmac.HMAC: ...
+def new(key: bytes | bytearray, *, digestmod: _FastDigestMod | _DigestMod) -> HMAC: ...
 def digest(key: _ReadableBuffer, msg: _ReadableBuffer, digest: _DigestMod) -> bytes:
     """Return the HMAC of msg under key in one call: hmac.digest(), with no object made.
 
@@ -139,6 +145,9 @@ def digest(key: _ReadableBuffer, msg: _ReadableBuffer, digest: _DigestMod) -> by
     Raises:
         TypeError: key or msg is a str or has no buffer (`a bytes-like object is required, not
             'str'`).
+        OverflowError: key or msg is over 2**31 - 1 bytes (`key is too long.`, `msg is too long.`),
+            up to Python 3.13: such a call is handed to the standard library's hmac.digest(), which
+            passes on OpenSSL's refusal there and from 3.14 computes the MAC in Python.
         BufferError: key or msg is not C-contiguous.
         ValueError: digest is a name known neither to fastdigest nor to hashlib (`unsupported hash
             type NAME`; from Python 3.15 `unsupported hash algorithm NAME`).

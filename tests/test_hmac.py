@@ -13,6 +13,7 @@ Vector sources:
 
 import array
 import copy
+import functools
 import hashlib
 import hmac as stdlib_hmac
 import importlib.resources
@@ -29,6 +30,7 @@ import threading
 import time
 import types
 from pathlib import Path
+from unittest import mock
 
 import pytest
 from hypothesis import given, settings
@@ -429,10 +431,21 @@ PEP_247_MODULE.new = lambda data=b'': hashlib.sha256(data)
     'digestmod', ['sha3_256', 'blake2b', hashlib.sha3_256, lambda data=b'': hashlib.sha1(data), PEP_247_MODULE]
 )
 def test_other_digestmods_go_to_the_stdlib(digestmod):
+    # The object is fastdigest's type (isinstance(mac, hmac.HMAC) holds under the swap), and hands every call to
+    # the standard library's HMAC it holds.
     mac = fd_hmac.new(b'key', b'msg', digestmod)
-    assert type(mac) is stdlib_hmac.HMAC
+    assert type(mac) is fd_hmac.HMAC
     expected = stdlib_hmac.new(b'key', b'msg', digestmod)
-    assert (mac.name, mac.digest()) == (expected.name, expected.digest())
+    assert (mac.name, mac.digest_size, mac.block_size) == (expected.name, expected.digest_size, expected.block_size)
+    for obj in (mac, expected):
+        obj.update(b' more')
+    copied = mac.copy()
+    assert type(copied) is fd_hmac.HMAC
+    copied.update(b' and more')
+    assert (mac.digest(), mac.hexdigest()) == (expected.digest(), expected.hexdigest())
+    assert copied.digest() != mac.digest()
+    assert outcome(lambda: mac.update('str')) == outcome(lambda: expected.update('str'))
+    assert outcome(lambda: mac.digest(1)) == outcome(lambda: expected.digest(1))
     assert fd_hmac.digest(b'key', b'msg', digestmod) == stdlib_hmac.digest(b'key', b'msg', digestmod)
 
 
@@ -623,7 +636,7 @@ def test_hmac_class_can_be_called_like_new():
     expected = stdlib_hmac.HMAC(b'key', b'msg', 'sha256').digest()
     assert fd_hmac.HMAC(b'key', b'msg', 'sha256').digest() == expected
     assert fd_hmac.HMAC(b'key', msg=b'msg', digestmod=fastdigest.sha256).digest() == expected
-    assert type(fd_hmac.HMAC(b'key', digestmod='sha3_256')) is stdlib_hmac.HMAC
+    assert type(fd_hmac.HMAC(b'key', digestmod='sha3_256')) is fd_hmac.HMAC
     # Its errors name HMAC.__init__ and count self, as the stdlib's class does.
     for args, kwargs in [((), {}), ((b'k', b'm', 'sha256', 1), {}), ((b'k',), {'key': b'k'}), ((b'k',), {'x': 1})]:
         expected = outcome(lambda: stdlib_hmac.HMAC(*args, **kwargs))
@@ -631,7 +644,7 @@ def test_hmac_class_can_be_called_like_new():
         assert outcome(lambda: fd_hmac.HMAC(*args, **kwargs)) == expected
 
 
-def test_hmac_type_is_closed():
+def test_hmac_type_is_immutable():
     mac = fd_hmac.new(b'key', b'msg', 'sha256')
     with pytest.raises(TypeError):
         type(mac)()
@@ -639,10 +652,12 @@ def test_hmac_type_is_closed():
         fd_hmac.HMAC.digest = None
     with pytest.raises(AttributeError):
         mac.name = 'hmac-md5'
-    with pytest.raises(TypeError):
-
-        class Subclass(fd_hmac.HMAC):
-            pass
+    with pytest.raises(AttributeError):
+        mac.anything = 1  # no __dict__, as hmac.HMAC's __slots__ have none
+    # Keyed once: a second __init__ would change the key of an object others may hold.
+    with pytest.raises(TypeError, match='cannot key an HMAC object twice'):
+        mac.__init__(b'other key', digestmod='sha256')
+    assert mac.digest() == stdlib_hmac.digest(b'key', b'msg', 'sha256')
 
 
 def test_hmac_refuses_pickling():
@@ -781,3 +796,342 @@ def test_no_c_heap_allocation(tmp_path):
     assert counts.pop('stdlib hmac.digest') >= calls
     assert len(counts) == 8 * 8
     assert counts == {label: 0 for label in counts}
+
+
+# --- which digestmods are hashlib's own constructors ------------------------------------------------------
+
+
+def real_constructors():
+    """(label, constructor, algorithm) for every constructor object of the eight that this Python's hashlib is
+    made of: fastdigest's, _hashlib's OpenSSL ones, and the builtin modules' (_sha2 from 3.12, _sha256 and
+    _sha512 before), whichever this CPython has."""
+    found = [(f'fastdigest.{name}', getattr(fastdigest, name), name) for name in ALGORITHMS]
+    found += [(f'hashlib.{name}', getattr(hashlib, name), name) for name in ALGORITHMS[:6]]
+    modules = {'_hashlib': 'openssl_', '_md5': '', '_sha1': '', '_sha2': '', '_sha256': '', '_sha512': ''}
+    for module_name, prefix in modules.items():
+        try:
+            module = importlib.import_module(module_name)
+        except ImportError:
+            continue
+        for name in ALGORITHMS:
+            constructor = getattr(module, prefix + name, None)
+            if constructor is not None:
+                found.append((f'{module_name}.{prefix}{name}', constructor, name))
+    return found
+
+
+HMAC_CALLS = {
+    'new': lambda m, key, msg, digestmod: m.new(key, msg, digestmod).digest(),
+    'HMAC': lambda m, key, msg, digestmod: m.HMAC(key, msg, digestmod=digestmod).hexdigest(),
+    'digest': lambda m, key, msg, digestmod: m.digest(key, msg, digestmod),
+    # digest_many is the loop over hmac.digest, which for a digest it hands on begins with a call for an empty
+    # message (its errors come first).
+    'digest_many': lambda m, key, msg, digestmod: (
+        m.digest_many(key, [msg, msg[:3]], digestmod)
+        if m is fd_hmac
+        else [m.digest(key, b'', digestmod), m.digest(key, msg, digestmod), m.digest(key, msg[:3], digestmod)][1:]
+    ),
+}
+
+
+@pytest.mark.parametrize('function', HMAC_CALLS)
+@pytest.mark.parametrize(
+    ('label', 'constructor', 'name'), real_constructors(), ids=lambda v: v if isinstance(v, str) else ''
+)
+def test_real_constructors_run_in_fastdigest(function, label, constructor, name):
+    # hashlib's own constructors, whichever module made them, name the algorithm: computed here, never handed
+    # to the standard library's hmac.
+    key, msg = b'k' * 100, b'message'
+    expected = HMAC_CALLS[function](stdlib_hmac, key, msg, constructor)
+    handed_on = AssertionError('handed to the standard library')
+    with (
+        mock.patch.object(stdlib_hmac, 'new', side_effect=handed_on),
+        mock.patch.object(stdlib_hmac, 'HMAC', side_effect=handed_on),
+        mock.patch.object(stdlib_hmac, 'digest', side_effect=handed_on),
+    ):
+        assert HMAC_CALLS[function](fd_hmac, key, msg, constructor) == expected
+
+
+def sha3_256_builder(data=b''):
+    return hashlib.sha3_256(data)
+
+
+@pytest.mark.parametrize('function', HMAC_CALLS)
+@pytest.mark.parametrize('name', ALGORITHMS[:6])
+def test_a_patched_hashlib_constructor_is_called(function, name):
+    # mock.patch('hashlib.sha256', ...) in a program's tests: hmac calls the replacement, and so must
+    # fastdigest.hmac, whatever the replacement builds.
+    key, msg = b'key', b'message'
+    with mock.patch(f'hashlib.{name}', sha3_256_builder):
+        replaced = getattr(hashlib, name)
+        expected = HMAC_CALLS[function](stdlib_hmac, key, msg, replaced)
+        assert expected == HMAC_CALLS[function](stdlib_hmac, key, msg, 'sha3_256')
+        assert HMAC_CALLS[function](fd_hmac, key, msg, replaced) == expected
+
+
+@pytest.mark.parametrize('function', HMAC_CALLS)
+def test_a_wrapped_hashlib_constructor_is_called_as_hmac_calls_it(function):
+    # An instrumentation wrapper that computes the same hash sees the calls hmac makes, and the same MACs.
+    def wrap(calls):
+        @functools.wraps(hashlib.sha256)
+        def counted(*args, **kwargs):
+            calls.append(args)
+            return original(*args, **kwargs)
+
+        return counted
+
+    original = hashlib.sha256
+    key, msg = b'k' * 100, b'message'
+    stdlib_calls, fastdigest_calls = [], []
+    with mock.patch('hashlib.sha256', wrap(stdlib_calls)):
+        expected = HMAC_CALLS[function](stdlib_hmac, key, msg, hashlib.sha256)
+    with mock.patch('hashlib.sha256', wrap(fastdigest_calls)):
+        assert HMAC_CALLS[function](fd_hmac, key, msg, hashlib.sha256) == expected
+    assert stdlib_calls and fastdigest_calls == stdlib_calls
+
+
+# --- subclasses of HMAC -------------------------------------------------------------------------------
+
+
+def subclasses(base):
+    """Subclasses of `base` (hmac.HMAC or fastdigest.hmac.HMAC) as libraries write them."""
+
+    class Signer(base):
+        # A fixed digest, its own __init__ with other parameters, an attribute and a method of its own.
+        def __init__(self, key, *, purpose):
+            super().__init__(key, digestmod='sha256')
+            self.purpose = purpose
+            self.update(purpose.encode())
+
+        def sign(self, data):
+            mac = self.copy()
+            mac.update(data)
+            return mac.hexdigest()
+
+    class SmallBlocks(base):
+        # As a bug report shows it: a changed blocksize and a renamed digestmod parameter.
+        blocksize = 1
+
+        def __init__(self, key, msg, digestmod_):
+            super().__init__(key, msg, digestmod=digestmod_)
+
+    class Counting(base):
+        # An update that counts before it feeds.
+        def update(self, msg):
+            self.fed = getattr(self, 'fed', 0) + len(msg)
+            super().update(msg)
+
+    class Derivation(base):
+        # VMess's AEAD key derivation (v2ray): HMACs nested as each other's digestmod, a block_size class
+        # attribute, and calling an object as a constructor.
+        block_size = 64
+
+        def __call__(self, msg=b''):
+            mac = self.copy()
+            mac.update(msg)
+            return mac
+
+    return Signer, SmallBlocks, Counting, Derivation
+
+
+def use_subclasses(base):
+    signer, small_blocks, counting, derivation = subclasses(base)
+    results = []
+    s = signer(b'secret', purpose='login')
+    results += [type(s).__name__, isinstance(s, base), s.purpose, s.sign(b'a'), s.sign(b'b'), s.name, s.digest_size]
+    copied = s.copy()
+    results += [type(copied) is signer, copied.hexdigest() == s.hexdigest()]
+    for digestmod in ('md5', 'sha512', hashlib.sha1, 'sha3_256'):
+        mac = small_blocks(b'key', b'msg', digestmod)
+        results += [type(mac) is small_blocks, mac.blocksize, mac.block_size, mac.name, mac.hexdigest()]
+    c = counting(b'key', b'start', 'sha384')
+    c.update(b'more')
+    results += [c.fed, c.hexdigest()]
+    h = derivation(b'VMess AEAD KDF', digestmod=hashlib.sha256)
+    for step in (b'AES Auth ID Encryption', b'VMess Header AEAD Key', b'nonce'):
+        h = derivation(step, digestmod=h)
+    results += [type(h) is derivation, h(b'command key').digest().hex()]
+    return results
+
+
+def test_subclasses_work_as_the_stdlib_ones():
+    assert use_subclasses(fd_hmac.HMAC) == use_subclasses(stdlib_hmac.HMAC)
+
+
+@pytest.mark.parametrize('digestmod', ['sha256', 'sha3_256'])
+def test_copies_of_subclasses_keep_their_attributes(digestmod):
+    # copy() makes the object as hmac's copy() does (no __init__, no attributes); copy.copy() and copy.deepcopy()
+    # copy the attributes too, shallow or deep, and the state independently.
+    class Tagged(fd_hmac.HMAC):
+        def __init__(self, key, tags):
+            super().__init__(key, b'start', digestmod)
+            self.tags = tags
+            self.me = self
+
+    mac = Tagged(b'key', ['a'])
+    assert not hasattr(mac.copy(), 'tags')
+    shallow, deep = copy.copy(mac), copy.deepcopy(mac)
+    assert type(shallow) is type(deep) is Tagged
+    assert shallow.tags is mac.tags and shallow.me is mac
+    assert deep.tags == mac.tags and deep.tags is not mac.tags and deep.me is deep
+    for duplicate in (shallow, deep):
+        duplicate.update(b' more')
+        assert duplicate.digest() == stdlib_hmac.digest(b'key', b'start more', digestmod)
+    assert mac.digest() == stdlib_hmac.digest(b'key', b'start', digestmod)
+
+
+def test_class_attributes_are_hmacs():
+    assert fd_hmac.HMAC.blocksize == stdlib_hmac.HMAC.blocksize == 64
+    public = {name for name in dir(stdlib_hmac.HMAC) if not name.startswith('_')}
+    assert public <= set(dir(fd_hmac.HMAC))
+    mac = fd_hmac.new(b'key', b'msg', 'sha512')
+    assert mac.blocksize == 64 and mac.block_size == 128  # the default, and the hash's own
+
+
+def test_an_uninitialised_object_refuses_as_hmac_does():
+    for module in (fd_hmac, stdlib_hmac):
+        empty = module.HMAC.__new__(module.HMAC)
+        for use in (empty.digest, empty.hexdigest, empty.copy, lambda e=empty: e.update(b'x')):
+            with pytest.raises(AttributeError):
+                use()
+        assert not hasattr(empty, 'digest_size')
+        empty.__init__(b'key', b'msg', 'sha256')
+        assert empty.digest() == stdlib_hmac.digest(b'key', b'msg', 'sha256')
+
+
+# --- names: what hashlib and hmac accept, exactly -------------------------------------------------------
+
+# Every spelling of the eight that hashlib.new knows, with letter-case variants: OpenSSL's names match in any
+# case, CPython's own 'sha512_224' and 'sha512_256' only in lower or upper case.
+NAME_SPELLINGS = sorted(
+    {
+        variant
+        for base in (
+            'md5', 'MD5', 'Md5', 'ssl3-md5', 'sha1', 'SHA1', 'Sha1', 'sha-1', 'SSL3-SHA1', 'sha224', 'Sha224',
+            'sha2-224', 'sha256', 'SHA256', 'Sha256', 'sha-256', 'SHA2-256', 'sha384', 'sHA384', 'sha512',
+            'Sha-512', 'sha512_224', 'SHA512_224', 'Sha512_224', 'sHA512_224', 'sha512_256', 'SHA512_256',
+            'Sha512_256', 'sHA512_256', 'Sha512-224', 'SHA-512/224', 'sha2-512/256', 'Sha512-256',
+            '2.16.840.1.101.3.4.2.1',
+        )
+        for variant in (base, base.swapcase())
+    }
+)  # fmt: skip
+
+NAME_CALLS = {
+    'hashlib.new': (lambda m, name: m.new(name, b'abc').hexdigest(), fastdigest, hashlib),
+    'pbkdf2_hmac': (lambda m, name: m.pbkdf2_hmac(name, b'p', b's', 2).hex(), fastdigest, hashlib),
+    'hmac.new': (lambda m, name: m.new(b'k', b'm', name).hexdigest(), fd_hmac, stdlib_hmac),
+    'hmac.HMAC': (lambda m, name: m.HMAC(b'k', b'm', name).hexdigest(), fd_hmac, stdlib_hmac),
+    'hmac.digest': (lambda m, name: m.digest(b'k', b'm', name).hex(), fd_hmac, stdlib_hmac),
+    'hmac.digest_many': (
+        lambda m, name: (
+            [mac.hex() for mac in m.digest_many(b'k', [b'm'], name)]
+            if m is fd_hmac
+            else [m.digest(b'k', b'm', name).hex()]
+        ),
+        fd_hmac,
+        stdlib_hmac,
+    ),
+    'digest_many': (
+        lambda m, name: (
+            [d.hex() for d in m.digest_many(name, [b'abc'])] if m is fastdigest else [m.new(name, b'abc').hexdigest()]
+        ),
+        fastdigest,
+        hashlib,
+    ),
+}
+
+
+@pytest.mark.parametrize('name', NAME_SPELLINGS)
+@pytest.mark.parametrize('call', NAME_CALLS)
+def test_names_are_accepted_exactly_as_hashlib_and_hmac_accept_them(call, name):
+    function, ours, theirs = NAME_CALLS[call]
+    assert outcome(lambda: function(ours, name)) == outcome(lambda: function(theirs, name))
+
+
+def test_the_table_of_names_means_something():
+    # The mixed-case CPython names are refused by the running hashlib, and their other spellings accepted.
+    refused = [name for name in NAME_SPELLINGS if outcome(lambda n=name: hashlib.new(n))[0] is ValueError]
+    assert {'Sha512_224', 'sHA512_224', 'Sha512_256', 'sHA512_256'} <= set(refused)
+    assert len(refused) < len(NAME_SPELLINGS) // 3
+
+
+# --- lengths past INT_MAX -----------------------------------------------------------------------------
+
+# hmac's OpenSSL calls take int lengths: _hashlib.hmac_new refuses a key over INT_MAX bytes, and
+# _hashlib.hmac_digest a key or a message, with OverflowError. hmac.new passes the first on, on every version;
+# hmac.digest passes the second on up to 3.13 and from 3.14 falls back to its pure-Python HMAC (CPython's
+# gh-136912), which hashes the whole input (a heavy comparison) and, in later 3.14 releases, takes the key as
+# bytes or bytearray only.
+
+
+def hmac_digest_falls_back():
+    """Whether the running hmac.digest goes on past _hashlib.hmac_digest's OverflowError: asked with a
+    _hashlib.hmac_digest that raises it, rather than with 2 GiB of input."""
+    try:
+        openssl = importlib.import_module('_hashlib')
+    except ImportError:
+        return True  # no OpenSSL: no such limit
+    with mock.patch.object(openssl, 'hmac_digest', side_effect=OverflowError('msg is too long.')):
+        try:
+            stdlib_hmac.digest(b'key', b'msg', 'sha256')
+        except OverflowError:
+            return False
+    return True
+
+
+HMAC_DIGEST_FALLS_BACK = hmac_digest_falls_back()
+
+
+@pytest.fixture(scope='module')
+def past_int_max():
+    # 2**31 bytes of an anonymous mapping: refused before a page is touched, and read as zeros, without memory,
+    # where it is hashed.
+    huge = mmap.mmap(-1, 2**31)
+    yield huge
+    huge.close()
+
+
+@pytest.mark.parametrize('digestmod', ['sha256', 'SHA-1', fastdigest.md5, hashlib.sha512, 'nope'], ids=repr)
+@pytest.mark.parametrize('construct', ['new', 'HMAC'])
+def test_a_key_over_int_max_is_refused_as_hmac_refuses_it(construct, digestmod):
+    # new() and HMAC() take bytes or bytearray keys only; bytes of zeros are calloc's, untouched pages that cost
+    # no memory unless read, and both sides refuse the length before reading.
+    key = bytes(2**31)
+    expected = outcome(lambda: getattr(stdlib_hmac, construct)(key, b'msg', digestmod))
+    assert expected == (OverflowError, 'key is too long.')
+    assert outcome(lambda: getattr(fd_hmac, construct)(key, b'msg', digestmod)) == expected
+
+
+# Where the input past INT_MAX is, and the key beside a long message: bytes, or another buffer, which
+# _hashlib.hmac_digest takes and 3.14's later fallback does not.
+SMALL_KEYS = {'msg': b'key', 'msg, memoryview key': memoryview(b'key'), 'msg, bytearray key': bytearray(b'key')}
+
+
+@pytest.mark.parametrize(
+    'where',
+    [
+        pytest.param(where, marks=[pytest.mark.heavy] if HMAC_DIGEST_FALLS_BACK else [])
+        for where in ('key', *SMALL_KEYS)
+    ],
+)
+@pytest.mark.parametrize('digest', ['sha256', fastdigest.sha1, hashlib.md5], ids=repr)
+def test_one_shot_over_int_max_is_hmacs(past_int_max, where, digest):
+    key, msg = (past_int_max, b'msg') if where == 'key' else (SMALL_KEYS[where], past_int_max)
+    expected = outcome(lambda: stdlib_hmac.digest(key, msg, digest))
+    if not HMAC_DIGEST_FALLS_BACK:
+        assert expected == (OverflowError, '%s is too long.' % where.partition(',')[0])
+    assert outcome(lambda: fd_hmac.digest(key, msg, digest)) == expected
+
+
+@pytest.mark.heavy
+def test_digest_many_takes_any_length(past_int_max):
+    # fastdigest's own function returns the MACs of a key or a message over INT_MAX bytes on every version, as
+    # hmac.digest does from 3.14. The references: the standard library's HMAC object, whose update() has no
+    # limit, and for the key RFC 2104's rule that a key longer than a block is hashed first.
+    long_message = stdlib_hmac.new(b'key', digestmod='sha256')
+    long_message.update(past_int_max)
+    short = stdlib_hmac.digest(b'key', b'm', 'sha256')
+    assert fd_hmac.digest_many(b'key', [past_int_max, b'm'], 'sha256') == [long_message.digest(), short]
+    hashed_key = hashlib.sha256(past_int_max).digest()
+    assert fd_hmac.digest_many(past_int_max, [b'm'], 'sha256') == [stdlib_hmac.digest(hashed_key, b'm', 'sha256')]

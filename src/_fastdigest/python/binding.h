@@ -32,7 +32,7 @@ typedef struct {
     PyTypeObject *hmac_type;
     PyTypeObject *digest_array_type; /* digest_array's results (arrow_results.c) */
     PyTypeObject *digest_stream_type;
-    PyObject *algorithm_ids; /* dict: lowercase name or alias -> int algorithm id */
+    PyObject *algorithm_ids; /* dict: spelling (helpers.c) -> int algorithm id */
     /* hashlib's name of each algorithm, interned, by id: a name written as a
      * literal in the caller's code is this very object (the compiler interns
      * such literals), which a pointer comparison finds before any dict
@@ -48,10 +48,8 @@ typedef struct {
      * returns the standard library's hashlib or hmac by name, NULL until
      * the package has registered it. */
     PyObject *stdlib_module;
-    /* The module's own functions that its types call: HMAC(...) is
-     * fastdigest_hmac_init's work (hmac.c), and a pickled hash object
-     * names from_state. */
-    PyObject *hmac_init;
+    /* The module's own function that its hash type calls: a pickled hash
+     * object names from_state. */
     PyObject *from_state;
 } fd_module_state;
 
@@ -125,13 +123,13 @@ PyObject *fd_keyword_argument(PyObject *const *args, Py_ssize_t nargs, PyObject 
 PyObject *fd_hex_string(const uint8_t *digest, size_t digest_len);
 
 /* A new dict from every spelling hashlib.new() accepts for the eight
- * algorithms, in lowercase, to the algorithm's id (the module state's
- * algorithm_ids). */
+ * algorithms, OpenSSL's in lowercase, to the algorithm's id (the module
+ * state's algorithm_ids). */
 PyObject *fd_make_algorithm_ids(void);
 
-/* Looks name (a str) up as new() does: exactly, then in ASCII lowercase,
- * since OpenSSL (which hashlib.new asks) compares names case-insensitively,
- * and for a known name followed by spaces, by asking the standard library's
+/* Looks name (a str) up as new() does: exactly, then in lowercase where
+ * the spelling is OpenSSL's, which OpenSSL (which hashlib.new asks) compares
+ * case-insensitively, and for a known name followed by spaces, by asking the standard library's
  * hashlib (newer OpenSSL releases accept those, older ones do not).
  * Returns the algorithm id, or -1 with an exception set: hashlib's
  * ValueError for an unknown name (compat's unsupported_algorithm). */

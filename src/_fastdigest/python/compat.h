@@ -88,7 +88,7 @@ typedef struct {
      * helpers.c's fd_lookup_algorithm. */
     const char *unsupported_algorithm;
     /* hmac's TypeError for a missing or false digestmod (3.13 says
-     * argument where 3.12 said parameter). hmac.c. */
+     * argument where 3.12 said parameter). hmac_type.c. */
     const char *missing_digestmod;
     /* hashlib.__all__ names scrypt where hashlib has it (3.15+); before, it
      * is only an attribute. fastdigest/__init__.py. */

@@ -260,46 +260,70 @@ PyObject *fd_hex_string(const uint8_t *digest, size_t digest_len)
 
 /* ---- names ----------------------------------------------------------------- */
 
-/* Every spelling hashlib.new() accepts for these algorithms on OpenSSL 3, in
- * lowercase: Python's names, OpenSSL's names and aliases, and the OIDs. */
+/* Every spelling hashlib.new() accepts for these algorithms on OpenSSL 3.
+ * _hashlib first looks a name up in its own table, as written (CPython's
+ * name and its uppercase form: 'sha512_224', 'SHA512_224'), then asks
+ * OpenSSL, which matches its names, aliases and OIDs in any letter case.
+ * So OpenSSL's spellings (listed in lowercase) match in any case, and
+ * CPython's names for the truncated SHA-512s, which OpenSSL spells with a
+ * hyphen, only as written: 'Sha512_224' is refused. */
 static const struct {
     const char *alias;
     enum fd_algorithm_id id;
+    bool any_case;
 } algorithm_aliases[] = {
-    {"md5", FD_MD5},
-    {"ssl3-md5", FD_MD5},
-    {"1.2.840.113549.2.5", FD_MD5},
-    {"sha1", FD_SHA1},
-    {"sha-1", FD_SHA1},
-    {"ssl3-sha1", FD_SHA1},
-    {"1.3.14.3.2.26", FD_SHA1},
-    {"sha224", FD_SHA224},
-    {"sha-224", FD_SHA224},
-    {"sha2-224", FD_SHA224},
-    {"2.16.840.1.101.3.4.2.4", FD_SHA224},
-    {"sha256", FD_SHA256},
-    {"sha-256", FD_SHA256},
-    {"sha2-256", FD_SHA256},
-    {"2.16.840.1.101.3.4.2.1", FD_SHA256},
-    {"sha384", FD_SHA384},
-    {"sha-384", FD_SHA384},
-    {"sha2-384", FD_SHA384},
-    {"2.16.840.1.101.3.4.2.2", FD_SHA384},
-    {"sha512", FD_SHA512},
-    {"sha-512", FD_SHA512},
-    {"sha2-512", FD_SHA512},
-    {"2.16.840.1.101.3.4.2.3", FD_SHA512},
-    {"sha512_224", FD_SHA512_224},
-    {"sha512-224", FD_SHA512_224},
-    {"sha-512/224", FD_SHA512_224},
-    {"sha2-512/224", FD_SHA512_224},
-    {"2.16.840.1.101.3.4.2.5", FD_SHA512_224},
-    {"sha512_256", FD_SHA512_256},
-    {"sha512-256", FD_SHA512_256},
-    {"sha-512/256", FD_SHA512_256},
-    {"sha2-512/256", FD_SHA512_256},
-    {"2.16.840.1.101.3.4.2.6", FD_SHA512_256},
+    {"md5", FD_MD5, true},
+    {"ssl3-md5", FD_MD5, true},
+    {"1.2.840.113549.2.5", FD_MD5, true},
+    {"sha1", FD_SHA1, true},
+    {"sha-1", FD_SHA1, true},
+    {"ssl3-sha1", FD_SHA1, true},
+    {"1.3.14.3.2.26", FD_SHA1, true},
+    {"sha224", FD_SHA224, true},
+    {"sha-224", FD_SHA224, true},
+    {"sha2-224", FD_SHA224, true},
+    {"2.16.840.1.101.3.4.2.4", FD_SHA224, true},
+    {"sha256", FD_SHA256, true},
+    {"sha-256", FD_SHA256, true},
+    {"sha2-256", FD_SHA256, true},
+    {"2.16.840.1.101.3.4.2.1", FD_SHA256, true},
+    {"sha384", FD_SHA384, true},
+    {"sha-384", FD_SHA384, true},
+    {"sha2-384", FD_SHA384, true},
+    {"2.16.840.1.101.3.4.2.2", FD_SHA384, true},
+    {"sha512", FD_SHA512, true},
+    {"sha-512", FD_SHA512, true},
+    {"sha2-512", FD_SHA512, true},
+    {"2.16.840.1.101.3.4.2.3", FD_SHA512, true},
+    {"sha512_224", FD_SHA512_224, false},
+    {"SHA512_224", FD_SHA512_224, false},
+    {"sha512-224", FD_SHA512_224, true},
+    {"sha-512/224", FD_SHA512_224, true},
+    {"sha2-512/224", FD_SHA512_224, true},
+    {"2.16.840.1.101.3.4.2.5", FD_SHA512_224, true},
+    {"sha512_256", FD_SHA512_256, false},
+    {"SHA512_256", FD_SHA512_256, false},
+    {"sha512-256", FD_SHA512_256, true},
+    {"sha-512/256", FD_SHA512_256, true},
+    {"sha2-512/256", FD_SHA512_256, true},
+    {"2.16.840.1.101.3.4.2.6", FD_SHA512_256, true},
 };
+
+/* Whether lowered, a name in lowercase, is one of the spellings that match
+ * in any letter case. */
+static bool matches_in_any_case(PyObject *lowered)
+{
+    const char *name = PyUnicode_AsUTF8(lowered);
+    if (name == NULL) {
+        PyErr_Clear(); /* a lone surrogate: no spelling of ours */
+        return false;
+    }
+    for (size_t i = 0; i < sizeof algorithm_aliases / sizeof algorithm_aliases[0]; i++) {
+        if (algorithm_aliases[i].any_case && strcmp(name, algorithm_aliases[i].alias) == 0)
+            return true;
+    }
+    return false;
+}
 
 PyObject *fd_make_algorithm_ids(void)
 {
@@ -396,6 +420,8 @@ int fd_lookup_algorithm(PyObject *module, PyObject *name)
         if (lowered == NULL)
             return -1;
         id = PyDict_GetItemWithError(state->algorithm_ids, lowered);
+        if (id != NULL && !matches_in_any_case(lowered))
+            id = NULL;
         Py_DECREF(lowered);
     }
     if (id != NULL)

@@ -684,7 +684,6 @@ static int module_traverse(PyObject *module, visitproc visit, void *arg)
     Py_VISIT(state->digest_stream_type);
     Py_VISIT(state->algorithm_ids);
     Py_VISIT(state->stdlib_module);
-    Py_VISIT(state->hmac_init);
     Py_VISIT(state->from_state);
     for (int id = 0; id < FD_ALGORITHM_COUNT; id++) {
         Py_VISIT(state->constructors[id]);
@@ -702,7 +701,6 @@ static int module_clear(PyObject *module)
     Py_CLEAR(state->digest_stream_type);
     Py_CLEAR(state->algorithm_ids);
     Py_CLEAR(state->stdlib_module);
-    Py_CLEAR(state->hmac_init);
     Py_CLEAR(state->from_state);
     for (int id = 0; id < FD_ALGORITHM_COUNT; id++) {
         Py_CLEAR(state->constructors[id]);
