@@ -9,13 +9,17 @@
 #                                     (the caller removes it when it passes)
 #   copy_package_python PACKAGE_DIR   every Python file of fastdigest and its
 #                                     subpackages (fastdigest/cli/), with the
-#                                     stubs and py.typed, into PACKAGE_DIR/fastdigest;
+#                                     stubs, py.typed and the C API's header and
+#                                     .pxd (fastdigest/include/, which
+#                                     get_include() names and tests/test_capi.py
+#                                     builds against), into PACKAGE_DIR/fastdigest;
 #                                     never the checkout's built extension
 #
 # Needs repo_root set by the caller.
 
 copy_package_python() {
-    (cd "$repo_root" && find fastdigest \( -name '*.py' -o -name '*.pyi' -o -name py.typed \) \
+    (cd "$repo_root" && find fastdigest \( -name '*.py' -o -name '*.pyi' -o -name py.typed \
+        -o -path 'fastdigest/include/*' \) \
         -exec cp --parents {} "$1/" \;)
 }
 
