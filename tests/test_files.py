@@ -411,10 +411,11 @@ def test_digest_files_fspath_errors_pass_through(tmp_path):
 INTERRUPTED_CALL = """
 import signal, sys, fastdigest
 signal.signal(signal.SIGINT, signal.default_int_handler)
-paths = sys.argv[1:]
+names, threads, *paths = sys.argv[1:]
+names = tuple(names.split(',')) if ',' in names else names
 print('started', flush=True)
 try:
-    fastdigest.digest_files('sha256', paths, threads=1)
+    fastdigest.digest_files(names, paths, threads=int(threads))
 except KeyboardInterrupt:
     print('KeyboardInterrupt', flush=True)
     raise SystemExit(7)
@@ -422,27 +423,32 @@ print('finished', flush=True)
 """
 
 
-def run_and_interrupt(paths):
+def run_and_interrupt(paths, names='sha256', threads=1, timeout=30):
+    """(exit status, output, seconds from SIGINT to exit) of a child calling digest_files(names, paths)."""
     child = subprocess.Popen(
-        [sys.executable, '-c', INTERRUPTED_CALL, *map(str, paths)], stdout=subprocess.PIPE, text=True
+        [sys.executable, '-c', INTERRUPTED_CALL, names, str(threads), *map(str, paths)],
+        stdout=subprocess.PIPE,
+        text=True,
     )
     try:
         assert child.stdout.readline() == 'started\n'
         time.sleep(0.5)  # into the call: a FIFO's open, or the reading of the files
         assert child.poll() is None, 'the call ended before the signal'
         child.send_signal(signal.SIGINT)
-        out, _ = child.communicate(timeout=30)
+        sent = time.monotonic()
+        out, _ = child.communicate(timeout=timeout)
+        elapsed = time.monotonic() - sent
     finally:
         child.kill()
         child.wait()
-    return child.returncode, out
+    return child.returncode, out, elapsed
 
 
 @pytest.mark.skipif(not hasattr(os, 'mkfifo'), reason='no os.mkfifo on this platform')
 def test_ctrl_c_stops_a_call_waiting_for_a_fifo(tmp_path):
     fifo = tmp_path / 'fifo'
     os.mkfifo(fifo)  # no writer ever comes: the open waits until the signal
-    assert run_and_interrupt([fifo]) == (7, 'KeyboardInterrupt\n')
+    assert run_and_interrupt([fifo])[:2] == (7, 'KeyboardInterrupt\n')
 
 
 @pytest.mark.skipif(sys.platform == 'win32', reason='sends SIGINT, which Windows processes do not take')
@@ -450,8 +456,59 @@ def test_ctrl_c_stops_a_long_call(tmp_path):
     # Tens of gigabytes to read, which take minutes: the calling thread asks about signals as it goes.
     big = tmp_path / 'big'
     big.write_bytes(os.urandom(8 << 20))
-    returncode, out = run_and_interrupt([big] * 5000)
+    returncode, out, _ = run_and_interrupt([big] * 5000)
     assert (returncode, out) == (7, 'KeyboardInterrupt\n')
+
+
+# Calls interrupted one after another in one child, each by SIGINT from a timer thread 0.1 s in, the paths
+# in their order and reversed in turn: prints the longest time from a signal to its KeyboardInterrupt.
+INTERRUPTED_CALLS = """
+import os, signal, sys, threading, time, fastdigest
+signal.signal(signal.SIGINT, signal.default_int_handler)
+names, threads, tries, *paths = sys.argv[1:]
+names = tuple(names.split(',')) if ',' in names else names
+latest = 0.0
+for attempt in range(int(tries)):
+    paths.reverse()
+    sent = []
+    timer = threading.Timer(0.1, lambda: (sent.append(time.monotonic()), os.kill(os.getpid(), signal.SIGINT)))
+    timer.start()
+    try:
+        fastdigest.digest_files(names, paths, threads=int(threads))
+        raise SystemExit('the call finished')
+    except KeyboardInterrupt:
+        latest = max(latest, time.monotonic() - sent[0])
+    timer.join()
+print(f'{latest:.3f}', flush=True)
+"""
+
+
+@pytest.mark.skipif(sys.platform == 'win32', reason='sends SIGINT, which Windows processes do not take; no /dev/zero')
+@pytest.mark.parametrize(
+    ('second', 'names'),
+    [('/dev/zero', 'sha256'), ('sparse', 'sha256'), (None, 'md5,sha1,sha256')],
+    ids=['dev-zero', 'sparse-8-GiB', 'one-file-on-two-threads'],
+)
+def test_ctrl_c_stops_a_call_whose_calling_thread_has_no_file_left(tmp_path, second, names):
+    # When the calling thread takes the small file, it then waits for the other thread, which reads /dev/zero
+    # (never ending) or a sparse file of 8 GiB (seconds of hashing): it keeps answering signals while it waits,
+    # and the other thread stops at its next chunk. Which thread takes which file is a race that either may win
+    # every time on a given machine: hence both orders, five calls each. Or one big file on two threads, in
+    # relay or split. Within a chunk of each thread's reading: a second is generous.
+    small = tmp_path / 'small'
+    small.write_bytes(b'small')
+    sparse = tmp_path / 'sparse'
+    with open(sparse, 'wb') as file:
+        file.truncate(8 << 30)
+    paths = [small, second if second == '/dev/zero' else sparse] if second else [sparse]
+    completed = subprocess.run(
+        [sys.executable, '-c', INTERRUPTED_CALLS, names, '2', '10', *map(str, paths)],
+        capture_output=True,
+        text=True,
+        timeout=30,
+    )
+    assert completed.returncode == 0, completed.stderr
+    assert float(completed.stdout) < 1, f'KeyboardInterrupt {completed.stdout.strip()} s after SIGINT'
 
 
 # --- file_digest with several algorithms --------------------------------------------------------------------------

@@ -17,7 +17,9 @@
  *   - big files hashed by two threads when one is idle, in relay or with
  *     the algorithms split, and a call stopped in either;
  *   - on POSIX: a character device (/dev/null), a FIFO written by a child
- *     process, and on Linux a /proc file, whose size fstat gives as 0.
+ *     process, and on Linux a /proc file, whose size fstat gives as 0; and
+ *     a call stopped while another thread than the calling one reads
+ *     /dev/zero or a FIFO that never ends.
  *
  * Usage: test_files [--seed=N] [SCRATCH_PARENT]
  * Prints a line per group, then "C files: N passed, N failed"; exits 1 on
@@ -622,6 +624,77 @@ static void test_special_files(void)
 #endif
     report_group("files", "-", "special", "/dev/null, a FIFO, /proc", &tally);
 }
+
+/* A child process that writes into the FIFO until its reader closes it
+ * (SIGPIPE, or EPIPE where that is ignored), or for a minute at most. */
+static pid_t start_endless_writer(const char *fifo)
+{
+    fflush(NULL);
+    pid_t child = fork();
+    if (child == 0) {
+        alarm(60);
+        FILE *writer = fopen(fifo, "wb");
+        if (writer == NULL)
+            _exit(3);
+        static const uint8_t block[4096];
+        while (fwrite(block, 1, sizeof block, writer) == sizeof block)
+            ;
+        _exit(0);
+    }
+    return child;
+}
+
+/* The calling thread done with its own file while another thread reads
+ * one that never ends (/dev/zero, a FIFO whose writer never stops, which
+ * gives less than a chunk at a time): keep_going is still asked, and its
+ * false answer stops the call, the other thread at its next read. Before,
+ * the calling thread waited for the other without asking, forever; a
+ * watchdog (alarm) makes that a failure rather than a hang. The first file
+ * takes the calling thread a few milliseconds, by when the other thread has
+ * taken the endless one, and less than keep_going_ms, so that the question
+ * comes while it waits. */
+static void test_stop_while_another_reads(void)
+{
+    group_tally tally = {0, 0};
+    char first[MAX_NAME], fifo[MAX_NAME];
+    join(first, scratch, "first.bin");
+    join(fifo, scratch, "endless-fifo");
+    const size_t first_len = (size_t)4 << 20;
+    uint8_t *data = checked_malloc(first_len);
+    memset(data, 0x5A, first_len);
+    check(&tally, write_file(first, data, first_len), "could not write %s", first);
+    free(data);
+    check(&tally, mkfifo(fifo, 0600) == 0, "mkfifo %s: %s", fifo, strerror(errno));
+
+    alarm(120);
+    const char *endless[] = {"/dev/zero", fifo};
+    for (size_t e = 0; e < 2; e++) {
+        for (int round = 0; round < 5; round++) {
+            const pid_t writer = e == 1 ? start_endless_writer(fifo) : 0;
+            asked stop = {0, 1};
+            files_call call = {.count = 2,
+                               .threads = 2,
+                               .keep_going = count_and_answer,
+                               .keep_going_context = &stop,
+                               .keep_going_ms = 20};
+            call.names[0] = first;
+            call.names[1] = endless[e];
+            set_algorithms(&call, ONE, 1);
+            run_call(&call);
+            check(&tally, call.status == FD_FILES_STOPPED && stop.calls == 1,
+                  "%s beside a file: status %d after %lu questions (failed at %zu, error %lu)",
+                  endless[e], (int)call.status, stop.calls, call.outcome.failed,
+                  call.outcome.error);
+            free(call.digests);
+            if (writer > 0)
+                waitpid(writer, NULL, 0);
+        }
+    }
+    alarm(0);
+    remove(fifo);
+    remove(first);
+    report_group("files", "-", "stop", "while another thread reads /dev/zero or a FIFO", &tally);
+}
 #endif
 
 int main(int argc, char **argv)
@@ -654,6 +727,7 @@ int main(int argc, char **argv)
     test_pairs();
 #ifndef _WIN32
     test_special_files();
+    test_stop_while_another_reads();
 #endif
     remove_folder(scratch);
     return finish_run("C files");

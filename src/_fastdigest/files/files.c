@@ -222,6 +222,8 @@ static uint64_t monotonic_ms(void)
 #endif
 }
 
+enum { PART_ENDED }; /* the run's condition: a part on a thread of its own returned */
+
 typedef struct files_run {
     const fd_files_request *request;
     size_t digests_len;
@@ -233,10 +235,11 @@ typedef struct files_run {
     size_t next;   /* the first file not yet taken */
     size_t failed; /* the first file in order that failed so far, or count */
     unsigned long error;
-    bool stopped;        /* keep_going said to stop */
-    size_t idle_threads; /* of the request's threads, those no part or relay runs on */
-    size_t relayed;      /* files hashed by two threads in relay */
-    size_t split;        /* files whose algorithms two threads split */
+    bool stopped;         /* keep_going said to stop */
+    size_t idle_threads;  /* of the request's threads, those no part or relay runs on */
+    size_t running_parts; /* the parts on threads of their own that have not returned */
+    size_t relayed;       /* files hashed by two threads in relay */
+    size_t split;         /* files whose algorithms two threads split */
     /* The calling thread's alone: when it last asked keep_going. */
     uint64_t last_asked_ms;
 } files_run;
@@ -283,6 +286,9 @@ static bool calling_thread_goes_on(files_run *run, size_t part, bool forced)
     const fd_files_request *request = run->request;
     if (part != 0 || request->keep_going == NULL)
         return true;
+    /* Asked and answered: not again. Only this thread sets it. */
+    if (run->stopped)
+        return false;
     const uint64_t now = request->keep_going_ms != 0 ? monotonic_ms() : 0;
     if (!forced && now - run->last_asked_ms < request->keep_going_ms)
         return true;
@@ -293,6 +299,27 @@ static bool calling_thread_goes_on(files_run *run, size_t part, bool forced)
     run->stopped = true;
     fd_parallel_unlock(run->monitor);
     return false;
+}
+
+/* For a thread that waits, with the monitor's lock held, for a condition
+ * another thread signals: sleeps until it is signalled (or spuriously).
+ * The calling thread (answers) sleeps at most a slice at a time and asks
+ * keep_going after it, without the lock, so that it answers Ctrl-C while
+ * another thread reads or hashes: it never sleeps through a question.
+ * Returns false once the run is to stop. */
+static bool wait_answering(files_run *run, fd_parallel_monitor *monitor, unsigned condition,
+                           bool answers)
+{
+    const fd_files_request *request = run->request;
+    if (!answers || request->keep_going == NULL) {
+        fd_parallel_wait(monitor, condition);
+        return true;
+    }
+    fd_parallel_wait_at_most(monitor, condition, request->keep_going_ms);
+    fd_parallel_unlock(monitor);
+    const bool go_on = calling_thread_goes_on(run, 0, false);
+    fd_parallel_lock(monitor);
+    return go_on;
 }
 
 typedef enum file_result { FILE_HASHED, FILE_FAILED, FILE_ABANDONED } file_result;
@@ -313,8 +340,8 @@ static void feed(const file_hashing *h, const uint8_t *data, size_t len)
         fd_algorithms[request->algorithms[k]].update(&h->states[k], data, len);
 }
 
-/* After a full chunk: whether to go on with the file (no earlier file
- * failed, keep_going did not say stop). */
+/* After a read that did not end the file: whether to go on with it (no
+ * earlier file failed, keep_going did not say stop). */
 static bool between_chunks(const file_hashing *h)
 {
     return still_wanted(h->run, h->index) && calling_thread_goes_on(h->run, h->part, false);
@@ -342,7 +369,9 @@ static file_result hash_plainly(const file_hashing *h, open_file *file, uint8_t 
         total += got;
         if (known_end(file, total))
             return FILE_HASHED;
-        if (got == chunk_len && !between_chunks(h))
+        /* After every read, not only the full ones: a pipe gives less than
+         * a chunk at a time, and may never end. */
+        if (!between_chunks(h))
             return FILE_ABANDONED;
     }
 }
@@ -384,7 +413,10 @@ static file_result hash_plainly(const file_hashing *h, open_file *file, uint8_t 
  * read that failed, or a stop. A split uses only this value. */
 #define PAIR_OVER SIZE_MAX
 
-enum { TURN }; /* the pair's condition: its count changed */
+enum {
+    TURN,         /* the pair's condition: its count changed */
+    SECOND_ENDED, /* the second thread returned */
+};
 
 typedef struct pair {
     const file_hashing *h;
@@ -401,6 +433,8 @@ typedef struct pair {
     /* Under the lock, set with PAIR_OVER: */
     file_result result;
     unsigned long error;
+    /* Under the lock: */
+    bool second_running;
 } pair;
 
 /* Nanoseconds from some fixed moment, for timings and deadlines; 0 when
@@ -491,8 +525,14 @@ static bool pair_goes_on(pair *p, size_t runner)
     return go_on && !pair_over(p);
 }
 
+/* Whether runner is the calling thread, which answers keep_going. */
+static bool pair_answers(const pair *p, size_t runner)
+{
+    return runner == 0 && p->h->part == 0;
+}
+
 /* Waits until chunk is the next to hash (true) or the pair is over. */
-static bool wait_for_turn(pair *p, size_t chunk, uint64_t poll_ns)
+static bool wait_for_turn(pair *p, size_t runner, size_t chunk, uint64_t poll_ns)
 {
     const uint64_t deadline = monotonic_ns() + poll_ns;
     do {
@@ -503,9 +543,14 @@ static bool wait_for_turn(pair *p, size_t chunk, uint64_t poll_ns)
     } while (monotonic_ns() < deadline);
     fd_parallel_lock(p->monitor);
     size_t hashed;
-    while ((hashed = fd_published_size_load(&p->hashed)) != chunk && hashed != PAIR_OVER)
-        fd_parallel_wait(p->monitor, TURN);
+    bool go_on = true;
+    while (go_on && (hashed = fd_published_size_load(&p->hashed)) != chunk && hashed != PAIR_OVER)
+        go_on = wait_answering(p->h->run, p->monitor, TURN, pair_answers(p, runner));
     fd_parallel_unlock(p->monitor);
+    if (!go_on) {
+        end_pair(p, FILE_ABANDONED, 0);
+        return false;
+    }
     return hashed == chunk;
 }
 
@@ -536,7 +581,7 @@ static void run_relay(pair *p, size_t runner)
             return;
         }
         /* A failed read counts only if the chunks before it are hashed. */
-        if (!wait_for_turn(p, chunk, poll_ns))
+        if (!wait_for_turn(p, runner, chunk, poll_ns))
             return;
         if (read == IO_FAILED) {
             end_pair(p, FILE_FAILED, error);
@@ -585,7 +630,32 @@ static bool run_pair(void *context, size_t runner)
         run_split(p, runner);
     else
         run_relay(p, runner);
+    if (runner == 1) {
+        fd_parallel_lock(p->monitor);
+        p->second_running = false;
+        fd_parallel_wake_all(p->monitor, SECOND_ENDED);
+        fd_parallel_unlock(p->monitor);
+    }
     return true;
+}
+
+/* For the file's thread, its own share done: waits for the second thread
+ * to return, still answering keep_going if it is the calling thread (the
+ * second may have a share left), then joins it. */
+static void wait_for_second(pair *p, fd_parallel_thread *second)
+{
+    bool answers = pair_answers(p, 0);
+    fd_parallel_lock(p->monitor);
+    while (p->second_running) {
+        if (!wait_answering(p->h->run, p->monitor, SECOND_ENDED, answers)) {
+            fd_parallel_unlock(p->monitor);
+            end_pair(p, FILE_ABANDONED, 0);
+            fd_parallel_lock(p->monitor);
+            answers = false; /* asked and answered: the second stops within a chunk */
+        }
+    }
+    fd_parallel_unlock(p->monitor);
+    fd_parallel_join(second);
 }
 
 /* Shares out the algorithms between the two threads by their times over
@@ -680,11 +750,12 @@ static bool hash_in_pair(const file_hashing *h, open_file *file, uint8_t *buffer
                                              : request->pairing == FD_FILES_PAIR_SPLIT);
         p.shares = split ? shares : NULL;
         p.first_poll_ns = all_ns + all_ns / POLL_SLACK_DIVISOR;
+        p.second_running = true;
         fd_parallel_thread *second = fd_parallel_start(run_pair, &p, 1);
         if (second != NULL) {
             *used = split ? FD_FILES_PAIR_SPLIT : FD_FILES_PAIR_RELAY;
             run_pair(&p, 0);
-            fd_parallel_join(second);
+            wait_for_second(&p, second);
         }
         else {
             /* Alone after all, from the second chunk: every algorithm. */
@@ -767,7 +838,51 @@ static bool run_part(void *context, size_t part)
         if (hash_file(run, part, index, &error) == FILE_FAILED)
             record_failure(run, index, error);
     }
+    if (part != 0) {
+        fd_parallel_lock(run->monitor);
+        run->running_parts--;
+        fd_parallel_wake_all(run->monitor, PART_ENDED);
+        fd_parallel_unlock(run->monitor);
+    }
     return true;
+}
+
+/* Runs the parts: part 0 on the calling thread, each other on a thread of
+ * its own. A thread that cannot be made leaves its part's files to the
+ * others, which take files as they go. The calling thread, its own files
+ * done, waits for the others still answering keep_going: any of them may
+ * read for long yet (a big file, a pipe), and stops at its next chunk once
+ * the run is stopped. */
+static void run_parts(files_run *run, size_t parts)
+{
+    fd_parallel_thread **threads = parts > 1 ? malloc((parts - 1) * sizeof *threads) : NULL;
+    size_t started = 0;
+    if (threads != NULL) {
+        for (size_t part = 1; part < parts; part++) {
+            fd_parallel_lock(run->monitor);
+            run->running_parts++;
+            fd_parallel_unlock(run->monitor);
+            threads[started] = fd_parallel_start(run_part, run, part);
+            if (threads[started] != NULL) {
+                started++;
+            }
+            else {
+                fd_parallel_lock(run->monitor);
+                run->running_parts--;
+                fd_parallel_unlock(run->monitor);
+            }
+        }
+    }
+    run_part(run, 0);
+
+    bool answers = true;
+    fd_parallel_lock(run->monitor);
+    while (run->running_parts > 0)
+        answers = wait_answering(run, run->monitor, PART_ENDED, answers) && answers;
+    fd_parallel_unlock(run->monitor);
+    for (size_t i = 0; i < started; i++)
+        fd_parallel_join(threads[i]);
+    free(threads);
 }
 
 size_t fd_files_digests_len(const enum fd_algorithm_id *algorithms, size_t count)
@@ -817,7 +932,7 @@ fd_files_status fd_hash_files(const fd_files_request *request, fd_files_outcome 
         return FD_FILES_NO_MEMORY;
     }
 
-    fd_parallel_run(parts, run_part, &run);
+    run_parts(&run, parts);
 
     fd_parallel_monitor_free(run.monitor);
     free(memory);

@@ -40,10 +40,12 @@ typedef char fd_path_char;
 #define FD_FILES_CHUNK_LEN ((size_t)1 << 18)
 
 /* Called by the calling thread alone to ask whether to go on: at most every
- * keep_going_ms milliseconds between files and chunks, and at once after a
- * signal interrupted an open or a read (EINTR: the read of a FIFO, say).
- * Returning false stops every thread at its next chunk, and fd_hash_files
- * returns FD_FILES_STOPPED (the caller knows why: an exception it keeps). */
+ * keep_going_ms milliseconds between files and reads, and as often while
+ * it waits for the other threads (its own files done, or the other thread
+ * of a big file behind), and at once after a signal interrupted an open or
+ * a read (EINTR: the read of a FIFO, say). Returning false stops every
+ * thread at its next read, and fd_hash_files returns FD_FILES_STOPPED (the
+ * caller knows why: an exception it keeps); it is not asked again. */
 typedef bool fd_files_keep_going(void *context);
 
 /* How often a binding asks whether a signal came (keep_going): Ctrl-C
@@ -74,7 +76,7 @@ typedef struct fd_files_request {
     size_t chunk_len;                /* 0: FD_FILES_CHUNK_LEN */
     fd_files_keep_going *keep_going; /* NULL: never asked */
     void *keep_going_context;
-    unsigned keep_going_ms; /* 0: between every two files and chunks */
+    unsigned keep_going_ms; /* 0: between every two files and reads, every 1 ms while waiting */
     fd_files_pairing pairing;
 } fd_files_request;
 

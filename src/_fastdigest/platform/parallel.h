@@ -60,6 +60,13 @@ void fd_parallel_unlock(fd_parallel_monitor *monitor);
  * spuriously: callers wait in a loop on their predicate), then takes it
  * again. */
 void fd_parallel_wait(fd_parallel_monitor *monitor, unsigned condition);
+/* The same, but returns after about milliseconds (at least 1) if nothing
+ * signals the condition before: for a thread that must do something else
+ * now and then while it waits (the file reader's calling thread, which
+ * answers Ctrl-C). Timed on a clock that no change of the system's time
+ * moves. */
+void fd_parallel_wait_at_most(fd_parallel_monitor *monitor, unsigned condition,
+                              unsigned milliseconds);
 /* Wakes one or every thread waiting on the condition; none is a no-op. */
 void fd_parallel_wake_one(fd_parallel_monitor *monitor, unsigned condition);
 void fd_parallel_wake_all(fd_parallel_monitor *monitor, unsigned condition);
