@@ -11,6 +11,7 @@ pipe, and the quoting of names in messages, which depends on the locale of the p
 import hashlib
 import io
 import os
+import random
 import shutil
 import subprocess
 import sys
@@ -22,7 +23,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import fastdigest
-from conftest import examples
+from conftest import examples, shrink_while_hashing
 from fastdigest import cli
 from fastdigest.cli import output, pool, progress
 from fastdigest.cli.names import escape_name, quote_name
@@ -1053,6 +1054,25 @@ def test_several_algorithms_read_each_file_once(in_dir, monkeypatch):
     monkeypatch.setattr(pool.Hasher, '_hash_stream', counted)
     status, out, _ = run_ours([b'-a', b'md5,sha1,sha256', b'big'])
     assert status == 0 and reads == [b'big'] and out.count(b'\n') == 3
+
+
+@pytest.mark.threads
+def test_several_algorithms_of_a_file_cut_short_while_hashed_are_of_one_prefix(tmp_path):
+    # A log rotated while `fastdigest -a md5,sha1,sha256 LOG` reads it: the lines are of one prefix of it. A lone
+    # big file goes to digest_files on two threads (in relay or split).
+    names = ('md5', 'sha1', 'sha256')
+    data = os.urandom(pool.BIG_FILE_MIN_CHUNKS * pool.CHUNK_SIZE + 5 * 2**18)
+    path = tmp_path / 'LOG'
+    rng = random.Random(36)
+
+    def hash_it():
+        status, out, err = run_ours([b'-a', b'md5,sha1,sha256', os.fsencode(path)])
+        assert (status, err) == (0, b'')
+        return names, [bytes.fromhex(line.rsplit(b' = ', 1)[1].decode()) for line in out.splitlines()]
+
+    for _ in range(8):
+        cut, length = shrink_while_hashing(path, data, hash_it, rng)
+        assert length is not None, f'cut to {cut}: the lines are of no one prefix'
 
 
 def test_several_algorithms_options(in_dir):

@@ -27,7 +27,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import fastdigest
-from conftest import ALGORITHMS, examples
+from conftest import ALGORITHMS, examples, shrink_while_hashing
 
 CHUNK = 2**18  # files/files.h's FD_FILES_CHUNK_LEN
 # Sizes around the blocks (64 and 128 bytes), the reader's chunk and a few MiB.
@@ -402,6 +402,34 @@ def test_digest_files_fspath_errors_pass_through(tmp_path):
     with pytest.raises(TypeError) as expected, open(NotAPath(), 'rb'):
         pass
     assert str(info.value) == str(expected.value)
+
+
+# --- a file that changes while it is hashed --------------------------------------------------------------------
+
+
+@pytest.mark.threads
+@pytest.mark.parametrize('how', ['digest_files, two threads', 'digest_files, one thread', 'file_digest'])
+def test_a_file_cut_short_while_hashed_gives_digests_of_one_prefix(tmp_path, how):
+    # Cut at a random page while it is read, a file gives, for each algorithm of one call, the digest of the same
+    # prefix of it (docs/files.md: the bytes of one read, up to its first short read). On two threads, in relay
+    # or split as the first chunk's timings choose (MD5, SHA-1 and SHA-256 split on a CPU with SHA instructions).
+    names = ('md5', 'sha1', 'sha256')
+    data = contents(PAIR_MIN_BYTES + 5 * CHUNK, 36)
+    path = tmp_path / 'shrinking.bin'
+    rng = random.Random(36)
+
+    def hash_it():
+        if how == 'file_digest':
+            with open(path, 'rb') as file:
+                return names, [digest.digest() for digest in fastdigest.file_digest(file, names)]
+        return names, fastdigest.digest_files(names, [path], threads=2 if 'two' in how else 1)[0]
+
+    cuts = []
+    for _ in range(12 if 'two' in how else 4):
+        cut, length = shrink_while_hashing(path, data, hash_it, rng)
+        assert length is not None, f'cut to {cut}: the digests are of no one prefix'
+        cuts.append(length < len(data))
+    assert any(cuts), 'no call was cut short'
 
 
 # --- Ctrl-C ---------------------------------------------------------------------------------------------------

@@ -19,7 +19,9 @@
  *   - on POSIX: a character device (/dev/null), a FIFO written by a child
  *     process, and on Linux a /proc file, whose size fstat gives as 0; and
  *     a call stopped while another thread than the calling one reads
- *     /dev/zero or a FIFO that never ends.
+ *     /dev/zero or a FIFO that never ends; and a file cut short by another
+ *     thread while it is hashed plainly, in relay and split: every digest
+ *     of one call of the same prefix of it.
  *
  * Usage: test_files [--seed=N] [SCRATCH_PARENT]
  * Prints a line per group, then "C files: N passed, N failed"; exits 1 on
@@ -39,6 +41,7 @@
 #include "files/files.h"
 #include "dispatch/dispatch.h"
 #include "harness.h"
+#include "platform/parallel.h"
 
 #ifdef _WIN32
 #ifndef WIN32_LEAN_AND_MEAN
@@ -49,6 +52,7 @@
 #include <sys/stat.h>
 #include <sys/types.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 #endif
 
@@ -625,6 +629,108 @@ static void test_special_files(void)
     report_group("files", "-", "special", "/dev/null, a FIFO, /proc", &tally);
 }
 
+/* ---- a file that shrinks while it is hashed ---------------------------------------- */
+
+typedef struct truncation {
+    const char *path;
+    uint64_t cut;
+    long delay_ns;
+} truncation;
+
+static bool truncate_later(void *context, size_t part)
+{
+    (void)part;
+    const truncation *t = context;
+    const struct timespec delay = {0, t->delay_ns};
+    nanosleep(&delay, NULL);
+    return truncate(t->path, (off_t)t->cut) == 0;
+}
+
+/* The length L of data whose digests the call gave file 0, every
+ * algorithm's the same; SIZE_MAX when there is none. L is looked for where
+ * a reader that ends at its first short read can stop: at the cut, at the
+ * end of any chunk after it, or at the whole file. */
+static size_t common_prefix(const files_call *call, const uint8_t *data, size_t size, size_t cut,
+                            size_t chunk_len)
+{
+    const fd_algorithm *first = &fd_algorithms[call->algorithms[0]];
+    fd_hash_state state;
+    first->init(&state);
+    size_t fed = 0;
+    for (size_t len = cut; len <= size;) {
+        first->update(&state, data + fed, len - fed);
+        fed = len;
+        fd_hash_state copy = state;
+        uint8_t digest[FD_MAX_DIGEST_LEN];
+        first->final(&copy, digest);
+        if (memcmp(digest, call->digests, first->digest_len) == 0)
+            return digests_match(call, 0, data, len) ? len : SIZE_MAX;
+        const size_t next_chunk_end = (len / chunk_len + 1) * chunk_len;
+        len = len == size ? size + 1 : next_chunk_end < size ? next_chunk_end : size;
+    }
+    return SIZE_MAX;
+}
+
+/* A file cut short at a page boundary (so that no reader can meet the
+ * zeroed tail of a page) by another thread while it is hashed with three
+ * algorithms, plainly, in relay and split: every digest of the file must
+ * be of the same prefix of it. A split whose threads read the file each on
+ * its own gave each algorithm its own prefix. POSIX: truncate(). */
+static void test_shrinking_file(void)
+{
+    group_tally tally = {0, 0};
+    test_rng rng = rng_for(4, 0);
+    const size_t page = 4096, chunk_len = 512, size = 32 * page;
+    uint8_t *data = checked_malloc(size);
+    rng_fill(&rng, data, size);
+    char path[MAX_NAME];
+    join(path, scratch, "shrinking.bin");
+    static const enum fd_algorithm_id THREE[] = {FD_MD5, FD_SHA1, FD_SHA256};
+    const fd_files_pairing pairings[] = {FD_FILES_PAIR_RELAY, FD_FILES_PAIR_SPLIT,
+                                         FD_FILES_PAIR_CHOSEN};
+    const size_t threads[] = {2, 2, 1};
+    for (size_t m = 0; m < 3; m++) {
+        size_t shortened = 0;
+        for (int attempt = 0; attempt < 100; attempt++) {
+            if (!write_file(path, data, size)) {
+                check(&tally, false, "could not write %s", path);
+                break;
+            }
+            truncation t = {.path = path,
+                            .cut = page * rng_below(&rng, size / page),
+                            .delay_ns = (long)rng_below(&rng, 400000)};
+            files_call call = {.count = 1,
+                               .threads = threads[m],
+                               .chunk_len = chunk_len,
+                               .pairing = pairings[m]};
+            call.names[0] = path;
+            set_algorithms(&call, THREE, 3);
+            fd_parallel_thread *truncator = fd_parallel_start(truncate_later, &t, 0);
+            run_call(&call);
+            const bool truncated = truncator != NULL ? fd_parallel_join(truncator)
+                                                     : truncate_later(&t, 0);
+            check(&tally, truncated, "could not truncate %s", path);
+            check(&tally, call.status == FD_FILES_DONE && call.outcome.failed == 1,
+                  "pairing %d on %zu threads: status %d, failed at %zu (error %lu)",
+                  (int)pairings[m], threads[m], (int)call.status, call.outcome.failed,
+                  call.outcome.error);
+            const size_t len = common_prefix(&call, data, size, (size_t)t.cut, chunk_len);
+            check(&tally, len != SIZE_MAX,
+                  "pairing %d on %zu threads, cut to %llu: the digests are of no one prefix",
+                  (int)pairings[m], threads[m], (unsigned long long)t.cut);
+            shortened += len < size;
+            free(call.digests);
+        }
+        char detail[80];
+        snprintf(detail, sizeof detail, "%s, %zu of 100 cut short while read",
+                 m == 0 ? "relay" : m == 1 ? "split" : "one thread", shortened);
+        report_group("files", "-", "shrinking", detail, &tally);
+        tally = (group_tally){0, 0};
+    }
+    remove(path);
+    free(data);
+}
+
 /* A child process that writes into the FIFO until its reader closes it
  * (SIGPIPE, or EPIPE where that is ignored), or for a minute at most. */
 static pid_t start_endless_writer(const char *fifo)
@@ -728,6 +834,7 @@ int main(int argc, char **argv)
 #ifndef _WIN32
     test_special_files();
     test_stop_while_another_reads();
+    test_shrinking_file();
 #endif
     remove_folder(scratch);
     return finish_run("C files");

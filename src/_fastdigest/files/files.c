@@ -391,30 +391,42 @@ static file_result hash_plainly(const file_hashing *h, open_file *file, uint8_t 
  *   the cores. (A thread that read for the hashing one instead made the
  *   hashing fetch every chunk from the other core's cache, which cost more
  *   than the overlapped copy saved.) The file takes its hashing's time.
- * - split: with several algorithms, each thread reads the rest of the file
- *   itself and feeds its share of them, shared out so that the slower share
- *   is as fast as it can be. The file takes the copy and the slower share's
- *   hashing: less than all the hashing when the algorithms share out evenly
- *   enough (MD5 beside SHA-1 and SHA-256).
+ * - split: with several algorithms, the file's thread reads each chunk
+ *   into one of SPLIT_BUFFERS buffers and feeds its share of them, and the
+ *   second thread feeds its share from the same buffer, shared out so that
+ *   the busier thread is as little busy as it can be (the reads count to
+ *   the file's thread). The file takes the busier thread's time: less than
+ *   all the hashing when the algorithms share out evenly enough (MD5
+ *   beside SHA-1 and SHA-256).
  *
- * Both threads read the file up to the size the open found, so that the
- * split's shares hash the same bytes even if it grows. */
+ * Either way every chunk is read once, by one thread, and every algorithm
+ * is fed the bytes of that read, in order, up to the first read that comes
+ * short: the digests of one file are all of the same bytes, whatever
+ * happens to the file meanwhile (files.h). The reads stop at the size the
+ * open found. */
 #define PAIR_MIN_CHUNKS 32
 
-/* A relay's thread whose chunk is read polls for its turn, yielding its
+/* The buffers a split's chunks pass through: the second thread hashes one
+ * while the file's thread reads the next into another, and the third lets
+ * either run a chunk ahead, so that a thread held up for a moment (by the
+ * scheduler) does not hold up the other at once. */
+#define SPLIT_BUFFERS 3
+_Static_assert(SPLIT_BUFFERS >= 2, "a split's ring holds the chunk read and the chunk hashed");
+
+/* A thread that waits for the other's chunk polls for it, yielding its
  * CPU to any thread that wants it, for about as long as the other thread
- * takes to hash a chunk (its own last hashing plus half): waking a thread
- * that slept costs too much to pay at every chunk (a tenth of a chunk's
- * hashing or more, on a virtual machine), while a turn that takes longer
- * than that (the other thread waits for a disk) is worth sleeping through. */
+ * takes over a chunk (as timed, plus half): waking a thread that slept
+ * costs too much to pay at every chunk (a tenth of a chunk's hashing or
+ * more, on a virtual machine), while a wait that takes longer than that
+ * (the other thread waits for a disk) is worth sleeping through. */
 #define POLL_SLACK_DIVISOR 2
 
-/* The pair's count of chunks hashed in relay once it is over: the end, a
- * read that failed, or a stop. A split uses only this value. */
+/* The pair's count of chunks passed on once it is over: the end in relay,
+ * a read that failed, or a stop. */
 #define PAIR_OVER SIZE_MAX
 
 enum {
-    TURN,         /* the pair's condition: its count changed */
+    PASSED,       /* the pair's condition: a count of chunks changed */
     SECOND_ENDED, /* the second thread returned */
 };
 
@@ -422,14 +434,21 @@ typedef struct pair {
     const file_hashing *h;
     open_file *file;
     size_t chunk_len;
-    uint8_t *buffers[2];   /* the file's thread's, the second thread's */
-    const uint8_t *shares; /* split: which thread feeds each algorithm; relay: NULL */
-    uint64_t first_poll_ns;
+    /* Relay: the file's thread's buffer and the second thread's; split:
+     * the ring the chunks pass through, chunk c in c % SPLIT_BUFFERS. */
+    uint8_t *buffers[SPLIT_BUFFERS];
+    size_t lens[SPLIT_BUFFERS]; /* split: the bytes read into each buffer */
+    const uint8_t *shares;      /* split: which thread feeds each algorithm; relay: NULL */
+    uint64_t poll_ns[2];        /* how long each thread polls before it sleeps */
     fd_parallel_monitor *monitor;
-    /* The chunks hashed in relay, in order, or PAIR_OVER: stored under the
-     * lock, a release that hands the states to the thread whose turn it
-     * is; loaded with or without it. */
-    fd_published_size hashed;
+    /* The chunks passed on, or PAIR_OVER: in relay those hashed, in order,
+     * which hands the states to the thread whose turn it is; in a split
+     * those read, which hands each chunk to the second thread. Stored under
+     * the lock, a release; loaded with or without it. */
+    fd_published_size passed;
+    /* Split: the chunks the second thread has hashed, which hands their
+     * buffers back to the file's thread. As passed. */
+    fd_published_size second_hashed;
     /* Under the lock, set with PAIR_OVER: */
     file_result result;
     unsigned long error;
@@ -499,7 +518,7 @@ static void feed_share(const file_hashing *h, const uint8_t *shares, size_t runn
 
 static bool pair_over(pair *p)
 {
-    return fd_published_size_load(&p->hashed) == PAIR_OVER;
+    return fd_published_size_load(&p->passed) == PAIR_OVER;
 }
 
 /* Ends the pair with its result, unless it is over already. */
@@ -509,10 +528,16 @@ static void end_pair(pair *p, file_result result, unsigned long error)
     if (!pair_over(p)) {
         p->result = result;
         p->error = error;
-        fd_published_size_store(&p->hashed, PAIR_OVER);
-        fd_parallel_wake_one(p->monitor, TURN);
+        fd_published_size_store(&p->passed, PAIR_OVER);
+        fd_parallel_wake_all(p->monitor, PASSED);
     }
     fd_parallel_unlock(p->monitor);
+}
+
+/* Whether runner is the calling thread, which answers keep_going. */
+static bool pair_answers(const pair *p, size_t runner)
+{
+    return runner == 0 && p->h->part == 0;
 }
 
 /* After a full chunk, for either thread: whether to go on with the file.
@@ -525,42 +550,44 @@ static bool pair_goes_on(pair *p, size_t runner)
     return go_on && !pair_over(p);
 }
 
-/* Whether runner is the calling thread, which answers keep_going. */
-static bool pair_answers(const pair *p, size_t runner)
+/* Waits until the count (passed, or a split's second_hashed) reaches
+ * at_least (true) or the pair is over (false): polls, then sleeps,
+ * answering keep_going if runner is the calling thread. */
+static bool wait_for_count(pair *p, fd_published_size *count, size_t at_least, size_t runner)
 {
-    return runner == 0 && p->h->part == 0;
-}
-
-/* Waits until chunk is the next to hash (true) or the pair is over. */
-static bool wait_for_turn(pair *p, size_t runner, size_t chunk, uint64_t poll_ns)
-{
-    const uint64_t deadline = monotonic_ns() + poll_ns;
+    const uint64_t deadline = monotonic_ns() + p->poll_ns[runner];
     do {
-        const size_t hashed = fd_published_size_load(&p->hashed);
-        if (hashed == chunk || hashed == PAIR_OVER)
-            return hashed == chunk;
+        if (pair_over(p))
+            return false;
+        if (fd_published_size_load(count) >= at_least)
+            return true;
         fd_parallel_yield();
     } while (monotonic_ns() < deadline);
     fd_parallel_lock(p->monitor);
-    size_t hashed;
     bool go_on = true;
-    while (go_on && (hashed = fd_published_size_load(&p->hashed)) != chunk && hashed != PAIR_OVER)
-        go_on = wait_answering(p->h->run, p->monitor, TURN, pair_answers(p, runner));
+    while (go_on && !pair_over(p) && fd_published_size_load(count) < at_least)
+        go_on = wait_answering(p->h->run, p->monitor, PASSED, pair_answers(p, runner));
     fd_parallel_unlock(p->monitor);
-    if (!go_on) {
+    if (!go_on)
         end_pair(p, FILE_ABANDONED, 0);
-        return false;
-    }
-    return hashed == chunk;
+    return go_on && !pair_over(p);
 }
 
-static void pass_turn(pair *p, size_t chunk)
+/* Stores a count that the other thread waits for, unless the pair is over
+ * (PAIR_OVER stays), and wakes it. */
+static void pass_on(pair *p, fd_published_size *count, size_t value)
 {
     fd_parallel_lock(p->monitor);
     if (!pair_over(p))
-        fd_published_size_store(&p->hashed, chunk + 1);
-    fd_parallel_wake_one(p->monitor, TURN);
+        fd_published_size_store(count, value);
+    fd_parallel_wake_all(p->monitor, PASSED);
     fd_parallel_unlock(p->monitor);
+}
+
+/* A failed or interrupted read ends the pair. */
+static void end_pair_after_read(pair *p, io_result read, unsigned long error)
+{
+    end_pair(p, read == IO_FAILED ? FILE_FAILED : FILE_ABANDONED, error);
 }
 
 /* One thread's chunks in relay: runner + 2, runner + 4, ... for the file's
@@ -569,19 +596,18 @@ static void run_relay(pair *p, size_t runner)
 {
     const file_hashing *h = p->h;
     uint8_t *buffer = p->buffers[runner];
-    uint64_t poll_ns = p->first_poll_ns;
     for (size_t chunk = runner == 0 ? 2 : 1;; chunk += 2) {
         size_t got = 0;
         unsigned long error = 0;
         const uint64_t offset = (uint64_t)chunk * p->chunk_len;
-        const io_result read = read_whole_chunk(h, runner == 0, p->file, buffer, p->chunk_len,
-                                                offset, &got, &error);
+        const io_result read = read_whole_chunk(h, pair_answers(p, runner), p->file, buffer,
+                                                p->chunk_len, offset, &got, &error);
         if (read == IO_INTERRUPTED) {
             end_pair(p, FILE_ABANDONED, 0);
             return;
         }
         /* A failed read counts only if the chunks before it are hashed. */
-        if (!wait_for_turn(p, runner, chunk, poll_ns))
+        if (!wait_for_count(p, &p->passed, chunk, runner))
             return;
         if (read == IO_FAILED) {
             end_pair(p, FILE_FAILED, error);
@@ -590,35 +616,77 @@ static void run_relay(pair *p, size_t runner)
         const uint64_t hashing_began = monotonic_ns();
         feed_share(h, NULL, runner, buffer, got);
         const uint64_t hashing_ns = monotonic_ns() - hashing_began;
-        poll_ns = hashing_ns + hashing_ns / POLL_SLACK_DIVISOR;
+        p->poll_ns[runner] = hashing_ns + hashing_ns / POLL_SLACK_DIVISOR;
         if (got < p->chunk_len) {
             end_pair(p, FILE_HASHED, 0);
             return;
         }
         if (!pair_goes_on(p, runner))
             return;
-        pass_turn(p, chunk);
+        pass_on(p, &p->passed, chunk + 1);
     }
 }
 
-/* One thread's share of the algorithms split, over every chunk after the
- * first. The pair ends early only for a failure or a stop. */
-static void run_split(pair *p, size_t runner)
+/* The file's thread in a split: reads each chunk after the first into
+ * the ring, once the second thread has handed its buffer back, passes it
+ * on and feeds its share. The pair ends early only for a failure or a
+ * stop. */
+static void run_split_reader(pair *p)
 {
     const file_hashing *h = p->h;
-    uint8_t *buffer = p->buffers[runner];
+    for (size_t chunk = 1;; chunk++) {
+        if (chunk >= SPLIT_BUFFERS &&
+            !wait_for_count(p, &p->second_hashed, chunk - SPLIT_BUFFERS + 1, 0))
+            return;
+        uint8_t *buffer = p->buffers[chunk % SPLIT_BUFFERS];
+        size_t got = 0;
+        unsigned long error = 0;
+        const io_result read = read_whole_chunk(h, pair_answers(p, 0), p->file, buffer, p->chunk_len,
+                                                (uint64_t)chunk * p->chunk_len, &got, &error);
+        if (read != IO_OK) {
+            end_pair_after_read(p, read, error);
+            return;
+        }
+        p->lens[chunk % SPLIT_BUFFERS] = got;
+        pass_on(p, &p->passed, chunk + 1);
+        feed_share(h, p->shares, 0, buffer, got);
+        if (got < p->chunk_len || !pair_goes_on(p, 0))
+            return;
+    }
+}
+
+/* The second thread in a split: feeds its share of each chunk after the
+ * first as the file's thread passes them on, to the short one that ends
+ * the file. */
+static void run_split_second(pair *p)
+{
+    for (size_t chunk = 1;; chunk++) {
+        if (!wait_for_count(p, &p->passed, chunk + 1, 1))
+            return;
+        const size_t got = p->lens[chunk % SPLIT_BUFFERS];
+        feed_share(p->h, p->shares, 1, p->buffers[chunk % SPLIT_BUFFERS], got);
+        pass_on(p, &p->second_hashed, chunk + 1);
+        if (got < p->chunk_len || !pair_goes_on(p, 1))
+            return;
+    }
+}
+
+/* The file's thread alone after all (no second thread could be made),
+ * from the second chunk: every algorithm. */
+static void run_alone(pair *p)
+{
     for (size_t chunk = 1;; chunk++) {
         size_t got = 0;
         unsigned long error = 0;
-        const uint64_t offset = (uint64_t)chunk * p->chunk_len;
-        const io_result read = read_whole_chunk(h, runner == 0, p->file, buffer, p->chunk_len,
-                                                offset, &got, &error);
+        const io_result read = read_whole_chunk(p->h, pair_answers(p, 0), p->file, p->buffers[0],
+                                                p->chunk_len, (uint64_t)chunk * p->chunk_len, &got,
+                                                &error);
         if (read != IO_OK) {
-            end_pair(p, read == IO_FAILED ? FILE_FAILED : FILE_ABANDONED, error);
+            end_pair_after_read(p, read, error);
             return;
         }
-        feed_share(h, p->shares, runner, buffer, got);
-        if (got < p->chunk_len || !pair_goes_on(p, runner))
+        feed_share(p->h, NULL, 0, p->buffers[0], got);
+        if (got < p->chunk_len || !pair_goes_on(p, 0))
             return;
     }
 }
@@ -626,10 +694,12 @@ static void run_split(pair *p, size_t runner)
 static bool run_pair(void *context, size_t runner)
 {
     pair *p = context;
-    if (p->shares != NULL)
-        run_split(p, runner);
-    else
+    if (p->shares == NULL)
         run_relay(p, runner);
+    else if (runner == 0)
+        run_split_reader(p);
+    else
+        run_split_second(p);
     if (runner == 1) {
         fd_parallel_lock(p->monitor);
         p->second_running = false;
@@ -639,9 +709,9 @@ static bool run_pair(void *context, size_t runner)
     return true;
 }
 
-/* For the file's thread, its own share done: waits for the second thread
+/* For the file's thread, its own part done: waits for the second thread
  * to return, still answering keep_going if it is the calling thread (the
- * second may have a share left), then joins it. */
+ * second may have chunks left), then joins it. */
 static void wait_for_second(pair *p, fd_parallel_thread *second)
 {
     bool answers = pair_answers(p, 0);
@@ -659,13 +729,14 @@ static void wait_for_second(pair *p, fd_parallel_thread *second)
 }
 
 /* Shares out the algorithms between the two threads by their times over
- * the first chunk, the slowest first, each to the thread with less so far
- * (the file's own thread takes the first: it answers for the calling
- * thread, so should be the last to finish). Returns the larger share's
- * time. */
-static uint64_t share_out(const uint64_t *times, size_t count, uint8_t *shares)
+ * the first chunk: the file's thread starts with the read's time, which is
+ * its alone, then the slowest algorithm goes first, each to the thread with
+ * less so far. Sets each thread's load; returns the larger. */
+static uint64_t share_out(const uint64_t *times, size_t count, uint64_t read_ns, uint8_t *shares,
+                          uint64_t loads[2])
 {
-    uint64_t loads[2] = {0, 0};
+    loads[0] = read_ns;
+    loads[1] = 0;
     for (size_t k = 0; k < count; k++)
         shares[k] = UINT8_MAX;
     for (size_t n = 0; n < count; n++) {
@@ -714,9 +785,11 @@ static bool hash_in_pair(const file_hashing *h, open_file *file, uint8_t *buffer
 {
     const fd_files_request *request = h->run->request;
     const size_t count = request->algorithm_count;
-    pair p = {.h = h, .file = file, .chunk_len = h->run->chunk_len, .buffers = {buffer, NULL}};
-    fd_published_size_store(&p.hashed, 1);
-    /* Each algorithm's time and share, and the second buffer. */
+    pair p = {.h = h, .file = file, .chunk_len = h->run->chunk_len, .buffers = {buffer}};
+    fd_published_size_store(&p.passed, 1);
+    fd_published_size_store(&p.second_hashed, 1);
+    /* Each algorithm's time and share, and the second thread's buffer (a
+     * split's others come once it is chosen). */
     uint64_t *times = malloc(count * (sizeof(uint64_t) + 1));
     p.buffers[1] = times != NULL ? malloc(p.chunk_len) : NULL;
     p.monitor = p.buffers[1] != NULL ? fd_parallel_monitor_new() : NULL;
@@ -744,12 +817,23 @@ static bool hash_in_pair(const file_hashing *h, open_file *file, uint8_t *buffer
         *result = FILE_ABANDONED;
     }
     else if (read == IO_OK && got == p.chunk_len) {
-        const uint64_t slower_share_ns = count > 1 ? share_out(times, count, shares) : all_ns;
-        const bool split = count > 1 && (request->pairing == FD_FILES_PAIR_CHOSEN
-                                             ? slower_share_ns + read_ns < all_ns
-                                             : request->pairing == FD_FILES_PAIR_SPLIT);
+        uint64_t loads[2] = {0, 0};
+        const uint64_t busier_ns = count > 1 ? share_out(times, count, read_ns, shares, loads) : 0;
+        bool split = count > 1 && (request->pairing == FD_FILES_PAIR_CHOSEN
+                                       ? busier_ns < all_ns
+                                       : request->pairing == FD_FILES_PAIR_SPLIT);
+        /* Without the memory for its ring, a relay. */
+        for (size_t b = 2; split && b < SPLIT_BUFFERS; b++) {
+            p.buffers[b] = malloc(p.chunk_len);
+            split = p.buffers[b] != NULL;
+        }
         p.shares = split ? shares : NULL;
-        p.first_poll_ns = all_ns + all_ns / POLL_SLACK_DIVISOR;
+        /* Each thread waits for the other's share of a chunk: in relay all
+         * of the hashing, in a split the other's load. */
+        for (size_t runner = 0; runner < 2; runner++) {
+            const uint64_t other_ns = split ? loads[1 - runner] : all_ns;
+            p.poll_ns[runner] = other_ns + other_ns / POLL_SLACK_DIVISOR;
+        }
         p.second_running = true;
         fd_parallel_thread *second = fd_parallel_start(run_pair, &p, 1);
         if (second != NULL) {
@@ -758,16 +842,15 @@ static bool hash_in_pair(const file_hashing *h, open_file *file, uint8_t *buffer
             wait_for_second(&p, second);
         }
         else {
-            /* Alone after all, from the second chunk: every algorithm. */
-            p.shares = NULL;
-            run_split(&p, 0);
+            run_alone(&p);
         }
         *result = pair_over(&p) ? p.result : FILE_HASHED;
         if (*result == FILE_FAILED)
             *error = p.error;
     }
     fd_parallel_monitor_free(p.monitor);
-    free(p.buffers[1]);
+    for (size_t b = 1; b < SPLIT_BUFFERS; b++)
+        free(p.buffers[b]);
     free(times);
     return true;
 }

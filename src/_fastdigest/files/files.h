@@ -10,10 +10,14 @@
  * request's threads has nothing left to do is hashed by both: in relay,
  * each reading the chunk after the one the other hashes, so that the copy
  * out of the page cache overlaps with the hashing, or with its algorithms
- * split between them. The files are taken in order, so
- * a failure stops the threads from starting files after it, and every file
- * before it is still read: the caller learns the first file in order that
- * failed, whichever thread failed first.
+ * split between them, fed from one read. Either way each byte is read once
+ * and every algorithm fed the bytes of that read, in order, to the first
+ * read that comes short and, for a regular file, no further than the size
+ * the open found: the digests of one file are of the same bytes even when
+ * it changes meanwhile (a prefix of it when it is cut short). The files
+ * are taken in order, so a failure stops the threads from starting files
+ * after it, and every file before it is still read: the caller learns the
+ * first file in order that failed, whichever thread failed first.
  *
  * POSIX open/fstat/read, or Windows' CreateFileW/ReadFile, behind the same
  * interface; a path is a C string of the file system's bytes on POSIX, a
