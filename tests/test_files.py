@@ -1,6 +1,6 @@
 """digest_files(name, paths) and file_digest(fileobj, (name, ...)): equal to hashlib file by file, with open()'s errors.
 
-digest_files reads and hashes in C on threads (files/files.c); every digest here is checked against hashlib over
+digest_files reads and hashes in C on threads (files/reader.c); every digest here is checked against hashlib over
 the same bytes (hashlib.file_digest where the running Python has it), every error against what open() and a read
 raise for the same path: the exception type, errno, message and filename. The C driver tests/c/test_files.c checks
 the reader's chunking, its first-failure rule on threads and the special files without Python.
@@ -118,7 +118,7 @@ def test_digest_files_same_for_any_threads(tmp_path):
         assert fastdigest.digest_files('sha512', paths, threads=threads) == expected
 
 
-# files/files.c's PAIR_MIN_CHUNKS: a file this long, with a thread to spare, is hashed by two threads,
+# files/reader.c's PAIR_MIN_CHUNKS: a file this long, with a thread to spare, is hashed by two threads,
 # in relay or with the algorithms split between them, as the first chunk's timings choose.
 PAIR_MIN_BYTES = 32 * CHUNK
 

@@ -1,4 +1,4 @@
-/* Test driver of the file reader (files/files.c): runs without Python,
+/* Test driver of the file reader (files/reader.c): runs without Python,
  * natively, under sanitizers (tests/c/run.sh) and on Windows under wine
  * (.ci/cross.sh). It writes its files into a scratch folder of its own
  * under the folder it is given (default: the current one) and removes them

@@ -58,7 +58,7 @@ typedef bool fd_files_keep_going(void *context);
  * percent of the time. */
 #define FD_FILES_KEEP_GOING_MS 100
 
-/* How two threads go through a big file (see files.c): in relay, or with
+/* How two threads go through a big file (see reader.c): in relay, or with
  * the algorithms split between them, as the first chunk's timings say
  * unless a test forces one. A split needs several algorithms. */
 typedef enum fd_files_pairing {
@@ -100,7 +100,7 @@ typedef struct fd_files_outcome {
      * for a directory, which opens but cannot be read. 0 when none failed. */
     unsigned long error;
     /* How many big files two threads hashed, in relay or with the
-     * algorithms split between them (see files.c): for tests. */
+     * algorithms split between them (see reader.c): for tests. */
     size_t relayed;
     size_t split;
 } fd_files_outcome;

@@ -9,7 +9,7 @@
  * C: no Python.h.
  *
  * Included once each by the files that make the calls, after the system
- * headers: platform/parallel.c (the threads) and files/files.c (fstat). */
+ * headers: platform/parallel.c (the threads) and files/reader.c (fstat). */
 #ifndef FD_CORE_GLIBC_VERSIONS_H
 #define FD_CORE_GLIBC_VERSIONS_H
 
