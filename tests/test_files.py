@@ -1,6 +1,6 @@
 """digest_files(name, paths) and file_digest(fileobj, (name, ...)): equal to hashlib file by file, with open()'s errors.
 
-digest_files reads and hashes in C on threads (files/reader.c); every digest here is checked against hashlib over
+digest_files reads and hashes in C on threads (src/_fastdigest/files/); every digest here is checked against hashlib over
 the same bytes (hashlib.file_digest where the running Python has it), every error against what open() and a read
 raise for the same path: the exception type, errno, message and filename. The C driver tests/c/test_files.c checks
 the reader's chunking, its first-failure rule on threads and the special files without Python.

@@ -52,7 +52,7 @@ SMALL_BUFFER_SIZE = 4096
 
 # A file of this many chunks or more is big: digest_files reads and hashes it
 # without taking the GIL at each chunk, and on two threads when it is the run's
-# one file (files/reader.c's relay or split, from 32 of its chunks of 256 KiB:
+# one file (files/pair.h's relay or split, from 32 of its chunks of 256 KiB:
 # 8 MiB).
 BIG_FILE_MIN_CHUNKS = 8
 

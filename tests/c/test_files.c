@@ -1,4 +1,4 @@
-/* Test driver of the file reader (files/reader.c): runs without Python,
+/* Test driver of the file reader (files/files.h): runs without Python,
  * natively, under sanitizers (tests/c/run.sh) and on Windows under wine
  * (.ci/cross.sh). It writes its files into a scratch folder of its own
  * under the folder it is given (default: the current one) and removes them
@@ -699,10 +699,8 @@ static void test_shrinking_file(void)
             truncation t = {.path = path,
                             .cut = page * rng_below(&rng, size / page),
                             .delay_ns = (long)rng_below(&rng, 400000)};
-            files_call call = {.count = 1,
-                               .threads = threads[m],
-                               .chunk_len = chunk_len,
-                               .pairing = pairings[m]};
+            files_call call = {
+                .count = 1, .threads = threads[m], .chunk_len = chunk_len, .pairing = pairings[m]};
             call.names[0] = path;
             set_algorithms(&call, THREE, 3);
             fd_parallel_thread *truncator = fd_parallel_start(truncate_later, &t, 0);
@@ -723,7 +721,10 @@ static void test_shrinking_file(void)
         }
         char detail[80];
         snprintf(detail, sizeof detail, "%s, %zu of 100 cut short while read",
-                 m == 0 ? "relay" : m == 1 ? "split" : "one thread", shortened);
+                 m == 0   ? "relay"
+                 : m == 1 ? "split"
+                          : "one thread",
+                 shortened);
         report_group("files", "-", "shrinking", detail, &tally);
         tally = (group_tally){0, 0};
     }

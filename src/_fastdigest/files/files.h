@@ -21,7 +21,13 @@
  *
  * POSIX open/fstat/read, or Windows' CreateFileW/ReadFile, behind the same
  * interface; a path is a C string of the file system's bytes on POSIX, a
- * UTF-16 string on Windows. Plain C: no Python.h. */
+ * UTF-16 string on Windows. Plain C: no Python.h.
+ *
+ * The reader's files, each calling only those below it: files.c, the
+ * parts of a call and their threads; reader.h, one file; pair.h, a big file
+ * on two threads, in relay (relay.c) or split (split.c); run.h, what the
+ * threads of a call share and ask; system.h, the system's files and
+ * clock. */
 #ifndef FD_CORE_FILES_H
 #define FD_CORE_FILES_H
 
@@ -58,7 +64,7 @@ typedef bool fd_files_keep_going(void *context);
  * percent of the time. */
 #define FD_FILES_KEEP_GOING_MS 100
 
-/* How two threads go through a big file (see reader.c): in relay, or with
+/* How two threads go through a big file (files/pair.h): in relay, or with
  * the algorithms split between them, as the first chunk's timings say
  * unless a test forces one. A split needs several algorithms. */
 typedef enum fd_files_pairing {
@@ -100,7 +106,7 @@ typedef struct fd_files_outcome {
      * for a directory, which opens but cannot be read. 0 when none failed. */
     unsigned long error;
     /* How many big files two threads hashed, in relay or with the
-     * algorithms split between them (see reader.c): for tests. */
+     * algorithms split between them (files/pair.h): for tests. */
     size_t relayed;
     size_t split;
 } fd_files_outcome;

@@ -9,7 +9,7 @@
  * C: no Python.h.
  *
  * Included once each by the files that make the calls, after the system
- * headers: platform/parallel.c (the threads) and files/reader.c (fstat). */
+ * headers: platform/parallel.c (the threads) and files/system.c (fstat). */
 #ifndef FD_CORE_GLIBC_VERSIONS_H
 #define FD_CORE_GLIBC_VERSIONS_H
 
@@ -35,8 +35,8 @@
 #define FD_GLIBC_BIND_THREADS()                                                \
     __asm__(".symver pthread_create, pthread_create@" FD_GLIBC_FIRST_VERSION); \
     __asm__(".symver pthread_join, pthread_join@" FD_GLIBC_FIRST_VERSION);     \
-    __asm__(".symver pthread_condattr_setclock, pthread_condattr_setclock@"    \
-            FD_GLIBC_CONDITION_CLOCK_VERSION)
+    __asm__(".symver pthread_condattr_setclock, "                              \
+            "pthread_condattr_setclock@" FD_GLIBC_CONDITION_CLOCK_VERSION)
 #endif
 
 /* glibc 2.33 made fstat a function of libc's (fstat64, under a new

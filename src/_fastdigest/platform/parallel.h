@@ -29,7 +29,7 @@ typedef bool fd_parallel_task(void *context, size_t part);
 bool fd_parallel_run(size_t parts, fd_parallel_task *task, void *context);
 
 /* One part on a thread of its own, for parts that wait for each other (a
- * file read on one thread while another hashes it, files/reader.c), which
+ * file read on one thread while another hashes it, files/pair.h), which
  * fd_parallel_run's fallback, running a part after another on the calling
  * thread, would deadlock: fd_parallel_start makes the thread and runs
  * task(context, part) on it, or returns NULL, with nothing run, when the
