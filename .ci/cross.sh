@@ -184,7 +184,7 @@ cross_target() { # cross_target TARGET
 
 # Declarations, with the signatures of Microsoft's C runtime and SDK, of what the
 # core uses from <string.h>, <stdio.h>, <stdlib.h>, <errno.h>, <inttypes.h> and <assert.h>, and
-# from <windows.h> and <process.h> (platform/parallel.c's threads, files/files.c's files and
+# from <windows.h> and <process.h> (platform/parallel.c's threads, files/system.c's files and
 # clock); the rest of the C
 # library headers it includes are compiler-provided (stddef, stdint, stdbool,
 # stdarg) and come with clang.

@@ -95,6 +95,39 @@ HASHLIB_TAKES_DATA = _hashlib_takes_data_keyword()
 ALGORITHMS = ('md5', 'sha1', 'sha224', 'sha256', 'sha384', 'sha512', 'sha512_224', 'sha512_256')
 
 
+def shrink_while_hashing(path, data, hash_it, rng, granule=2**18):
+    """Writes data to path, cuts the file short at a random page boundary from a timer thread while hash_it()
+    runs, and returns (cut, L): L the length of the prefix of data whose digests hash_it() returned, for the
+    algorithms of its (names, digests), every one the same; None when there is none. L is looked for where a
+    reader that ends at its first short read can stop: at the cut, at any multiple of granule (the reads' size)
+    after it, or at the whole file. A page boundary, so that no read meets the zeroed tail of the cut page."""
+    import hashlib
+    import threading
+
+    with open(path, 'wb') as file:
+        file.write(data)
+    cut = 4096 * rng.randrange(len(data) // 4096)
+    timer = threading.Timer(rng.uniform(0, 0.02), os.truncate, (path, cut))
+    timer.start()
+    try:
+        names, digests = hash_it()
+    finally:
+        timer.join()
+    first = hashlib.new(names[0])
+    fed = 0
+    ends = sorted({cut, len(data), *range((cut // granule + 1) * granule, len(data), granule)})
+    for end in ends:
+        first.update(data[fed:end])
+        fed = end
+        if first.digest() == digests[0]:
+            prefix = data[:end]
+            same = all(
+                hashlib.new(name, prefix).digest() == digest for name, digest in zip(names, digests, strict=True)
+            )
+            return cut, end if same else None
+    return cut, None
+
+
 # The markers of the heavy tier: a test with any of them runs only with --heavy.
 HEAVY_MARKERS = ('slow', 'c_core', 'hardening', 'heavy')
 

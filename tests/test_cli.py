@@ -11,6 +11,7 @@ pipe, and the quoting of names in messages, which depends on the locale of the p
 import hashlib
 import io
 import os
+import random
 import shutil
 import subprocess
 import sys
@@ -22,7 +23,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import fastdigest
-from conftest import examples
+from conftest import examples, shrink_while_hashing
 from fastdigest import cli
 from fastdigest.cli import output, pool, progress
 from fastdigest.cli.names import escape_name, quote_name
@@ -292,6 +293,73 @@ def test_command_script_hashes_without_importing_re_or_typing(in_dir):
     }
     assert 'fastdigest.cli' in imported and 'fastdigest._fastdigest' in imported
     assert not imported & {'re', 'typing', 'enum'}
+
+
+# --- what can be read once only: pipes, FIFOs, /dev/stdin ------------------------------------------------------
+#
+# Small files are hashed in batches, and a batch in which a file cannot be read is read again file by file: a pipe
+# read twice gives the empty message's digest the second time, a FIFO waits for another writer. Each command runs
+# as a process, coreutils' and ours, from bash (process substitution, a FIFO's writer), with a time limit: a hang
+# is a failure.
+
+
+def run_in_bash(script, cwd, stdin=b''):
+    """(coreutils', ours) (status, stdout, stderr) of bash running *script* with "$@" the command: sha256sum, then
+    `python -m fastdigest`; coreutils' name in its messages is replaced by ours."""
+    tool_path('sha256')
+    results = []
+    for command in (['sha256sum'], [sys.executable, '-m', 'fastdigest']):
+        completed = subprocess.run(
+            ['bash', '-c', script, 'bash', *command], input=stdin, capture_output=True, cwd=cwd, timeout=30
+        )
+        stderr = completed.stderr.replace(b'sha256sum: ', b'fastdigest: ')
+        results.append((completed.returncode, completed.stdout, stderr))
+    return results
+
+
+@pytest.mark.skipif(shutil.which('bash') is None, reason='needs bash for process substitution')
+def test_process_substitution_beside_a_missing_file_equals_coreutils(tmp_path):
+    expected, ours = run_in_bash('exec "$@" <(printf "hi\\n") missing.txt', tmp_path)
+    assert expected[0] == 1 and hashlib.sha256(b'hi\n').hexdigest().encode() in expected[1]
+    assert ours == expected
+
+
+@pytest.mark.skipif(shutil.which('bash') is None or not hasattr(os, 'mkfifo'), reason='needs bash and os.mkfifo')
+def test_fifo_beside_a_missing_file_equals_coreutils(tmp_path):
+    os.mkfifo(tmp_path / 'fifo')
+    # One writer per command: a second open of the FIFO would wait for a writer that never comes.
+    expected, ours = run_in_bash('printf "data\\n" > fifo & exec "$@" fifo missing.txt', tmp_path)
+    assert expected == (1, hashlib.sha256(b'data\n').hexdigest().encode() + b'  fifo\n', expected[2])
+    assert ours == expected
+
+
+def test_stdin_under_two_names_read_in_order_as_coreutils(tmp_path):
+    # - and /dev/stdin are one pipe: the first reads it to its end, the second finds nothing, in argument order,
+    # never both at once (which would give each a share of the bytes).
+    data = os.urandom(8 << 20)
+    for args in (['-', '/dev/stdin'], ['/dev/stdin', '-', '/dev/stdin']):
+        expected = run_coreutils('sha256', args, stdin=data, cwd=tmp_path)
+        assert expected[1].startswith(hashlib.sha256(data).hexdigest().encode())
+        assert run_ours_process(args, stdin=data, cwd=tmp_path) == expected
+
+
+def test_check_stdin_with_ignore_missing_equals_coreutils(tmp_path):
+    digest = hashlib.sha256(b'hi\n').hexdigest().encode()
+    (tmp_path / 'CS').write_bytes(digest + b'  /dev/stdin\n' + digest + b'  missing.txt\n')
+    args = ['-c', '--ignore-missing', 'CS']
+    expected = run_coreutils('sha256', args, stdin=b'hi\n', cwd=tmp_path)
+    assert expected == (0, b'/dev/stdin: OK\n', b'')
+    assert run_ours_process(args, stdin=b'hi\n', cwd=tmp_path) == expected
+
+
+def test_check_reads_stdin_again_for_each_line_as_coreutils(tmp_path):
+    # Two lines for one name, one algorithm: each line is a read of its own, and the second finds the pipe at its
+    # end. With several algorithms, a line of each for one name is one read (test_check_reads_back_several_...).
+    digest = hashlib.sha256(b'hi\n').hexdigest().encode()
+    (tmp_path / 'CS').write_bytes(digest + b'  /dev/stdin\n' + digest + b'  /dev/stdin\n')
+    expected = run_coreutils('sha256', ['-c', 'CS'], stdin=b'hi\n', cwd=tmp_path)
+    assert expected[:2] == (1, b'/dev/stdin: OK\n/dev/stdin: FAILED\n')
+    assert run_ours_process(['-c', 'CS'], stdin=b'hi\n', cwd=tmp_path) == expected
 
 
 # --- errors -----------------------------------------------------------------------
@@ -986,6 +1054,25 @@ def test_several_algorithms_read_each_file_once(in_dir, monkeypatch):
     monkeypatch.setattr(pool.Hasher, '_hash_stream', counted)
     status, out, _ = run_ours([b'-a', b'md5,sha1,sha256', b'big'])
     assert status == 0 and reads == [b'big'] and out.count(b'\n') == 3
+
+
+@pytest.mark.threads
+def test_several_algorithms_of_a_file_cut_short_while_hashed_are_of_one_prefix(tmp_path):
+    # A log rotated while `fastdigest -a md5,sha1,sha256 LOG` reads it: the lines are of one prefix of it. A lone
+    # big file goes to digest_files on two threads (in relay or split).
+    names = ('md5', 'sha1', 'sha256')
+    data = os.urandom(pool.BIG_FILE_MIN_CHUNKS * pool.CHUNK_SIZE + 5 * 2**18)
+    path = tmp_path / 'LOG'
+    rng = random.Random(36)
+
+    def hash_it():
+        status, out, err = run_ours([b'-a', b'md5,sha1,sha256', os.fsencode(path)])
+        assert (status, err) == (0, b'')
+        return names, [bytes.fromhex(line.rsplit(b' = ', 1)[1].decode()) for line in out.splitlines()]
+
+    for _ in range(8):
+        cut, length = shrink_while_hashing(path, data, hash_it, rng)
+        assert length is not None, f'cut to {cut}: the lines are of no one prefix'
 
 
 def test_several_algorithms_options(in_dir):

@@ -1,6 +1,6 @@
 """digest_files(name, paths) and file_digest(fileobj, (name, ...)): equal to hashlib file by file, with open()'s errors.
 
-digest_files reads and hashes in C on threads (files/files.c); every digest here is checked against hashlib over
+digest_files reads and hashes in C on threads (src/_fastdigest/files/); every digest here is checked against hashlib over
 the same bytes (hashlib.file_digest where the running Python has it), every error against what open() and a read
 raise for the same path: the exception type, errno, message and filename. The C driver tests/c/test_files.c checks
 the reader's chunking, its first-failure rule on threads and the special files without Python.
@@ -27,7 +27,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import fastdigest
-from conftest import ALGORITHMS, examples
+from conftest import ALGORITHMS, examples, shrink_while_hashing
 
 CHUNK = 2**18  # files/files.h's FD_FILES_CHUNK_LEN
 # Sizes around the blocks (64 and 128 bytes), the reader's chunk and a few MiB.
@@ -118,7 +118,7 @@ def test_digest_files_same_for_any_threads(tmp_path):
         assert fastdigest.digest_files('sha512', paths, threads=threads) == expected
 
 
-# files/files.c's PAIR_MIN_CHUNKS: a file this long, with a thread to spare, is hashed by two threads,
+# files/reader.c's PAIR_MIN_CHUNKS: a file this long, with a thread to spare, is hashed by two threads,
 # in relay or with the algorithms split between them, as the first chunk's timings choose.
 PAIR_MIN_BYTES = 32 * CHUNK
 
@@ -404,6 +404,34 @@ def test_digest_files_fspath_errors_pass_through(tmp_path):
     assert str(info.value) == str(expected.value)
 
 
+# --- a file that changes while it is hashed --------------------------------------------------------------------
+
+
+@pytest.mark.threads
+@pytest.mark.parametrize('how', ['digest_files, two threads', 'digest_files, one thread', 'file_digest'])
+def test_a_file_cut_short_while_hashed_gives_digests_of_one_prefix(tmp_path, how):
+    # Cut at a random page while it is read, a file gives, for each algorithm of one call, the digest of the same
+    # prefix of it (docs/files.md: the bytes of one read, up to its first short read). On two threads, in relay
+    # or split as the first chunk's timings choose (MD5, SHA-1 and SHA-256 split on a CPU with SHA instructions).
+    names = ('md5', 'sha1', 'sha256')
+    data = contents(PAIR_MIN_BYTES + 5 * CHUNK, 36)
+    path = tmp_path / 'shrinking.bin'
+    rng = random.Random(36)
+
+    def hash_it():
+        if how == 'file_digest':
+            with open(path, 'rb') as file:
+                return names, [digest.digest() for digest in fastdigest.file_digest(file, names)]
+        return names, fastdigest.digest_files(names, [path], threads=2 if 'two' in how else 1)[0]
+
+    cuts = []
+    for _ in range(12 if 'two' in how else 4):
+        cut, length = shrink_while_hashing(path, data, hash_it, rng)
+        assert length is not None, f'cut to {cut}: the digests are of no one prefix'
+        cuts.append(length < len(data))
+    assert any(cuts), 'no call was cut short'
+
+
 # --- Ctrl-C ---------------------------------------------------------------------------------------------------
 
 # The child installs Python's own SIGINT handler itself: a process started in the background by a
@@ -411,10 +439,11 @@ def test_digest_files_fspath_errors_pass_through(tmp_path):
 INTERRUPTED_CALL = """
 import signal, sys, fastdigest
 signal.signal(signal.SIGINT, signal.default_int_handler)
-paths = sys.argv[1:]
+names, threads, *paths = sys.argv[1:]
+names = tuple(names.split(',')) if ',' in names else names
 print('started', flush=True)
 try:
-    fastdigest.digest_files('sha256', paths, threads=1)
+    fastdigest.digest_files(names, paths, threads=int(threads))
 except KeyboardInterrupt:
     print('KeyboardInterrupt', flush=True)
     raise SystemExit(7)
@@ -422,27 +451,32 @@ print('finished', flush=True)
 """
 
 
-def run_and_interrupt(paths):
+def run_and_interrupt(paths, names='sha256', threads=1, timeout=30):
+    """(exit status, output, seconds from SIGINT to exit) of a child calling digest_files(names, paths)."""
     child = subprocess.Popen(
-        [sys.executable, '-c', INTERRUPTED_CALL, *map(str, paths)], stdout=subprocess.PIPE, text=True
+        [sys.executable, '-c', INTERRUPTED_CALL, names, str(threads), *map(str, paths)],
+        stdout=subprocess.PIPE,
+        text=True,
     )
     try:
         assert child.stdout.readline() == 'started\n'
         time.sleep(0.5)  # into the call: a FIFO's open, or the reading of the files
         assert child.poll() is None, 'the call ended before the signal'
         child.send_signal(signal.SIGINT)
-        out, _ = child.communicate(timeout=30)
+        sent = time.monotonic()
+        out, _ = child.communicate(timeout=timeout)
+        elapsed = time.monotonic() - sent
     finally:
         child.kill()
         child.wait()
-    return child.returncode, out
+    return child.returncode, out, elapsed
 
 
 @pytest.mark.skipif(not hasattr(os, 'mkfifo'), reason='no os.mkfifo on this platform')
 def test_ctrl_c_stops_a_call_waiting_for_a_fifo(tmp_path):
     fifo = tmp_path / 'fifo'
     os.mkfifo(fifo)  # no writer ever comes: the open waits until the signal
-    assert run_and_interrupt([fifo]) == (7, 'KeyboardInterrupt\n')
+    assert run_and_interrupt([fifo])[:2] == (7, 'KeyboardInterrupt\n')
 
 
 @pytest.mark.skipif(sys.platform == 'win32', reason='sends SIGINT, which Windows processes do not take')
@@ -450,8 +484,59 @@ def test_ctrl_c_stops_a_long_call(tmp_path):
     # Tens of gigabytes to read, which take minutes: the calling thread asks about signals as it goes.
     big = tmp_path / 'big'
     big.write_bytes(os.urandom(8 << 20))
-    returncode, out = run_and_interrupt([big] * 5000)
+    returncode, out, _ = run_and_interrupt([big] * 5000)
     assert (returncode, out) == (7, 'KeyboardInterrupt\n')
+
+
+# Calls interrupted one after another in one child, each by SIGINT from a timer thread 0.1 s in, the paths
+# in their order and reversed in turn: prints the longest time from a signal to its KeyboardInterrupt.
+INTERRUPTED_CALLS = """
+import os, signal, sys, threading, time, fastdigest
+signal.signal(signal.SIGINT, signal.default_int_handler)
+names, threads, tries, *paths = sys.argv[1:]
+names = tuple(names.split(',')) if ',' in names else names
+latest = 0.0
+for attempt in range(int(tries)):
+    paths.reverse()
+    sent = []
+    timer = threading.Timer(0.1, lambda: (sent.append(time.monotonic()), os.kill(os.getpid(), signal.SIGINT)))
+    timer.start()
+    try:
+        fastdigest.digest_files(names, paths, threads=int(threads))
+        raise SystemExit('the call finished')
+    except KeyboardInterrupt:
+        latest = max(latest, time.monotonic() - sent[0])
+    timer.join()
+print(f'{latest:.3f}', flush=True)
+"""
+
+
+@pytest.mark.skipif(sys.platform == 'win32', reason='sends SIGINT, which Windows processes do not take; no /dev/zero')
+@pytest.mark.parametrize(
+    ('second', 'names'),
+    [('/dev/zero', 'sha256'), ('sparse', 'sha256'), (None, 'md5,sha1,sha256')],
+    ids=['dev-zero', 'sparse-8-GiB', 'one-file-on-two-threads'],
+)
+def test_ctrl_c_stops_a_call_whose_calling_thread_has_no_file_left(tmp_path, second, names):
+    # When the calling thread takes the small file, it then waits for the other thread, which reads /dev/zero
+    # (never ending) or a sparse file of 8 GiB (seconds of hashing): it keeps answering signals while it waits,
+    # and the other thread stops at its next chunk. Which thread takes which file is a race that either may win
+    # every time on a given machine: hence both orders, five calls each. Or one big file on two threads, in
+    # relay or split. Within a chunk of each thread's reading: a second is generous.
+    small = tmp_path / 'small'
+    small.write_bytes(b'small')
+    sparse = tmp_path / 'sparse'
+    with open(sparse, 'wb') as file:
+        file.truncate(8 << 30)
+    paths = [small, second if second == '/dev/zero' else sparse] if second else [sparse]
+    completed = subprocess.run(
+        [sys.executable, '-c', INTERRUPTED_CALLS, names, '2', '10', *map(str, paths)],
+        capture_output=True,
+        text=True,
+        timeout=30,
+    )
+    assert completed.returncode == 0, completed.stderr
+    assert float(completed.stdout) < 1, f'KeyboardInterrupt {completed.stdout.strip()} s after SIGINT'
 
 
 # --- file_digest with several algorithms --------------------------------------------------------------------------

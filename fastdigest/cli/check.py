@@ -76,9 +76,12 @@ class Checker:
 
         def lines() -> Iterator[tuple[HashJob | None, object]]:
             """(None, line number) for an improperly formatted line; (job, checks) for
-            a file to hash, checks being [(algorithm, expected hex)]. Consecutive lines
-            for the same file (MD5 (f) = ..., then SHA256 (f) = ...) make one job, so
-            that the file is read once for all of them."""
+            a file to hash, checks being [(algorithm, expected hex)]. With several
+            algorithms, consecutive lines for the same file, each of another
+            algorithm (MD5 (f) = ..., then SHA256 (f) = ..., as -a md5,sha256
+            prints them), make one job, so that the file is read once for all of
+            them. Any other line is a job of its own, read on its own as coreutils
+            reads it: a second line for /dev/stdin finds the pipe at its end."""
             nonlocal read_failed
             line_number = 0
             held: tuple[HashJob, list[tuple[str, bytes]]] | None = None
@@ -107,7 +110,13 @@ class Checker:
                     yield None, line_number
                     continue
                 name, algorithm, expected = parsed
-                if held is not None and held[0].name == name and name != b'-':
+                if (
+                    held is not None
+                    and self.several
+                    and held[0].name == name
+                    and name != b'-'
+                    and all(check[0] != algorithm for check in held[1])
+                ):
                     held[1].append((algorithm, expected))
                     held[0].algorithms = tuple(check[0] for check in held[1])
                     continue

@@ -6,6 +6,7 @@ from __future__ import annotations
 import collections
 import errno
 import os
+import stat
 
 # fastdigest.cli.names is imported where a name is escaped or quoted: a run with
 # plain names and no errors goes without it (each module costs start-up time).
@@ -87,11 +88,11 @@ class Runner:
         iterator = iter(items)
         exhausted = False
 
-        def close_batch() -> None:
+        def close_batch(once_only: bool = False) -> None:
             nonlocal building, building_jobs, building_bytes, in_flight
             if not building:
                 return
-            finished = self.hasher.submit(building_jobs, ignore_missing) if building_jobs else None
+            finished = self.hasher.submit(building_jobs, ignore_missing, once_only) if building_jobs else None
             in_flight += finished is not None
             pending.append((building, finished))
             building, building_jobs, building_bytes = [], [], 0
@@ -106,18 +107,25 @@ class Runner:
                     exhausted = True
                     break
                 held += 1
-                if job is not None and job.name == b'-':
-                    # Standard input goes alone to its own thread (see Hasher).
+                if job is None:
+                    building.append((job, payload))
+                    continue
+                once_only = job.name == b'-'
+                if not once_only:
+                    job.size, once_only = _size_and_kind(job.name)
+                if once_only:
+                    # Standard input, a pipe, a FIFO or a device goes alone, to
+                    # the thread that reads them in order (see Hasher): a batch
+                    # that fails is read again file by file, and these give
+                    # other bytes, or none, or wait for another writer the
+                    # second time.
                     close_batch()
                     building.append((job, payload))
                     building_jobs.append(job)
-                    close_batch()
+                    close_batch(once_only=True)
                     continue
                 building.append((job, payload))
-                if job is None:
-                    continue
                 building_jobs.append(job)
-                job.size = _regular_file_size(job.name)
                 building_bytes += job.size or 0
                 if building_bytes >= BATCH_BYTES or len(building_jobs) >= BATCH_FILES:
                     close_batch()
@@ -197,9 +205,21 @@ def _is_directory(name: bytes) -> bool:
 
 
 def _regular_file_size(name: bytes) -> int | None:
+    return _size_and_kind(name)[0]
+
+
+def _size_and_kind(name: bytes) -> tuple[int | None, bool]:
+    """The size of a regular file (None for anything else: a pipe's size says
+    nothing of what it holds), and whether *name* can be read once only: a
+    pipe (/dev/fd/63 from a shell's process substitution, /dev/stdin), a FIFO,
+    a device. A directory cannot be read at all, and a name that cannot be
+    looked up fails at its open: neither has bytes to lose."""
     if name == b'-':
-        return None
+        return None, False
     try:
-        return os.stat(name).st_size
+        status = os.stat(name)
     except (OSError, ValueError):
-        return None
+        return None, False
+    if stat.S_ISREG(status.st_mode):
+        return status.st_size, False
+    return None, not stat.S_ISDIR(status.st_mode)

@@ -52,7 +52,7 @@ SMALL_BUFFER_SIZE = 4096
 
 # A file of this many chunks or more is big: digest_files reads and hashes it
 # without taking the GIL at each chunk, and on two threads when it is the run's
-# one file (files/files.c's relay or split, from 32 of its chunks of 256 KiB:
+# one file (files/pair.h's relay or split, from 32 of its chunks of 256 KiB:
 # 8 MiB).
 BIG_FILE_MIN_CHUNKS = 8
 
@@ -177,10 +177,11 @@ class Hasher:
         self._pool: WorkerPool | None = None
         self._buffers: Any = None  # threading.local(): each worker's buffer
         self._own_buffer: tuple[bytearray, memoryview] | None = None  # the calling thread's
-        # Standard input can be named more than once; the reads must happen
-        # one after another in argument order (the first one reads to EOF), so
-        # all of them go through a pool of one thread.
-        self._stdin_pool: WorkerPool | None = None
+        # Standard input can be named more than once, and so can a pipe or a
+        # FIFO under its own names (- and /dev/stdin); the reads must happen one
+        # after another in argument order (the first one reads to EOF), so all
+        # of them go through a pool of one thread.
+        self._once_only_pool: WorkerPool | None = None
         # Set when the calling thread has nothing else to do while the jobs are
         # hashed (one file, no progress bar): it hashes them itself, sparing a
         # thread's start and hand-over, which take from 0.1 ms to several on a
@@ -198,9 +199,11 @@ class Hasher:
             self._buffers = threading.local()
             self._pool = WorkerPool(self._cpus)
 
-    def submit(self, jobs: list[HashJob], ignore_missing: bool) -> _Waitable:
+    def submit(self, jobs: list[HashJob], ignore_missing: bool, once_only: bool = False) -> _Waitable:
         """Hash *jobs* one after another in one thread (the calling one if
-        self.inline). A batch holds either files only or standard input only."""
+        self.inline). A batch holds either regular files (or names that are
+        neither) only, or one job of standard input, a pipe, a FIFO or a
+        device (*once_only*), which are read in the order submitted."""
         if self.inline:
             self._hash_batch(jobs, ignore_missing, None)
             return _Finished()
@@ -208,10 +211,10 @@ class Hasher:
 
         self._start_threads()
         finished = threading.Event()
-        if jobs[0].name == b'-':
-            if self._stdin_pool is None:
-                self._stdin_pool = WorkerPool(1)
-            self._stdin_pool.submit(self._hash_batch, jobs, ignore_missing, finished)
+        if once_only:
+            if self._once_only_pool is None:
+                self._once_only_pool = WorkerPool(1)
+            self._once_only_pool.submit(self._hash_batch, jobs, ignore_missing, finished)
         else:
             assert self._pool is not None
             self._pool.submit(self._hash_batch, jobs, ignore_missing, finished)
@@ -219,7 +222,7 @@ class Hasher:
 
     def shutdown(self) -> None:
         """Stop the threads; wait for them unless the run was cancelled."""
-        for pool in (self._pool, self._stdin_pool):
+        for pool in (self._pool, self._once_only_pool):
             if pool is not None:
                 pool.shutdown(wait=not self.cancelled)
 

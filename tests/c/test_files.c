@@ -1,4 +1,4 @@
-/* Test driver of the file reader (files/files.c): runs without Python,
+/* Test driver of the file reader (files/files.h): runs without Python,
  * natively, under sanitizers (tests/c/run.sh) and on Windows under wine
  * (.ci/cross.sh). It writes its files into a scratch folder of its own
  * under the folder it is given (default: the current one) and removes them
@@ -17,7 +17,11 @@
  *   - big files hashed by two threads when one is idle, in relay or with
  *     the algorithms split, and a call stopped in either;
  *   - on POSIX: a character device (/dev/null), a FIFO written by a child
- *     process, and on Linux a /proc file, whose size fstat gives as 0.
+ *     process, and on Linux a /proc file, whose size fstat gives as 0; and
+ *     a call stopped while another thread than the calling one reads
+ *     /dev/zero or a FIFO that never ends; and a file cut short by another
+ *     thread while it is hashed plainly, in relay and split: every digest
+ *     of one call of the same prefix of it.
  *
  * Usage: test_files [--seed=N] [SCRATCH_PARENT]
  * Prints a line per group, then "C files: N passed, N failed"; exits 1 on
@@ -37,6 +41,7 @@
 #include "files/files.h"
 #include "dispatch/dispatch.h"
 #include "harness.h"
+#include "platform/parallel.h"
 
 #ifdef _WIN32
 #ifndef WIN32_LEAN_AND_MEAN
@@ -47,6 +52,7 @@
 #include <sys/stat.h>
 #include <sys/types.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 #endif
 
@@ -622,6 +628,180 @@ static void test_special_files(void)
 #endif
     report_group("files", "-", "special", "/dev/null, a FIFO, /proc", &tally);
 }
+
+/* ---- a file that shrinks while it is hashed ---------------------------------------- */
+
+typedef struct truncation {
+    const char *path;
+    uint64_t cut;
+    long delay_ns;
+} truncation;
+
+static bool truncate_later(void *context, size_t part)
+{
+    (void)part;
+    const truncation *t = context;
+    const struct timespec delay = {0, t->delay_ns};
+    nanosleep(&delay, NULL);
+    return truncate(t->path, (off_t)t->cut) == 0;
+}
+
+/* The length L of data whose digests the call gave file 0, every
+ * algorithm's the same; SIZE_MAX when there is none. L is looked for where
+ * a reader that ends at its first short read can stop: at the cut, at the
+ * end of any chunk after it, or at the whole file. */
+static size_t common_prefix(const files_call *call, const uint8_t *data, size_t size, size_t cut,
+                            size_t chunk_len)
+{
+    const fd_algorithm *first = &fd_algorithms[call->algorithms[0]];
+    fd_hash_state state;
+    first->init(&state);
+    size_t fed = 0;
+    for (size_t len = cut; len <= size;) {
+        first->update(&state, data + fed, len - fed);
+        fed = len;
+        fd_hash_state copy = state;
+        uint8_t digest[FD_MAX_DIGEST_LEN];
+        first->final(&copy, digest);
+        if (memcmp(digest, call->digests, first->digest_len) == 0)
+            return digests_match(call, 0, data, len) ? len : SIZE_MAX;
+        const size_t next_chunk_end = (len / chunk_len + 1) * chunk_len;
+        len = len == size ? size + 1 : next_chunk_end < size ? next_chunk_end : size;
+    }
+    return SIZE_MAX;
+}
+
+/* A file cut short at a page boundary (so that no reader can meet the
+ * zeroed tail of a page) by another thread while it is hashed with three
+ * algorithms, plainly, in relay and split: every digest of the file must
+ * be of the same prefix of it. A split whose threads read the file each on
+ * its own gave each algorithm its own prefix. POSIX: truncate(). */
+static void test_shrinking_file(void)
+{
+    group_tally tally = {0, 0};
+    test_rng rng = rng_for(4, 0);
+    const size_t page = 4096, chunk_len = 512, size = 32 * page;
+    uint8_t *data = checked_malloc(size);
+    rng_fill(&rng, data, size);
+    char path[MAX_NAME];
+    join(path, scratch, "shrinking.bin");
+    static const enum fd_algorithm_id THREE[] = {FD_MD5, FD_SHA1, FD_SHA256};
+    const fd_files_pairing pairings[] = {FD_FILES_PAIR_RELAY, FD_FILES_PAIR_SPLIT,
+                                         FD_FILES_PAIR_CHOSEN};
+    const size_t threads[] = {2, 2, 1};
+    for (size_t m = 0; m < 3; m++) {
+        size_t shortened = 0;
+        for (int attempt = 0; attempt < 100; attempt++) {
+            if (!write_file(path, data, size)) {
+                check(&tally, false, "could not write %s", path);
+                break;
+            }
+            truncation t = {.path = path,
+                            .cut = page * rng_below(&rng, size / page),
+                            .delay_ns = (long)rng_below(&rng, 400000)};
+            files_call call = {
+                .count = 1, .threads = threads[m], .chunk_len = chunk_len, .pairing = pairings[m]};
+            call.names[0] = path;
+            set_algorithms(&call, THREE, 3);
+            fd_parallel_thread *truncator = fd_parallel_start(truncate_later, &t, 0);
+            run_call(&call);
+            const bool truncated = truncator != NULL ? fd_parallel_join(truncator)
+                                                     : truncate_later(&t, 0);
+            check(&tally, truncated, "could not truncate %s", path);
+            check(&tally, call.status == FD_FILES_DONE && call.outcome.failed == 1,
+                  "pairing %d on %zu threads: status %d, failed at %zu (error %lu)",
+                  (int)pairings[m], threads[m], (int)call.status, call.outcome.failed,
+                  call.outcome.error);
+            const size_t len = common_prefix(&call, data, size, (size_t)t.cut, chunk_len);
+            check(&tally, len != SIZE_MAX,
+                  "pairing %d on %zu threads, cut to %llu: the digests are of no one prefix",
+                  (int)pairings[m], threads[m], (unsigned long long)t.cut);
+            shortened += len < size;
+            free(call.digests);
+        }
+        char detail[80];
+        snprintf(detail, sizeof detail, "%s, %zu of 100 cut short while read",
+                 m == 0   ? "relay"
+                 : m == 1 ? "split"
+                          : "one thread",
+                 shortened);
+        report_group("files", "-", "shrinking", detail, &tally);
+        tally = (group_tally){0, 0};
+    }
+    remove(path);
+    free(data);
+}
+
+/* A child process that writes into the FIFO until its reader closes it
+ * (SIGPIPE, or EPIPE where that is ignored), or for a minute at most. */
+static pid_t start_endless_writer(const char *fifo)
+{
+    fflush(NULL);
+    pid_t child = fork();
+    if (child == 0) {
+        alarm(60);
+        FILE *writer = fopen(fifo, "wb");
+        if (writer == NULL)
+            _exit(3);
+        static const uint8_t block[4096];
+        while (fwrite(block, 1, sizeof block, writer) == sizeof block)
+            ;
+        _exit(0);
+    }
+    return child;
+}
+
+/* The calling thread done with its own file while another thread reads
+ * one that never ends (/dev/zero, a FIFO whose writer never stops, which
+ * gives less than a chunk at a time): keep_going is still asked, and its
+ * false answer stops the call, the other thread at its next read. Before,
+ * the calling thread waited for the other without asking, forever; a
+ * watchdog (alarm) makes that a failure rather than a hang. The first file
+ * takes the calling thread a few milliseconds, by when the other thread has
+ * taken the endless one, and less than keep_going_ms, so that the question
+ * comes while it waits. */
+static void test_stop_while_another_reads(void)
+{
+    group_tally tally = {0, 0};
+    char first[MAX_NAME], fifo[MAX_NAME];
+    join(first, scratch, "first.bin");
+    join(fifo, scratch, "endless-fifo");
+    const size_t first_len = (size_t)4 << 20;
+    uint8_t *data = checked_malloc(first_len);
+    memset(data, 0x5A, first_len);
+    check(&tally, write_file(first, data, first_len), "could not write %s", first);
+    free(data);
+    check(&tally, mkfifo(fifo, 0600) == 0, "mkfifo %s: %s", fifo, strerror(errno));
+
+    alarm(120);
+    const char *endless[] = {"/dev/zero", fifo};
+    for (size_t e = 0; e < 2; e++) {
+        for (int round = 0; round < 5; round++) {
+            const pid_t writer = e == 1 ? start_endless_writer(fifo) : 0;
+            asked stop = {0, 1};
+            files_call call = {.count = 2,
+                               .threads = 2,
+                               .keep_going = count_and_answer,
+                               .keep_going_context = &stop,
+                               .keep_going_ms = 20};
+            call.names[0] = first;
+            call.names[1] = endless[e];
+            set_algorithms(&call, ONE, 1);
+            run_call(&call);
+            check(&tally, call.status == FD_FILES_STOPPED && stop.calls == 1,
+                  "%s beside a file: status %d after %lu questions (failed at %zu, error %lu)",
+                  endless[e], (int)call.status, stop.calls, call.outcome.failed,
+                  call.outcome.error);
+            free(call.digests);
+            if (writer > 0)
+                waitpid(writer, NULL, 0);
+        }
+    }
+    alarm(0);
+    remove(fifo);
+    remove(first);
+    report_group("files", "-", "stop", "while another thread reads /dev/zero or a FIFO", &tally);
+}
 #endif
 
 int main(int argc, char **argv)
@@ -654,6 +834,8 @@ int main(int argc, char **argv)
     test_pairs();
 #ifndef _WIN32
     test_special_files();
+    test_stop_while_another_reads();
+    test_shrinking_file();
 #endif
     remove_folder(scratch);
     return finish_run("C files");

@@ -10,14 +10,24 @@
  * request's threads has nothing left to do is hashed by both: in relay,
  * each reading the chunk after the one the other hashes, so that the copy
  * out of the page cache overlaps with the hashing, or with its algorithms
- * split between them. The files are taken in order, so
- * a failure stops the threads from starting files after it, and every file
- * before it is still read: the caller learns the first file in order that
- * failed, whichever thread failed first.
+ * split between them, fed from one read. Either way each byte is read once
+ * and every algorithm fed the bytes of that read, in order, to the first
+ * read that comes short and, for a regular file, no further than the size
+ * the open found: the digests of one file are of the same bytes even when
+ * it changes meanwhile (a prefix of it when it is cut short). The files
+ * are taken in order, so a failure stops the threads from starting files
+ * after it, and every file before it is still read: the caller learns the
+ * first file in order that failed, whichever thread failed first.
  *
  * POSIX open/fstat/read, or Windows' CreateFileW/ReadFile, behind the same
  * interface; a path is a C string of the file system's bytes on POSIX, a
- * UTF-16 string on Windows. Plain C: no Python.h. */
+ * UTF-16 string on Windows. Plain C: no Python.h.
+ *
+ * The reader's files, each calling only those below it: files.c, the
+ * parts of a call and their threads; reader.h, one file; pair.h, a big file
+ * on two threads, in relay (relay.c) or split (split.c); run.h, what the
+ * threads of a call share and ask; system.h, the system's files and
+ * clock. */
 #ifndef FD_CORE_FILES_H
 #define FD_CORE_FILES_H
 
@@ -40,10 +50,12 @@ typedef char fd_path_char;
 #define FD_FILES_CHUNK_LEN ((size_t)1 << 18)
 
 /* Called by the calling thread alone to ask whether to go on: at most every
- * keep_going_ms milliseconds between files and chunks, and at once after a
- * signal interrupted an open or a read (EINTR: the read of a FIFO, say).
- * Returning false stops every thread at its next chunk, and fd_hash_files
- * returns FD_FILES_STOPPED (the caller knows why: an exception it keeps). */
+ * keep_going_ms milliseconds between files and reads, and as often while
+ * it waits for the other threads (its own files done, or the other thread
+ * of a big file behind), and at once after a signal interrupted an open or
+ * a read (EINTR: the read of a FIFO, say). Returning false stops every
+ * thread at its next read, and fd_hash_files returns FD_FILES_STOPPED (the
+ * caller knows why: an exception it keeps); it is not asked again. */
 typedef bool fd_files_keep_going(void *context);
 
 /* How often a binding asks whether a signal came (keep_going): Ctrl-C
@@ -52,7 +64,7 @@ typedef bool fd_files_keep_going(void *context);
  * percent of the time. */
 #define FD_FILES_KEEP_GOING_MS 100
 
-/* How two threads go through a big file (see files.c): in relay, or with
+/* How two threads go through a big file (files/pair.h): in relay, or with
  * the algorithms split between them, as the first chunk's timings say
  * unless a test forces one. A split needs several algorithms. */
 typedef enum fd_files_pairing {
@@ -74,7 +86,7 @@ typedef struct fd_files_request {
     size_t chunk_len;                /* 0: FD_FILES_CHUNK_LEN */
     fd_files_keep_going *keep_going; /* NULL: never asked */
     void *keep_going_context;
-    unsigned keep_going_ms; /* 0: between every two files and chunks */
+    unsigned keep_going_ms; /* 0: between every two files and reads, every 1 ms while waiting */
     fd_files_pairing pairing;
 } fd_files_request;
 
@@ -94,7 +106,7 @@ typedef struct fd_files_outcome {
      * for a directory, which opens but cannot be read. 0 when none failed. */
     unsigned long error;
     /* How many big files two threads hashed, in relay or with the
-     * algorithms split between them (see files.c): for tests. */
+     * algorithms split between them (files/pair.h): for tests. */
     size_t relayed;
     size_t split;
 } fd_files_outcome;

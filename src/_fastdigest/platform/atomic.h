@@ -6,7 +6,7 @@
  * flags that say the process-wide set-up is done (python/module.c) and a
  * family's multi-buffer kernel is checked, the length of the record of
  * refused kernels (hash/known_answers.c), and the chunks of a big file two
- * threads have hashed in relay (files/files.c).
+ * threads have passed on to each other (files/pair.h).
  *
  * C11's <stdatomic.h>, except under MSVC itself: its C compiler offers C11
  * atomics only behind an experimental switch (/experimental:c11atomics;

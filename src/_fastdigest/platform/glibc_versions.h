@@ -9,7 +9,7 @@
  * C: no Python.h.
  *
  * Included once each by the files that make the calls, after the system
- * headers: platform/parallel.c (the threads) and files/files.c (fstat). */
+ * headers: platform/parallel.c (the threads) and files/system.c (fstat). */
 #ifndef FD_CORE_GLIBC_VERSIONS_H
 #define FD_CORE_GLIBC_VERSIONS_H
 
@@ -24,11 +24,19 @@
 #endif
 
 /* glibc 2.34 moved the threads into libc under a new symbol version;
- * libc still exports the first versions of both calls. */
+ * libc still exports the first versions of these calls. Setting a
+ * condition's clock came with glibc 2.3.3 on x86-64. */
+#if defined(__x86_64__)
+#define FD_GLIBC_CONDITION_CLOCK_VERSION "GLIBC_2.3.3"
+#else
+#define FD_GLIBC_CONDITION_CLOCK_VERSION FD_GLIBC_FIRST_VERSION
+#endif
 #if FD_GLIBC_AT_LEAST(34)
 #define FD_GLIBC_BIND_THREADS()                                                \
     __asm__(".symver pthread_create, pthread_create@" FD_GLIBC_FIRST_VERSION); \
-    __asm__(".symver pthread_join, pthread_join@" FD_GLIBC_FIRST_VERSION)
+    __asm__(".symver pthread_join, pthread_join@" FD_GLIBC_FIRST_VERSION);     \
+    __asm__(".symver pthread_condattr_setclock, "                              \
+            "pthread_condattr_setclock@" FD_GLIBC_CONDITION_CLOCK_VERSION)
 #endif
 
 /* glibc 2.33 made fstat a function of libc's (fstat64, under a new

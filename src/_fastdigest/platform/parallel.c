@@ -23,6 +23,7 @@
 #else
 #include <pthread.h>
 #include <sched.h>
+#include <time.h>
 #include <unistd.h>
 #endif
 
@@ -189,6 +190,16 @@ void fd_parallel_wait(fd_parallel_monitor *monitor, unsigned condition)
     SleepConditionVariableSRW(&monitor->conditions[condition], &monitor->lock, INFINITE, 0);
 }
 
+void fd_parallel_wait_at_most(fd_parallel_monitor *monitor, unsigned condition,
+                              unsigned milliseconds)
+{
+    assert(condition < sizeof monitor->conditions / sizeof monitor->conditions[0]);
+    /* The wait is timed on the interrupt-time clock, which the system's
+     * time does not move. */
+    SleepConditionVariableSRW(&monitor->conditions[condition], &monitor->lock,
+                              milliseconds != 0 ? milliseconds : 1, 0);
+}
+
 void fd_parallel_wake_one(fd_parallel_monitor *monitor, unsigned condition)
 {
     assert(condition < sizeof monitor->conditions / sizeof monitor->conditions[0]);
@@ -206,17 +217,36 @@ struct fd_parallel_monitor {
     pthread_cond_t conditions[2];
 };
 
+/* fd_parallel_wait_at_most's clock: CLOCK_MONOTONIC, which the conditions
+ * are made to be timed on (the default, CLOCK_REALTIME, moves with the
+ * system's time: set back an hour, it would make a wait an hour long).
+ * macOS cannot time a condition on it, but waits for a time relative to the
+ * call instead. */
+#ifdef __APPLE__
+#define WAIT_ON_MONOTONIC_CLOCK 0
+#else
+#define WAIT_ON_MONOTONIC_CLOCK 1
+#endif
+
 fd_parallel_monitor *fd_parallel_monitor_new(void)
 {
     fd_parallel_monitor *monitor = malloc(sizeof *monitor);
     if (monitor == NULL)
         return NULL;
+    pthread_condattr_t attributes;
+    if (pthread_condattr_init(&attributes) != 0)
+        goto no_attributes;
+#if WAIT_ON_MONOTONIC_CLOCK
+    if (pthread_condattr_setclock(&attributes, CLOCK_MONOTONIC) != 0)
+        goto no_lock;
+#endif
     if (pthread_mutex_init(&monitor->lock, NULL) != 0)
         goto no_lock;
-    if (pthread_cond_init(&monitor->conditions[0], NULL) != 0)
+    if (pthread_cond_init(&monitor->conditions[0], &attributes) != 0)
         goto no_conditions;
-    if (pthread_cond_init(&monitor->conditions[1], NULL) != 0)
+    if (pthread_cond_init(&monitor->conditions[1], &attributes) != 0)
         goto no_second_condition;
+    pthread_condattr_destroy(&attributes);
     return monitor;
 
 no_second_condition:
@@ -224,6 +254,8 @@ no_second_condition:
 no_conditions:
     pthread_mutex_destroy(&monitor->lock);
 no_lock:
+    pthread_condattr_destroy(&attributes);
+no_attributes:
     free(monitor);
     return NULL;
 }
@@ -252,6 +284,30 @@ void fd_parallel_wait(fd_parallel_monitor *monitor, unsigned condition)
 {
     assert(condition < sizeof monitor->conditions / sizeof monitor->conditions[0]);
     pthread_cond_wait(&monitor->conditions[condition], &monitor->lock);
+}
+
+void fd_parallel_wait_at_most(fd_parallel_monitor *monitor, unsigned condition,
+                              unsigned milliseconds)
+{
+    assert(condition < sizeof monitor->conditions / sizeof monitor->conditions[0]);
+    if (milliseconds == 0)
+        milliseconds = 1;
+    const long nanoseconds = (long)(milliseconds % 1000u) * 1000000L;
+#if WAIT_ON_MONOTONIC_CLOCK
+    struct timespec deadline;
+    if (clock_gettime(CLOCK_MONOTONIC, &deadline) != 0)
+        return; /* as a spurious wake-up, which callers take */
+    deadline.tv_sec += (time_t)(milliseconds / 1000u);
+    deadline.tv_nsec += nanoseconds;
+    if (deadline.tv_nsec >= 1000000000L) {
+        deadline.tv_sec++;
+        deadline.tv_nsec -= 1000000000L;
+    }
+    pthread_cond_timedwait(&monitor->conditions[condition], &monitor->lock, &deadline);
+#else
+    const struct timespec relative = {(time_t)(milliseconds / 1000u), nanoseconds};
+    pthread_cond_timedwait_relative_np(&monitor->conditions[condition], &monitor->lock, &relative);
+#endif
 }
 
 void fd_parallel_wake_one(fd_parallel_monitor *monitor, unsigned condition)

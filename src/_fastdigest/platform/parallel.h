@@ -29,7 +29,7 @@ typedef bool fd_parallel_task(void *context, size_t part);
 bool fd_parallel_run(size_t parts, fd_parallel_task *task, void *context);
 
 /* One part on a thread of its own, for parts that wait for each other (a
- * file read on one thread while another hashes it, files/files.c), which
+ * file read on one thread while another hashes it, files/pair.h), which
  * fd_parallel_run's fallback, running a part after another on the calling
  * thread, would deadlock: fd_parallel_start makes the thread and runs
  * task(context, part) on it, or returns NULL, with nothing run, when the
@@ -60,6 +60,13 @@ void fd_parallel_unlock(fd_parallel_monitor *monitor);
  * spuriously: callers wait in a loop on their predicate), then takes it
  * again. */
 void fd_parallel_wait(fd_parallel_monitor *monitor, unsigned condition);
+/* The same, but returns after about milliseconds (at least 1) if nothing
+ * signals the condition before: for a thread that must do something else
+ * now and then while it waits (the file reader's calling thread, which
+ * answers Ctrl-C). Timed on a clock that no change of the system's time
+ * moves. */
+void fd_parallel_wait_at_most(fd_parallel_monitor *monitor, unsigned condition,
+                              unsigned milliseconds);
 /* Wakes one or every thread waiting on the condition; none is a no-op. */
 void fd_parallel_wake_one(fd_parallel_monitor *monitor, unsigned condition);
 void fd_parallel_wake_all(fd_parallel_monitor *monitor, unsigned condition);

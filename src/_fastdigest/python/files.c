@@ -1,5 +1,5 @@
 /* digest_files(name, paths, /, *, threads=None): the digests of many files,
- * read and hashed by the file reader (files/files.c) on threads, without the
+ * read and hashed by the file reader (files/files.h) on threads, without the
  * GIL.
  *
  * With the GIL: the algorithms are looked up, every path is turned into
