@@ -21,7 +21,7 @@ from hypothesis import strategies as st
 import fastdigest
 from conftest import ALGORITHMS, examples
 from fastdigest import hmac as fd_hmac
-from test_batch_out import BLOCK_SIZES, DIGEST_SIZES, THREAD_COUNTS, needs_numpy, np
+from test_batch_out import BLOCK_SIZES, DIGEST_SIZES, THREAD_COUNTS, calls_with_a_bad_item, needs_numpy, np
 
 # Enough 64-byte messages for the pipeline on two threads and more (each HMAC counts at least two blocks of work,
 # and a thread is worth 1 MiB).
@@ -208,6 +208,19 @@ def test_bad_message_says_its_index(bad, index):
         fd_hmac.digest_many(b'key', messages, 'sha256')
     assert type(raised.value) is type(reference)
     assert str(raised.value) == 'digest_many() item %d: %s' % (index, reference)
+
+
+@pytest.mark.threads
+def test_no_mac_after_a_bad_message_is_written_on_threads():
+    # digest_many's promise with out= (tests/test_batch_out.py): the MACs before the bad message may be written,
+    # none after it, whichever thread met its chunk first.
+    reference = stdlib_error(lambda: hmac.digest(b'key', 'text', 'sha256'))
+    calls_with_a_bad_item(
+        lambda messages, threads, out: fd_hmac.digest_many(b'key', messages, 'sha256', threads=threads, out=out),
+        32,
+        30,
+        error=str(reference),
+    )
 
 
 @pytest.mark.parametrize('key', ['text', 5, None, memoryview(b'abcdef')[::2]], ids=['str', 'int', 'None', 'strided'])

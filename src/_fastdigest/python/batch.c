@@ -378,7 +378,13 @@ static int prepare_chunk(many_call *call, chunk *c, Py_ssize_t start, Py_ssize_t
  * with references, the GIL and its errors. An item that is not exactly
  * bytes makes that way copy the list to a tuple (snapshot_list), which
  * needs no references: the rest of the batch is no list read in place, and
- * no stretch. */
+ * no stretch.
+ *
+ * That chunk may hold a bad item, whose error promises that no digest
+ * after it was written. So on several threads no chunk is hashed until
+ * every chunk of the stretch before it is known to fit
+ * (chunks_before_fit): a thread that took a later chunk does not hash it
+ * while the chunk before, taken by another thread, may still prove unfit. */
 
 /* The work of a stretch for each thread that hashes it (each message
  * counting its length and fd_batch_message_overhead, as
@@ -412,15 +418,26 @@ static bool in_stretches(const many_call *call)
     return call->has_out && call->source.in_place_list;
 }
 
-/* Locates items [start, start + n) of the list read in place, and aims
- * their digests into out, for a held stretch: without references, views or
- * errors, so that it runs no Python code and allocates nothing, and reads
- * the list and its items without changing them, so that any thread may run
- * it while the calling thread holds the GIL (see held stretches). Returns
- * the chunk's work; or NOT_IN_A_STRETCH, with c->messages partly written,
- * when the list's size changed, or an item is not exactly bytes or shares
+/* The number of messages in the batch's chunk `index`. */
+static Py_ssize_t chunk_messages(const many_call *call, size_t index)
+{
+    const Py_ssize_t start = (Py_ssize_t)index * CHUNK_MESSAGES;
+    return call->source.count - start < CHUNK_MESSAGES ? call->source.count - start
+                                                       : CHUNK_MESSAGES;
+}
+
+/* Locates items [start, start + n) of the list read in place into
+ * messages, with their digests aimed into out, for a held stretch; with
+ * messages NULL, only finds whether they can be in one. Without
+ * references, views or errors, so that it runs no Python code and
+ * allocates nothing, and reads the list and its items without changing
+ * them, so that any thread may run it while the calling thread holds the
+ * GIL (see held stretches), and every thread finds the same. Returns the
+ * chunk's work; or NOT_IN_A_STRETCH, with messages partly written, when
+ * the list's size changed, or an item is not exactly bytes or shares
  * memory with out, or the chunk's work exceeds STRETCH_CHUNK_MAX_WORK. */
-static size_t locate_stretch_chunk(const many_call *call, chunk *c, Py_ssize_t start, Py_ssize_t n)
+static size_t locate_stretch_chunk(const many_call *call, fd_message *messages, Py_ssize_t start,
+                                   Py_ssize_t n)
 {
     PyObject *list = call->source.sequence;
     const size_t overhead = fd_batch_message_overhead(&call->job);
@@ -437,7 +454,8 @@ static size_t locate_stretch_chunk(const many_call *call, chunk *c, Py_ssize_t s
         work += len + overhead;
         if (work > STRETCH_CHUNK_MAX_WORK || shares_memory(data, len, &call->out))
             return NOT_IN_A_STRETCH;
-        c->messages[i] = (fd_message){data, len, digest_in_out(call, start + i)};
+        if (messages != NULL)
+            messages[i] = (fd_message){data, len, digest_in_out(call, start + i)};
     }
     return work;
 }
@@ -451,64 +469,81 @@ static void end_stretch(void)
     PyEval_RestoreThread(PyEval_SaveThread());
 }
 
-/* What one thread of a held stretch did (hash_stretch). */
-typedef struct stretch_part {
-    size_t first_unhashed; /* the first chunk it took but did not hash, or SIZE_MAX */
-    size_t hashed_end;     /* one past the last chunk it hashed, or 0 */
-} stretch_part;
-
 /* What the threads of a held stretch share: fd_parallel_run's context for
  * hash_stretch_part. Part p locates its chunks in chunks[p]. */
 typedef struct held_stretch {
     const many_call *call;
     chunk *chunks;
-    stretch_part *parts;
-    size_t first;       /* the batch's chunk the stretch starts at */
-    size_t chunk_count; /* the batch's */
+    size_t *hashed_ends; /* part p's: one past the last chunk it hashed, or 0 */
+    size_t first;        /* the batch's chunk the stretch starts at */
+    size_t chunk_count;  /* the batch's */
     /* The threads take chunks first, first + 1, ... from this counter; a
      * thread takes at most one more than its share of chunks of the least
      * work (CHUNK_MESSAGES empty messages of MD5), a few dozen. */
     fd_counter taken;
-    /* A chunk found unfit for the stretch (or chunk_count), beyond which
-     * the threads take no chunk: only a hint, to stop the others early, as
-     * two threads may store it at once; what the stretch did is told by
-     * parts. */
-    fd_relaxed_size stop;
+    /* What the threads have found so far: chunks [first, fit_end) can be in
+     * the stretch, and chunk `unfit` (chunk_count while none is known) is
+     * the first that cannot. Marks that move one way only
+     * (platform/atomic.h), as each thread locates chunks; their values are
+     * facts about the list and its items, which nothing writes during the
+     * stretch, so every value a thread reads is true, and no other memory
+     * is read on the strength of one: relaxed order is enough. */
+    fd_size_mark fit_end;
+    fd_size_mark unfit;
 } held_stretch;
+
+/* Whether every chunk of the stretch before chunk `index`, which the
+ * calling thread has located and found fit, can be in it too; then marks
+ * `index` itself fit as well. The chunks between fit_end and index were
+ * taken by other threads, which may be locating them at this moment:
+ * rather than wait for them, this thread finds out itself, locating each
+ * without writing it down, and moving the marks for them. */
+static bool chunks_before_fit(held_stretch *stretch, size_t index)
+{
+    size_t fit_end = fd_size_mark_load(&stretch->fit_end);
+
+    while (fit_end < index) {
+        if (fd_size_mark_load(&stretch->unfit) < index)
+            return false;
+        if (locate_stretch_chunk(stretch->call, NULL, (Py_ssize_t)fit_end * CHUNK_MESSAGES,
+                                 chunk_messages(stretch->call, fit_end)) == NOT_IN_A_STRETCH) {
+            fd_size_mark_lower(&stretch->unfit, fit_end);
+            return false;
+        }
+        fit_end = fd_size_mark_raise(&stretch->fit_end, fit_end + 1);
+    }
+    fd_size_mark_raise(&stretch->fit_end, index + 1);
+    return true;
+}
 
 /* One thread of a held stretch: takes chunks in turn, locating and hashing
  * each, until it has hashed its share of the stretch's work, or takes a
- * chunk that cannot be in a stretch (which it leaves unhashed) or lies
- * beyond one another thread found. */
+ * chunk that cannot be in a stretch or lies beyond one that cannot (which
+ * it leaves unhashed). */
 static bool hash_stretch_part(void *context, size_t part)
 {
     held_stretch *stretch = context;
     const many_call *call = stretch->call;
     chunk *c = &stretch->chunks[part];
-    stretch_part *done = &stretch->parts[part];
     size_t work = 0;
 
-    *done = (stretch_part){.first_unhashed = SIZE_MAX, .hashed_end = 0};
+    stretch->hashed_ends[part] = 0;
     while (work < STRETCH_WORK_PER_THREAD) {
         const size_t index = stretch->first + fd_counter_take(&stretch->taken);
-        if (index >= fd_relaxed_load(&stretch->stop)) {
-            done->first_unhashed = index;
-            break;
-        }
-        const Py_ssize_t start = (Py_ssize_t)index * CHUNK_MESSAGES;
-        const Py_ssize_t n = call->source.count - start < CHUNK_MESSAGES
-                                 ? call->source.count - start
-                                 : CHUNK_MESSAGES;
-        const size_t chunk_work = locate_stretch_chunk(call, c, start, n);
+        if (index >= fd_size_mark_load(&stretch->unfit))
+            break; /* the batch's end, or past a chunk that cannot be in it */
+        const Py_ssize_t n = chunk_messages(call, index);
+        const size_t chunk_work = locate_stretch_chunk(call, c->messages,
+                                                       (Py_ssize_t)index * CHUNK_MESSAGES, n);
         if (chunk_work == NOT_IN_A_STRETCH) {
-            done->first_unhashed = index;
-            if (index < fd_relaxed_load(&stretch->stop))
-                fd_relaxed_store(&stretch->stop, index);
+            fd_size_mark_lower(&stretch->unfit, index);
             break;
         }
+        if (!chunks_before_fit(stretch, index))
+            break;
         fd_batch_run(&call->job, c->messages, (size_t)n);
         work += chunk_work;
-        done->hashed_end = index + 1;
+        stretch->hashed_ends[part] = index + 1;
     }
     return true;
 }
@@ -517,34 +552,33 @@ static bool hash_stretch_part(void *context, size_t part)
  * `threads` threads (the calling one, with the GIL, and others that run
  * only C), each locating and hashing the chunks it takes, and each about
  * STRETCH_WORK_PER_THREAD of them. Returns the first chunk not hashed:
- * every chunk before it is, and *unfit says whether that one cannot be in
- * a stretch (it goes the usual way next) or the threads had their shares
- * (or the batch ended). Chunks after it may have been hashed too; the
- * usual way or the next stretch writes their digests again, the same. */
+ * every chunk before it is, and none after it, and *unfit says whether
+ * that one cannot be in a stretch (it goes the usual way next) or the
+ * threads had their shares (or the batch ended). */
 static size_t hash_stretch(held_stretch *stretch, size_t first, size_t threads, bool *unfit)
 {
     const size_t chunks_left = stretch->chunk_count - first;
     const size_t parts = threads < chunks_left ? threads : chunks_left;
-    size_t first_unhashed = SIZE_MAX, hashed_end = first;
+    size_t hashed_end = first;
 
     stretch->first = first;
     fd_counter_init(&stretch->taken);
-    fd_relaxed_store(&stretch->stop, stretch->chunk_count);
+    fd_size_mark_set(&stretch->fit_end, first);
+    fd_size_mark_set(&stretch->unfit, stretch->chunk_count);
     (void)fd_parallel_run(parts, hash_stretch_part, stretch);
+    /* The chunks were taken in order, and each chunk taken before the first
+     * that cannot be in the stretch was hashed (chunks_before_fit found every
+     * chunk before it fit), none after: the unfit one, when some thread
+     * found one, or else one past the last hashed. */
+    const size_t first_unfit = fd_size_mark_load(&stretch->unfit);
+    *unfit = first_unfit < stretch->chunk_count;
+    if (*unfit)
+        return first_unfit;
     for (size_t part = 0; part < parts; part++) {
-        const stretch_part *done = &stretch->parts[part];
-        if (done->first_unhashed < first_unhashed)
-            first_unhashed = done->first_unhashed;
-        if (done->hashed_end > hashed_end)
-            hashed_end = done->hashed_end;
+        if (stretch->hashed_ends[part] > hashed_end)
+            hashed_end = stretch->hashed_ends[part];
     }
-    /* Each chunk a thread took was hashed or left unhashed, and the chunks
-     * were taken in order: every chunk before the first left unhashed is
-     * hashed, and when none was, every chunk before the last hashed. */
-    *unfit = first_unhashed < stretch->chunk_count;
-    if (first_unhashed == SIZE_MAX)
-        return hashed_end;
-    return first_unhashed < stretch->chunk_count ? first_unhashed : stretch->chunk_count;
+    return hashed_end;
 }
 
 /* ---- hashing the chunks ------------------------------------------------- */
@@ -565,7 +599,7 @@ static int hash_chunk_by_chunk(many_call *call)
 
     for (Py_ssize_t start = 0; status == 0 && start < count; start += chunk_len) {
         const Py_ssize_t n = count - start < chunk_len ? count - start : chunk_len;
-        const size_t work = in_stretches(call) ? locate_stretch_chunk(call, &c, start, n)
+        const size_t work = in_stretches(call) ? locate_stretch_chunk(call, c.messages, start, n)
                                                : NOT_IN_A_STRETCH;
         if (work != NOT_IN_A_STRETCH) {
             /* In a held stretch: hashed here, with the GIL. */
@@ -625,7 +659,7 @@ static bool produce_chunk(void *context, size_t chunk_index, size_t slot,
     /* The pipeline's first chunk is prepared whatever it is, so that the
      * batch goes on. */
     bool produced = chunk_index == 0 || !in_stretches(call) ||
-                    locate_stretch_chunk(call, c, start, n) == NOT_IN_A_STRETCH;
+                    locate_stretch_chunk(call, c->messages, start, n) == NOT_IN_A_STRETCH;
     if (produced && prepare_chunk(call, c, start, n) < 0) {
         produced = false;
         pipeline->failed = true;
@@ -679,8 +713,8 @@ static int hash_pipelined(many_call *call, size_t threads)
             goto done;
     }
     if (in_stretches(call)) {
-        stretch.parts = PyMem_Malloc(threads * sizeof(stretch_part));
-        if (stretch.parts == NULL) {
+        stretch.hashed_ends = PyMem_Malloc(threads * sizeof(size_t));
+        if (stretch.hashed_ends == NULL) {
             PyErr_NoMemory();
             goto done;
         }
@@ -713,7 +747,7 @@ done:
     for (size_t slot = 0; slot < slot_count; slot++)
         free_chunk(&pipeline.slots[slot]);
     PyMem_Free(pipeline.slots);
-    PyMem_Free(stretch.parts);
+    PyMem_Free(stretch.hashed_ends);
     return status;
 }
 
