@@ -35,6 +35,7 @@
 #include <string.h>
 
 #include "platform/atomic.h"
+#include "hash/hex.h"
 #include "hash/known_answers.h"
 #include "platform/parallel.h"
 #include "kernels/compiler.h"
@@ -69,6 +70,7 @@ typedef struct lane {
 typedef struct batch {
     const fd_message *messages;
     size_t digest_len;
+    bool hex;         /* each digest written as its hex digits (fd_batch_job) */
     fd_kernel single; /* fd_active_kernels[family], read once */
     /* Each lane's start: the algorithm's IV is its chain, or for an HMAC
      * batch the key's inner state after its keyed block. */
@@ -243,11 +245,22 @@ static FD_ALWAYS_INLINE bool advance_lane(batch *b, enum fd_family family, bool 
 /* Writes the lane's digest straight to its destination, word by word: a
  * digest first composed on the stack and then copied was compiled into
  * narrow stores followed by a wide reload, which stalls on store
- * forwarding. sha224, sha384 and the SHA-512/t variants keep a prefix. */
+ * forwarding. sha224, sha384 and the SHA-512/t variants keep a prefix.
+ * Hex digits are written from the digest composed on the stack: the
+ * encoding's own work dwarfs that stall. */
 static FD_ALWAYS_INLINE void emit_digest(batch *b, enum fd_family family, unsigned index)
 {
-    fd_store_digest(family, b->lanes[index].digest, fd_lane_chain(family, &b->chains, index),
-                    fd_family_digest_len(family, b->digest_len));
+    const size_t digest_len = fd_family_digest_len(family, b->digest_len);
+    const void *chain = fd_lane_chain(family, &b->chains, index);
+
+    if (b->hex) {
+        uint8_t digest[FD_MAX_DIGEST_LEN];
+        fd_store_digest(family, digest, chain, digest_len);
+        fd_hex_encode(digest, digest_len, (char *)b->lanes[index].digest);
+    }
+    else {
+        fd_store_digest(family, b->lanes[index].digest, chain, digest_len);
+    }
     b->lanes[index].busy = false;
 }
 
@@ -410,9 +423,10 @@ void fd_hash_many(enum fd_algorithm_id id, const fd_message *messages, size_t co
     fd_hash_many_using(fd_batch_multi_kernel(fd_algorithms[id].family), id, messages, count);
 }
 
-/* The batch of fd_hash_many_using (key NULL) or fd_hmac_many_using. */
+/* The batch of fd_hash_many_using (key NULL) or fd_hmac_many_using, or of
+ * a job (fd_batch_run), whose digests may be hex. */
 static void run_job(const fd_multi_kernel *multi, enum fd_algorithm_id id, const fd_hmac_state *key,
-                    const fd_message *messages, size_t count)
+                    bool hex, const fd_message *messages, size_t count)
 {
     const fd_algorithm *algorithm = &fd_algorithms[id];
     batch b;
@@ -425,6 +439,7 @@ static void run_job(const fd_multi_kernel *multi, enum fd_algorithm_id id, const
                              (multi->required_features & ~fd_cpu_detected_features()) == 0));
     b.messages = messages;
     b.digest_len = algorithm->digest_len;
+    b.hex = hex;
     b.single = fd_active_kernels[algorithm->family];
     if (key != NULL) {
         /* The lanes start after the keyed block, whose length their length
@@ -464,13 +479,14 @@ static void run_job(const fd_multi_kernel *multi, enum fd_algorithm_id id, const
 void fd_hash_many_using(const fd_multi_kernel *multi, enum fd_algorithm_id id,
                         const fd_message *messages, size_t count)
 {
-    run_job(multi, id, NULL, messages, count);
+    run_job(multi, id, NULL, false, messages, count);
 }
 
 void fd_hmac_many_using(const fd_multi_kernel *multi, const fd_hmac_state *key,
                         const fd_message *messages, size_t count)
 {
-    run_job(multi, (enum fd_algorithm_id)(key->algorithm - fd_algorithms), key, messages, count);
+    run_job(multi, (enum fd_algorithm_id)(key->algorithm - fd_algorithms), key, false, messages,
+            count);
 }
 
 void fd_hmac_many(const fd_hmac_state *key, const fd_message *messages, size_t count)
@@ -481,7 +497,7 @@ void fd_hmac_many(const fd_hmac_state *key, const fd_message *messages, size_t c
 void fd_batch_run(const fd_batch_job *job, const fd_message *messages, size_t count)
 {
     assert(job->hmac == NULL || job->hmac->algorithm == &fd_algorithms[job->id]);
-    run_job(job->multi, job->id, job->hmac, messages, count);
+    run_job(job->multi, job->id, job->hmac, job->hex, messages, count);
 }
 
 size_t fd_batch_message_overhead(const fd_batch_job *job)

@@ -24,7 +24,8 @@
 #include "dispatch/dispatch.h"
 
 /* One message of a batch: len bytes at data (data may be NULL when len is
- * 0), and where its digest goes (fd_algorithms[id].digest_len bytes). */
+ * 0), and where its digest goes (fd_algorithms[id].digest_len bytes, or
+ * twice as many hex digits for a job with hex). */
 typedef struct fd_message {
     const uint8_t *data;
     size_t len;
@@ -69,11 +70,14 @@ void fd_hmac_many(const fd_hmac_state *key, const fd_message *messages, size_t c
  * on threads: its digest under algorithm id (hmac NULL), or its HMAC under
  * the keyed state hmac (whose algorithm is id); on the multi-buffer kernel
  * multi (NULL: the single-stream kernel alone), as fd_hash_many_using and
- * fd_hmac_many_using take them. Read by every thread, changed by none. */
+ * fd_hmac_many_using take them; written as bytes, or with hex as lowercase
+ * hex digits (hash/hex.h), by the thread that hashed it. Read by every
+ * thread, changed by none. */
 typedef struct fd_batch_job {
     const fd_multi_kernel *multi;
     enum fd_algorithm_id id;
     const fd_hmac_state *hmac;
+    bool hex;
 } fd_batch_job;
 
 /* The job's work for count messages on the calling thread:

@@ -293,6 +293,11 @@ typedef struct many_call {
     fd_batch_job job;
     int (*get_buffer)(PyObject *item, Py_buffer *view);
     size_t digest_len;
+    /* What is written for each message: the digest_len bytes of its
+     * digest, or with hex their 2 * digest_len hex digits (a str in the
+     * list, ASCII bytes in out). */
+    bool hex;
+    size_t result_len;
     size_t threads;
     item_source source;
     PyObject *result; /* the list of digests, or NULL when they go to out */
@@ -306,7 +311,28 @@ typedef struct many_call {
 /* Where the digest of message `index` goes in out=. */
 static uint8_t *digest_in_out(const many_call *call, Py_ssize_t index)
 {
-    return (uint8_t *)call->out.buf + (size_t)index * call->digest_len;
+    return (uint8_t *)call->out.buf + (size_t)index * call->result_len;
+}
+
+/* A new result object for one message, whose bytes the hashing writes at
+ * *data: a bytes object, or with hex an ASCII str (its digits written after
+ * it is made, as hexdigest() makes one, before anything else can see it).
+ * NULL with MemoryError set when there is no memory. */
+static PyObject *new_result(const many_call *call, uint8_t **data)
+{
+    PyObject *result;
+
+    if (call->hex) {
+        result = PyUnicode_New((Py_ssize_t)call->result_len, 127);
+        if (result != NULL)
+            *data = PyUnicode_1BYTE_DATA(result);
+    }
+    else {
+        result = PyBytes_FromStringAndSize(NULL, (Py_ssize_t)call->result_len);
+        if (result != NULL)
+            *data = (uint8_t *)PyBytes_AS_STRING(result);
+    }
+    return result;
 }
 
 /* Locates the bytes of items [start, start + n) and aims each message's
@@ -325,10 +351,9 @@ static int prepare_chunk(many_call *call, chunk *c, Py_ssize_t start, Py_ssize_t
             c->messages[i].digest = digest_in_out(call, start + i);
             continue;
         }
-        PyObject *digest = PyBytes_FromStringAndSize(NULL, (Py_ssize_t)call->digest_len);
+        PyObject *digest = new_result(call, &c->messages[i].digest);
         if (digest == NULL)
             return -1;
-        c->messages[i].digest = (uint8_t *)PyBytes_AS_STRING(digest);
         PyList_SET_ITEM(call->result, start + i, digest);
     }
     return 0;
@@ -856,25 +881,26 @@ static int get_out_buffer(PyObject *out, Py_buffer *view)
     return -1;
 }
 
-/* out= must hold exactly the batch's digests. Returns 0, or -1 with
- * ValueError set. */
+/* out= must hold exactly the batch's digests (or hex digests). Returns 0,
+ * or -1 with ValueError set. */
 static int check_out_size(const many_call *call)
 {
     const Py_ssize_t count = call->source.count;
-    const size_t digest_len = call->digest_len;
+    const size_t result_len = call->result_len;
+    const char *what = call->hex ? "hex digests" : "digests";
 
-    if (digest_len != 0 && (size_t)count > (size_t)PY_SSIZE_T_MAX / digest_len) {
+    if (result_len != 0 && (size_t)count > (size_t)PY_SSIZE_T_MAX / result_len) {
         PyErr_Format(PyExc_ValueError,
-                     "digest_many() argument 'out' must be %zd digests of %zu bytes, "
+                     "digest_many() argument 'out' must be %zd %s of %zu bytes, "
                      "more than a buffer can hold",
-                     count, digest_len);
+                     count, what, result_len);
         return -1;
     }
-    if ((size_t)call->out.len != (size_t)count * digest_len) {
+    if ((size_t)call->out.len != (size_t)count * result_len) {
         PyErr_Format(PyExc_ValueError,
-                     "digest_many() argument 'out' must be %zu bytes long (%zd digests of %zu "
+                     "digest_many() argument 'out' must be %zu bytes long (%zd %s of %zu "
                      "bytes), not %zd",
-                     (size_t)count * digest_len, count, digest_len, call->out.len);
+                     (size_t)count * result_len, count, what, result_len, call->out.len);
         return -1;
     }
     return 0;
@@ -961,10 +987,20 @@ static int call_python_macs(many_call *call, const fd_python_mac *mac)
             Py_DECREF(digest);
             return -1;
         }
+        const uint8_t *bytes = (const uint8_t *)PyBytes_AS_STRING(digest);
         if (call->has_out) {
-            memcpy((uint8_t *)call->out.buf + (size_t)i * call->digest_len,
-                   PyBytes_AS_STRING(digest), call->digest_len);
+            if (call->hex)
+                fd_hex_encode(bytes, call->digest_len, (char *)digest_in_out(call, i));
+            else
+                memcpy(digest_in_out(call, i), bytes, call->digest_len);
             Py_DECREF(digest);
+        }
+        else if (call->hex) {
+            PyObject *hex = fd_hex_string(bytes, call->digest_len);
+            Py_DECREF(digest);
+            if (hex == NULL)
+                return -1;
+            PyList_SET_ITEM(call->result, i, hex);
         }
         else {
             PyList_SET_ITEM(call->result, i, digest);
@@ -980,12 +1016,16 @@ PyObject *fd_many_messages(const fd_many_request *request, PyObject *messages, P
     const fd_python_mac *python_mac = request->python_mac;
     many_call call = {.get_buffer = request->get_buffer,
                       .digest_len = request->digest_len,
+                      .hex = request->hex,
+                      .result_len = request->hex ? 2 * request->digest_len : request->digest_len,
                       .threads = request->threads};
     PyObject *returned = NULL;
     int status = -1;
 
-    if (request->job != NULL)
+    if (request->job != NULL) {
         call.job = *request->job;
+        call.job.hex = request->hex;
+    }
     /* out= first, as an argument converter would take it, and held from
      * now on: an iterable gathered below cannot resize it. */
     if (out != NULL && out != Py_None) {
@@ -1046,29 +1086,40 @@ done:
 }
 
 int fd_bind_many_arguments(PyObject *module, Py_ssize_t npositional, PyObject *const *args,
-                           Py_ssize_t nargs, PyObject *kwnames, size_t *threads, PyObject **out)
+                           Py_ssize_t nargs, PyObject *kwnames, fd_many_options *options)
 {
     if (nargs != npositional) {
         PyErr_Format(PyExc_TypeError, "digest_many expected %zd arguments, got %zd", npositional,
                      nargs);
         return -1;
     }
-    /* The positional-only ones counted above, and threads and out alone
-     * bound by name, as digest_array binds its keywords. */
-    static const char *const names[] = {"threads", "out"};
+    /* The positional-only ones counted above, and hex, threads and out
+     * alone bound by name, as digest_array binds its keywords; hex taken
+     * for its truth, as digest_array takes it. */
+    static const char *const names[] = {"hex", "threads", "out"};
     static const fd_signature signature = {.function = "digest_many", FD_PARAMETERS(names)};
-    PyObject *bound[2];
+    PyObject *bound[3];
     if (fd_bind_arguments(&fd_get_module_state(module)->compat, &signature, args + nargs, 0,
                           kwnames, bound) < 0)
         return -1;
-    *out = bound[1];
-    return fd_parse_threads(bound[0] != NULL ? bound[0] : Py_None, "digest_many", threads);
+    options->hex = false;
+    if (bound[0] != NULL) {
+        const int truth = PyObject_IsTrue(bound[0]);
+        if (truth < 0)
+            return -1;
+        options->hex = truth != 0;
+    }
+    options->out = bound[2];
+    return fd_parse_threads(bound[1] != NULL ? bound[1] : Py_None, "digest_many",
+                            &options->threads);
 }
 
 PyDoc_STRVAR(digest_many_doc,
-             "digest_many($module, name, messages, /, *, threads=None, out=None)\n--\n\n"
+             "digest_many($module, name, messages, /, *, hex=False, threads=None, "
+             "out=None)\n--\n\n"
              "Return the digests of many messages as a list of bytes, in order:\n"
-             "[digest(name, m) for m in messages] in one call. name is an algorithm\n"
+             "[digest(name, m) for m in messages] in one call; with hex=True as a\n"
+             "list of str, [hexdigest(name, m) for m in messages]. name is an algorithm\n"
              "name, as new() takes it, or one of fastdigest's constructors;\n"
              "messages is any iterable of bytes-like objects, or a 2-D buffer whose\n"
              "rows are the messages. Several messages are hashed at once where the\n"
@@ -1082,7 +1133,8 @@ PyDoc_STRVAR(digest_many_doc,
              "the results and errors are the same for any threads.\n\n"
              "out, a writable C-contiguous buffer of exactly len(messages) *\n"
              "digest_size bytes, receives the digests one after another instead of a\n"
-             "list, and is returned.");
+             "list, and is returned; with hex=True, their hex digits as ASCII bytes,\n"
+             "2 * digest_size a message.");
 
 /* digest_many, and with multi_buffer false the same on the single-stream
  * kernel alone (for benchmarks).
@@ -1109,9 +1161,8 @@ PyDoc_STRVAR(digest_many_doc,
 static PyObject *digest_many(PyObject *module, PyObject *const *args, Py_ssize_t nargs,
                              PyObject *kwnames, bool multi_buffer)
 {
-    size_t threads;
-    PyObject *out;
-    if (fd_bind_many_arguments(module, 2, args, nargs, kwnames, &threads, &out) < 0)
+    fd_many_options options;
+    if (fd_bind_many_arguments(module, 2, args, nargs, kwnames, &options) < 0)
         return NULL;
     int id = fd_algorithm_from_object(module, args[0], "digest_many", "1");
     if (id < 0)
@@ -1128,8 +1179,9 @@ static PyObject *digest_many(PyObject *module, PyObject *const *args, Py_ssize_t
                                      .get_buffer = fd_get_buffer,
                                      .python_mac = NULL,
                                      .digest_len = algorithm->digest_len,
-                                     .threads = threads};
-    return fd_many_messages(&request, args[1], out);
+                                     .hex = options.hex,
+                                     .threads = options.threads};
+    return fd_many_messages(&request, args[1], options.out);
 }
 
 static PyObject *fastdigest_digest_many(PyObject *module, PyObject *const *args, Py_ssize_t nargs,
@@ -1139,8 +1191,8 @@ static PyObject *fastdigest_digest_many(PyObject *module, PyObject *const *args,
 }
 
 PyDoc_STRVAR(digest_many_single_stream_doc,
-             "_digest_many_single_stream($module, name, messages, /, *, threads=None, "
-             "out=None)\n--\n\n"
+             "_digest_many_single_stream($module, name, messages, /, *, hex=False, "
+             "threads=None, out=None)\n--\n\n"
              "digest_many() without the multi-buffer kernels: every message through the\n"
              "single-stream kernel. For benchmarks (benchmarks/bench_batch.py).");
 
