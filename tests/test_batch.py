@@ -118,7 +118,7 @@ def test_any_iterable():
     assert fastdigest.digest_many('sha256', {m: None for m in messages}) == expected('sha256', dict.fromkeys(messages))
 
 
-# digest_many works through a batch in chunks (2048 messages in python/batch.c): each chunk's items are
+# digest_many works through a batch in chunks (2048 messages: python/batch.h): each chunk's items are
 # located, its results made and the chunk hashed before the next is read. These sizes and positions cross
 # the chunk boundaries at 2048 and 4096 (any other chunk size still gets several chunks here).
 CHUNKED_COUNT = 2 * 2048 + 7
