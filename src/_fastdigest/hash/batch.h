@@ -4,13 +4,15 @@
  * chain; independent messages are not. A multi-buffer kernel runs the
  * compressions of several messages side by side, in separate SIMD lanes
  * (AVX2: 8 MD5, SHA-1 or SHA-256 lanes, 4 SHA-512 lanes; AVX-512: 16 MD5,
- * SHA-1 or SHA-256 lanes, 8 SHA-512 lanes) or interleaved two at a time through the SHA extensions,
- * whose round instructions leave one stream waiting on their latency (SHA-1,
- * SHA-256). The batch driver (batch.c) feeds the lanes of the family's
- * active multi-buffer kernel (dispatch/dispatch.h) and hashes what is left
- * with its single-stream kernel. It computes HMACs too (fd_hmac_many_using):
- * each lane starts from the keyed inner state and goes on, once its
- * message's inner hash is done, with the outer hash of the inner digest.
+ * SHA-1 or SHA-256 lanes, 8 SHA-512 lanes) or interleaved two at a time
+ * through the SHA extensions, whose round instructions leave one stream
+ * waiting on their latency (SHA-1, SHA-256). The batch driver (batch.c)
+ * feeds the lanes of the family's active multi-buffer kernel
+ * (dispatch/dispatch.h) and hashes what is left with its single-stream
+ * kernel. It computes HMACs too (fd_hmac_many_using): each lane starts from
+ * the keyed inner state and goes on, once its message's inner hash is done,
+ * with the outer hash of the inner digest. batch_threads.c runs the driver
+ * on several threads (fd_hash_many_parallel, fd_hash_many_pipelined).
  * Plain C: no Python.h. */
 #ifndef FD_CORE_BATCH_H
 #define FD_CORE_BATCH_H
