@@ -49,8 +49,7 @@
  * as fast as reading the whole blocks in place, and reading them in place
  * from a message of one block, with two calls, was slower. */
 #define SHORT_MESSAGE_BLOCKS 4
-/* A lane's buffer holds a message's tail, one or two blocks, and a call
- * takes at most SHORT_MESSAGE_BLOCKS blocks of idle_lane_blocks. */
+/* A lane's buffer holds a message's tail, one or two blocks. */
 _Static_assert(SHORT_MESSAGE_BLOCKS >= 2, "a lane's buffer holds a two-block tail");
 
 /* A lane's message in the driver. Where its current run is, is the
@@ -270,22 +269,21 @@ static FD_ALWAYS_INLINE void compress_single(batch *b, enum fd_family family, un
     fd_call_blocks(family, &b->single, fd_lane_chain(family, &b->chains, index), blocks, nblocks);
 }
 
-/* What the kernel reads in a lane that has no message, in the last rounds
- * of a batch (drain_lanes): zeros, as many blocks as a call then takes. */
-static const uint8_t idle_lane_blocks[SHORT_MESSAGE_BLOCKS * FD_MAX_BLOCK_LEN];
-
-/* One call of the multi-buffer kernel; lanes without a message (only
- * while draining, some_idle) read idle_lane_blocks. */
+/* One call of the multi-buffer kernel. A lane without a message (only
+ * while draining, some_idle) reads the blocks of a busy one, `mirrored`,
+ * into a chain nobody reads: a call takes no more blocks than any busy lane
+ * has left, so those blocks are all there, and in the caches already. */
 static FD_ALWAYS_INLINE void compress_lanes(batch *b, enum fd_family family,
                                             const fd_multi_kernel *kernel, size_t nblocks,
-                                            bool some_idle)
+                                            bool some_idle, unsigned mirrored)
 {
     const uint8_t *idle_runs[FD_BATCH_MAX_LANES];
     const uint8_t *const *runs = b->runs;
 
     if (some_idle) {
+        assert(b->lanes[mirrored].busy && b->lanes[mirrored].run_blocks >= nblocks);
         for (unsigned i = 0; i < kernel->lanes; i++)
-            idle_runs[i] = b->lanes[i].busy ? b->runs[i] : idle_lane_blocks;
+            idle_runs[i] = b->lanes[i].busy ? b->runs[i] : b->runs[mirrored];
         runs = idle_runs;
     }
     fd_call_blocks_multi(family, kernel, &b->chains, runs, nblocks);
@@ -325,16 +323,13 @@ static FD_ALWAYS_INLINE void prefetch_message(const fd_message *m)
         FD_PREFETCH(m->data + offset);
 }
 
-/* The end of a batch: no message is left to take, and some lanes are
- * idle. While enough lanes are busy (the kernel's drain_min_busy) the
- * multi-buffer kernel still beats the single-stream one, idle lanes and
- * all: sixteen lanes of MD5 in AVX-512 hash a block of each in the time the
- * single-stream kernel takes for about four, so a batch, or a chunk of
- * digest_many's, would otherwise end with up to fifteen messages at a
- * quarter of the speed. Idle lanes hash zeros (idle_lane_blocks) into
- * chains nobody reads, so a call takes at most SHORT_MESSAGE_BLOCKS blocks.
- * Below that many busy lanes, the messages left are finished one at a
- * time. */
+/* The end of a batch, or a batch of fewer messages than lanes: no message
+ * is left to take, and some lanes are idle. While enough lanes are busy
+ * (fd_batch_lanes_pay), the multi-buffer kernel goes on, its idle lanes
+ * reading a busy lane's blocks (compress_lanes), so that a batch, or a
+ * chunk of digest_many's, or a thread's share of a few long messages, is
+ * not hashed with up to fifteen messages at a quarter of the speed. Below
+ * that many busy lanes, the messages left are finished one at a time. */
 static FD_ALWAYS_INLINE void drain_lanes(batch *b, enum fd_family family, bool keyed,
                                          const fd_multi_kernel *multi)
 {
@@ -343,13 +338,16 @@ static FD_ALWAYS_INLINE void drain_lanes(batch *b, enum fd_family family, bool k
 
     for (unsigned i = 0; i < lanes; i++)
         busy += b->lanes[i].busy;
-    while (busy >= multi->drain_min_busy && busy >= 2) {
-        size_t nblocks = SHORT_MESSAGE_BLOCKS;
+    while (fd_batch_lanes_pay(multi, busy)) {
+        size_t nblocks = SIZE_MAX;
+        unsigned shortest = 0;
         for (unsigned i = 0; i < lanes; i++) {
-            if (b->lanes[i].busy && b->lanes[i].run_blocks < nblocks)
+            if (b->lanes[i].busy && b->lanes[i].run_blocks < nblocks) {
                 nblocks = b->lanes[i].run_blocks;
+                shortest = i;
+            }
         }
-        compress_lanes(b, family, multi, nblocks, true);
+        compress_lanes(b, family, multi, nblocks, true, shortest);
         for (unsigned i = 0; i < lanes; i++) {
             if (b->lanes[i].busy && advance_lane(b, family, keyed, i, nblocks)) {
                 emit_digest(b, family, i);
@@ -364,7 +362,10 @@ static FD_ALWAYS_INLINE void drain_lanes(batch *b, enum fd_family family, bool k
 }
 
 /* The batch on the multi-buffer kernel while messages are left to take,
- * then on the single-stream kernel; returns the number of lanes used. */
+ * then on the single-stream kernel; returns the number of lanes used. A
+ * batch of fewer messages than lanes runs on the multi-buffer kernel too
+ * where that pays (fd_batch_lanes_pay), as the end of a longer one does:
+ * a thread's share of a few long messages (batch_threads.c). */
 static FD_ALWAYS_INLINE unsigned run_batch(batch *b, enum fd_family family, bool keyed,
                                            const fd_multi_kernel *multi, size_t count)
 {
@@ -372,7 +373,22 @@ static FD_ALWAYS_INLINE unsigned run_batch(batch *b, enum fd_family family, bool
     size_t next = 0;
     unsigned lanes_used = count != 0 ? 1 : 0;
 
-    if (multi != NULL && count >= multi->lanes) {
+    if (multi != NULL && count < multi->lanes && fd_batch_lanes_pay(multi, count)) {
+        lanes_used = (unsigned)count;
+        for (unsigned i = 0; i < multi->lanes; i++) {
+            if (i < count) {
+                start_lane(b, family, keyed, i, &messages[next++]);
+            }
+            else {
+                /* Idle from the start: its chain gets the blocks it reads
+                 * (compress_lanes), and is given a value first. */
+                set_initial_chain(b, family, i);
+                b->lanes[i].busy = false;
+            }
+        }
+        drain_lanes(b, family, keyed, multi);
+    }
+    else if (multi != NULL && count >= multi->lanes) {
         const unsigned lanes = multi->lanes;
         lanes_used = lanes;
         for (unsigned i = 0; i < lanes; i++)
@@ -384,7 +400,7 @@ static FD_ALWAYS_INLINE unsigned run_batch(batch *b, enum fd_family family, bool
                 if (b->lanes[i].run_blocks < nblocks)
                     nblocks = b->lanes[i].run_blocks;
             }
-            compress_lanes(b, family, multi, nblocks, false);
+            compress_lanes(b, family, multi, nblocks, false, 0);
             for (unsigned i = 0; i < lanes; i++) {
                 if (!advance_lane(b, family, keyed, i, nblocks))
                     continue;

@@ -46,6 +46,17 @@ void fd_hash_many(enum fd_algorithm_id id, const fd_message *messages, size_t co
  * a kernel the extension's selection has not checked. */
 const fd_multi_kernel *fd_batch_multi_kernel(enum fd_family family);
 
+/* Whether the multi-buffer kernel, idle lanes and all, beats its family's
+ * single-stream kernel for `busy` messages side by side: from its
+ * drain_min_busy on (sixteen lanes of MD5 in AVX-512 hash a block of each
+ * in the time the single-stream kernel takes for about four). The driver
+ * runs fewer messages than lanes on it from there on, at the end of a batch
+ * and in a batch that small. */
+static inline bool fd_batch_lanes_pay(const fd_multi_kernel *multi, size_t busy)
+{
+    return busy >= multi->drain_min_busy && busy >= 2;
+}
+
 /* fd_hash_many with the given multi-buffer kernel of the algorithm's family
  * instead of the active one, or with none (NULL: the single-stream kernel
  * alone), changing no global state: benchmarks compare the two. The caller
