@@ -491,6 +491,20 @@ def test_threads_split_long_messages(algorithm):
 
 
 @pytest.mark.threads
+@pytest.mark.parametrize('count', [3, 7, 8, 15, 16, 17, 24, 33])
+def test_threads_long_messages_around_the_lanes(algorithm, count):
+    # A few long messages, in numbers around the kernels' lanes (2, 4, 8, 16): fewer than a thread's lanes run on
+    # the multi-buffer kernel with lanes idle where that pays, and the threads get whole groups of lanes, on no more
+    # threads than there are groups (hash/batch_threads.c).
+    rng = random.Random(count)
+    block = rng.randbytes(170_000 + count)
+    items = [block[i : i + 150_000 + rng.randrange(20_000)] for i in range(count)]
+    want = expected(algorithm, items)
+    for threads in (1, 2, 3, None):
+        assert fastdigest.digest_many(algorithm, items, threads=threads) == want, threads
+
+
+@pytest.mark.threads
 @settings(max_examples=examples(20), deadline=None)
 @given(
     name=st.sampled_from(ALGORITHMS),

@@ -401,11 +401,12 @@ static bool digests_untouched(const threaded_batch *b, size_t first, size_t end)
 
 /* fd_hash_many_parallel on 1 to 5 threads: many short messages (enough
  * work for several threads: every piece seam is somewhere in them), long
- * messages among short ones (pieces of one message), and batches too small
- * for a second thread. */
+ * messages among short ones, long messages in numbers around the kernel's
+ * lanes and twice them (pieces of whole lane groups, on no more threads
+ * than groups), and batches too small for a second thread. */
 static void test_parallel(group_tally *tally)
 {
-    enum { SHORT_COUNT = 20000, LONG_LEN = 1536 * 1024 };
+    enum { SHORT_COUNT = 20000, LONG_LEN = 1536 * 1024, LANE_LONG_LEN = 160 * 1024 };
     size_t *lengths = checked_malloc(SHORT_COUNT * sizeof *lengths);
 
     for (size_t a = 0; a < 3 * sizeof threaded_ids / sizeof threaded_ids[0]; a++) {
@@ -413,18 +414,34 @@ static void test_parallel(group_tally *tally)
          * hex. */
         const bool keyed = a % 3 == 1, hex = a % 3 == 2;
         const enum fd_algorithm_id id = threaded_ids[a / 3];
+        const fd_multi_kernel *multi = &fd_active_multi_kernels[fd_algorithms[id].family];
+        const size_t lanes = multi->name != NULL ? multi->lanes : 1;
         test_rng rng = rng_for(3, (unsigned)a);
         struct {
             const char *what;
             size_t count;
+            bool lane_long; /* every message LANE_LONG_LEN or a little more */
         } shapes[] = {
-            {"short messages", SHORT_COUNT}, {"long among short", 7}, {"one", 1}, {"none", 0}};
+            {"short messages", SHORT_COUNT, false},
+            {"long among short", 7, false},
+            {"long, lanes - 1", lanes - 1, true},
+            {"long, as many as lanes", lanes, true},
+            {"long, lanes + half", lanes + lanes / 2 + 1, true},
+            {"long, twice the lanes + 3", 2 * lanes + 3, true},
+            {"long, eight times the lanes", 8 * lanes, true},
+            {"one", 1, false},
+            {"none", 0, false},
+        };
 
         for (size_t shape = 0; shape < sizeof shapes / sizeof shapes[0]; shape++) {
             const size_t count = shapes[shape].count;
-            for (size_t i = 0; i < count; i++)
-                lengths[i] = count == 7 && i % 2 == 0 ? LONG_LEN + rng_below(&rng, 4096)
-                                                      : rng_below(&rng, 200);
+            for (size_t i = 0; i < count; i++) {
+                if (shapes[shape].lane_long)
+                    lengths[i] = LANE_LONG_LEN + rng_below(&rng, 3 * 4096);
+                else
+                    lengths[i] = count == 7 && i % 2 == 0 ? LONG_LEN + rng_below(&rng, 4096)
+                                                          : rng_below(&rng, 200);
+            }
             for (size_t threads = 1; threads <= 5; threads++) {
                 threaded_batch b;
                 make_threaded_batch(&b, id, keyed, hex, count, lengths, &rng);

@@ -17,7 +17,16 @@
 /* Pieces per thread: enough that the threads end close together (a thread
  * that finds no piece left waits at most one piece for the others), few
  * enough that each piece is long next to the idle lanes that end every call
- * of the driver (drain_lanes). */
+ * of the driver (drain_lanes).
+ *
+ * A piece is run by the driver on one thread, so its messages are what
+ * that thread's lanes hold: a piece of fewer messages than the kernel has
+ * lanes leaves lanes idle however long its messages are. Pieces cut by
+ * work alone made a long message a piece of its own, hashed on the
+ * single-stream kernel: sixteen messages of 8 MiB on two threads ran as two
+ * streams, a quarter of what one thread's sixteen lanes did with all of
+ * them. So a piece holds whole groups of lanes (cut_pieces), and a batch
+ * goes on no more threads than it has groups (fd_hash_many_parallel). */
 #define PIECES_PER_THREAD 32
 
 /* A bound on the pieces, and so on the threads, of one call: far more than
@@ -66,20 +75,23 @@ static uint64_t add_work(uint64_t work, size_t len, size_t overhead)
 }
 
 /* Cuts the messages into at most max_pieces pieces of about work /
- * max_pieces each (a message longer than that is a piece of its own, and
- * leaves fewer pieces), writing the piece starts and the end to starts
- * (max_pieces + 1 entries). Returns the number of pieces. */
+ * max_pieces each, every piece but the last a multiple of `group` messages
+ * (a piece with more work than that leaves fewer pieces), writing the
+ * piece starts and the end to starts (max_pieces + 1 entries). Returns the
+ * number of pieces. */
 static size_t cut_pieces(const fd_message *messages, size_t count, size_t overhead, uint64_t work,
-                         size_t max_pieces, size_t *starts)
+                         size_t max_pieces, size_t group, size_t *starts)
 {
     const uint64_t piece_work = work / max_pieces;
     uint64_t done = 0, piece_end = piece_work;
     size_t pieces = 0;
 
+    assert(group >= 1);
     starts[0] = 0;
     for (size_t i = 0; i + 1 < count && pieces + 1 < max_pieces; i++) {
+        const size_t piece_len = i + 1 - starts[pieces];
         done = add_work(done, messages[i].len, overhead);
-        if (done >= piece_end) {
+        if (done >= piece_end && piece_len % group == 0) {
             starts[++pieces] = i + 1;
             piece_end = done > UINT64_MAX - piece_work ? UINT64_MAX : done + piece_work;
         }
@@ -104,12 +116,30 @@ void fd_hash_many_parallel(const fd_batch_job *job, const fd_message *messages, 
         if (work / FD_BATCH_MIN_WORK_PER_THREAD < parts)
             parts = (size_t)(work / FD_BATCH_MIN_WORK_PER_THREAD);
     }
-    /* parts <= count, so this does not overflow. */
-    const size_t max_pieces = parts <= count / PIECES_PER_THREAD ? parts * PIECES_PER_THREAD
-                                                                 : count;
-    size_t *starts = parts > 1 ? malloc((max_pieces + 1) * sizeof *starts) : NULL;
+    /* Whole groups of lanes a piece, and no more threads than groups: a
+     * group that would fill one thread's lanes, split between two, takes
+     * each of them the round it takes one, so a thread is worth a group of
+     * its own. Messages too few for the lanes to pay (fd_batch_lanes_pay)
+     * run one at a time, and threads then share them message by message.
+     * parts is at most MAX_PIECES / PIECES_PER_THREAD, so the product does
+     * not overflow. */
+    const size_t lanes = job->multi != NULL ? job->multi->lanes : 1;
+    size_t groups = (count + lanes - 1) / lanes, group = lanes;
+    if (count < lanes && !fd_batch_lanes_pay(job->multi, count)) {
+        groups = count;
+        group = 1;
+    }
+    if (parts > groups)
+        parts = groups;
+    if (parts <= 1) {
+        fd_batch_run(job, messages, count);
+        return;
+    }
+    const size_t max_pieces = groups < parts * PIECES_PER_THREAD ? groups
+                                                                 : parts * PIECES_PER_THREAD;
+    size_t *starts = malloc((max_pieces + 1) * sizeof *starts);
     if (starts == NULL) {
-        /* One thread's work, or no memory for the pieces. */
+        /* No memory for the pieces: the calling thread does it all. */
         fd_batch_run(job, messages, count);
         return;
     }
@@ -119,7 +149,7 @@ void fd_hash_many_parallel(const fd_batch_job *job, const fd_message *messages, 
         .messages = messages,
         .starts = starts,
     };
-    shared.piece_count = cut_pieces(messages, count, overhead, work, max_pieces, starts);
+    shared.piece_count = cut_pieces(messages, count, overhead, work, max_pieces, group, starts);
     fd_counter_init(&shared.next_piece);
     /* Long messages may leave fewer pieces than threads. */
     (void)fd_parallel_run(parts < shared.piece_count ? parts : shared.piece_count, hash_pieces,
