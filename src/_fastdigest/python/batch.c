@@ -39,47 +39,45 @@ static bool worth_releasing_gil(const fd_message *messages, Py_ssize_t count, si
     return false;
 }
 
-/* A new result object for one message, whose bytes the hashing writes at
- * *data: a bytes object, or with hex an ASCII str (its digits written after
- * it is made, as hexdigest() makes one, before anything else can see it).
- * NULL with MemoryError set when there is no memory. */
-static PyObject *new_result(const fd_many_call *call, uint8_t **data)
-{
-    PyObject *result;
-
-    if (call->hex) {
-        result = PyUnicode_New((Py_ssize_t)call->result_len, 127);
-        if (result != NULL)
-            *data = PyUnicode_1BYTE_DATA(result);
-    }
-    else {
-        result = PyBytes_FromStringAndSize(NULL, (Py_ssize_t)call->result_len);
-        if (result != NULL)
-            *data = (uint8_t *)PyBytes_AS_STRING(result);
-    }
-    return result;
-}
-
 /* Locates the bytes of items [start, start + n) and aims each message's
- * digest at its place: in out, or in a new result object of the list.
+ * digest at its place: in out, or in a new result object of the list, a
+ * bytes object or with hex an ASCII str (its digits written after it is
+ * made, as hexdigest() makes one, before anything else can see it).
  * Returns 0, or -1 with an exception set; with without_python, cannot fail
  * and needs no GIL. */
 static int prepare_chunk(fd_many_call *call, fd_many_chunk *c, Py_ssize_t start, Py_ssize_t n)
 {
+    const Py_ssize_t result_len = (Py_ssize_t)call->result_len;
+    PyObject *const list = call->result;
+
     if (call->source.has_rows)
         fd_many_locate_rows(&call->source, c, start, n);
     else if (fd_many_gather_items(&call->source, c, start, n, call->get_buffer,
                                   call->has_out ? &call->out : NULL) < 0)
         return -1;
-    for (Py_ssize_t i = 0; i < n; i++) {
-        if (call->has_out) {
+    if (call->has_out) {
+        for (Py_ssize_t i = 0; i < n; i++)
             c->messages[i].digest = fd_many_digest_in_out(call, start + i);
-            continue;
+        return 0;
+    }
+    /* A loop for each kind of object, so that the one that runs tests
+     * nothing per message beside its making. */
+    if (call->hex) {
+        for (Py_ssize_t i = 0; i < n; i++) {
+            PyObject *digest = PyUnicode_New(result_len, 127);
+            if (digest == NULL)
+                return -1;
+            c->messages[i].digest = PyUnicode_1BYTE_DATA(digest);
+            PyList_SET_ITEM(list, start + i, digest);
         }
-        PyObject *digest = new_result(call, &c->messages[i].digest);
+        return 0;
+    }
+    for (Py_ssize_t i = 0; i < n; i++) {
+        PyObject *digest = PyBytes_FromStringAndSize(NULL, result_len);
         if (digest == NULL)
             return -1;
-        PyList_SET_ITEM(call->result, start + i, digest);
+        c->messages[i].digest = (uint8_t *)PyBytes_AS_STRING(digest);
+        PyList_SET_ITEM(list, start + i, digest);
     }
     return 0;
 }
