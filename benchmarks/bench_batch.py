@@ -10,6 +10,9 @@ Usage:
                                                      # into a list and into out=
     python benchmarks/bench_batch.py --threads --rows --algorithms md5,sha1,sha256,sha512
                                                      # the same over the rows of a NumPy array
+    python benchmarks/bench_batch.py --long          # long messages: 16 x 8 MiB, 64 x 256 KiB and
+                                                     # 1,000 x 4 KiB, threads=1 and threads=None
+                                                     # against a hashlib loop, wall clock
 
 For each algorithm and message size, one batch of distinct random messages is hashed by:
 
@@ -36,6 +39,14 @@ target on two or more CPUs is 1.7x at 64 B with out=). --rows gives the messages
 (n, size) array (read in place, no object per row; needs numpy) instead of a list of bytes. Only a machine with
 nothing else running gives a figure to quote.
 
+--long measures long messages, where the lanes of the multi-buffer kernels and the cores must multiply:
+for each of 16 messages of 8 MiB, 64 of 256 KiB and 1,000 of 4 KiB (--shapes COUNTxBYTES,... for others),
+the hashlib.new loop, digest_many(threads=1) and digest_many(threads=None) alternate round by round, the order
+rotating, by the wall clock; reported are the medians of the per-round ratios: each digest_many against the loop,
+and threads=1 against threads=None (the default threads must never be slower: 1.00x or more, within noise). The
+target on this project's Zen 4: 16 x 8 MiB MD5 at least 7x the loop with threads=1, and more with the default
+threads on two CPUs or more.
+
 Reported: the median time per message of each, and for each competitor the median over rounds of the
 per-round ratio competitor / digest_many (above 1: digest_many is faster). "multi-buffer gain" is
 single-stream / digest_many: what the multi-buffer kernels add, Python overhead included
@@ -46,6 +57,7 @@ aggregate, for the workload of every algorithm at one message size.
 from __future__ import annotations
 
 import argparse
+import functools
 import gc
 import hashlib
 import json
@@ -127,6 +139,27 @@ def make_cases(name: str) -> dict[str, Callable[[list[bytes]], Any]]:
     }
 
 
+def time_rounds(cases: dict[str, Callable[[], Any]], rounds: int, clock: Callable[[], int]) -> dict[str, list[int]]:
+    """Each case's times by the clock, once a round, in an order that rotates every round (so that drift of the shared
+    machine falls on all of them alike), with the garbage collector off and each result freed outside the timed
+    region."""
+    times: dict[str, list[int]] = {label: [] for label in cases}
+    labels = list(cases)
+    gc_was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        for r in range(rounds):
+            for label in labels[r % len(labels) :] + labels[: r % len(labels)]:
+                start = clock()
+                result = cases[label]()
+                times[label].append(clock() - start)
+                del result
+    finally:
+        if gc_was_enabled:
+            gc.enable()
+    return times
+
+
 def run(
     algorithms: Sequence[str], sizes: Sequence[int], count: int, rounds: int, clock: Callable[[], int], progress
 ) -> list[dict[str, Any]]:
@@ -141,21 +174,11 @@ def run(
             for label, case in cases.items():
                 if case(messages[:1000]) != reference:
                     raise SystemExit('%s %s: %s disagrees with hashlib' % (name, size, label))
-            times: dict[str, list[float]] = {label: [] for label in cases}
-            labels = list(cases)
-            gc_was_enabled = gc.isenabled()
-            gc.disable()
-            try:
-                for r in range(rounds):
-                    order = labels[r % len(labels) :] + labels[: r % len(labels)]
-                    for label in order:
-                        start = clock()
-                        result = cases[label](messages)
-                        times[label].append((clock() - start) / count)
-                        del result  # freed outside the timed region, alike for every case
-            finally:
-                if gc_was_enabled:
-                    gc.enable()
+            calls = {label: functools.partial(case, messages) for label, case in cases.items()}
+            times = {
+                label: [t / count for t in call_times]
+                for label, call_times in time_rounds(calls, rounds, clock).items()
+            }
             many = times['digest_many']
             result = {
                 'algorithm': name,
@@ -175,6 +198,13 @@ def run(
 
 THREADS_MESSAGES = 1_000_000
 THREADS_TARGET = 1.7
+
+# --long: (count, size) of each batch of long messages.
+LONG_SHAPES = ((16, 8 << 20), (64, 256 << 10), (1000, 4 << 10))
+LONG_ALGORITHMS = ('md5', 'sha1', 'sha256', 'sha512')
+LONG_QUICK_SHAPES = ((16, 256 << 10), (64, 16 << 10), (200, 4 << 10))
+# 16 x 8 MiB MD5, against the hashlib.new loop: threads=1 at least this, and the default threads more.
+LONG_MD5_TARGET = 7.0
 
 
 def available_cpus() -> int:
@@ -230,22 +260,11 @@ def run_threads(
                 if got != want:
                     raise SystemExit('%s %s: digest_many disagrees with hashlib' % (name, size))
                 del result
-            times: dict[str, list[float]] = {label: [] for label in THREADS_SETTINGS}
-            labels = list(THREADS_SETTINGS)
-            gc_was_enabled = gc.isenabled()
-            gc.disable()
-            try:
-                for r in range(rounds):
-                    order = labels[r % len(labels) :] + labels[: r % len(labels)]
-                    for label in order:
-                        threads, into_out = THREADS_SETTINGS[label]
-                        start = time.perf_counter_ns()
-                        result = many(name, messages, threads=threads, out=out if into_out else None)
-                        times[label].append(time.perf_counter_ns() - start)
-                        del result  # freed outside the timed region, alike for every call
-            finally:
-                if gc_was_enabled:
-                    gc.enable()
+            calls = {
+                label: functools.partial(many, name, messages, threads=threads, out=out if into_out else None)
+                for label, (threads, into_out) in THREADS_SETTINGS.items()
+            }
+            times = time_rounds(calls, rounds, time.perf_counter_ns)
             results.append(
                 {
                     'algorithm': name,
@@ -259,6 +278,102 @@ def run_threads(
             )
             progress('%s %d B done' % (name, size))
     return results
+
+
+def parse_shapes(text: str) -> list[tuple[int, int]]:
+    """'16x8388608,64x262144' -> [(16, 8388608), (64, 262144)]."""
+    shapes = []
+    for item in text.split(','):
+        count, _, size = item.strip().partition('x')
+        shapes.append((int(count), int(size)))
+    return shapes
+
+
+def size_label(size: int) -> str:
+    for unit, shift in (('MiB', 20), ('KiB', 10)):
+        if size >= 1 << shift and size % (1 << shift) == 0:
+            return '%d %s' % (size >> shift, unit)
+    return '%d B' % size
+
+
+# The calls --long times, besides the loop: the threads given to digest_many.
+LONG_SETTINGS = {'threads=1': 1, 'threads=None': None}
+
+
+def run_long(
+    algorithms: Sequence[str], shapes: Sequence[tuple[int, int]], rounds: int, progress
+) -> list[dict[str, Any]]:
+    rng = random.Random(2026)
+    many = fastdigest.digest_many
+    new = hashlib.new
+    results = []
+    for count, size in shapes:
+        # Distinct messages, cut from one random block so that making them stays quick.
+        block = rng.randbytes(size + count)
+        messages = [block[i : i + size] for i in range(count)]
+        for name in algorithms:
+
+            def loop(messages: list[bytes] = messages, name: str = name) -> Any:
+                return [new(name, m).digest() for m in messages]
+
+            cases: dict[str, Callable[[], Any]] = {'hashlib.new loop': loop}
+            for label, threads in LONG_SETTINGS.items():
+                cases[label] = functools.partial(many, name, messages, threads=threads)
+            want = loop()
+            for label, case in cases.items():
+                if case() != want:
+                    raise SystemExit('%s %d x %d: %s disagrees with hashlib' % (name, count, size, label))
+            times = time_rounds(cases, rounds, time.perf_counter_ns)
+            loop_times = times['hashlib.new loop']
+            results.append(
+                {
+                    'algorithm': name,
+                    'count': count,
+                    'size': size,
+                    'ms_per_call': {label: statistics.median(t) / 1e6 for label, t in times.items()},
+                    'vs_loop': {label: median_ratio(loop_times, times[label]) for label in LONG_SETTINGS},
+                    'threads_speedup': median_ratio(times['threads=1'], times['threads=None']),
+                }
+            )
+            progress('%s %d x %s done' % (name, count, size_label(size)))
+    return results
+
+
+def markdown_long(results: list[dict[str, Any]], machine: dict[str, Any], rounds: int) -> str:
+    cpus = available_cpus()
+    lines = [
+        'CPU: %s, %s logical CPUs (%d this process may run on), flags: %s'
+        % (machine['cpu_model'], machine['logical_cpus'], cpus, ' '.join(machine['cpu_flags']) or '(none listed)'),
+        'Python %s, %s; long messages: digest_many threads=1 and threads=None against a hashlib.new loop, '
+        'medians of %d interleaved rounds, wall time' % (platform.python_version(), ssl.OPENSSL_VERSION, rounds),
+        'batch kernels: %s' % ', '.join('%s=%s' % kv for kv in fastdigest.batch_implementation.items()),
+        '',
+        '| algorithm | messages | loop ms | threads=1 ms | threads=None ms | threads=1 vs loop '
+        '| threads=None vs loop | threads=None vs threads=1 | target |',
+        '|---|---|---:|---:|---:|---:|---:|---:|---|',
+    ]
+    for r in results:
+        ms, vs = r['ms_per_call'], r['vs_loop']
+        target = ''
+        if r['algorithm'] == 'md5' and (r['count'], r['size']) == LONG_SHAPES[0]:
+            met = vs['threads=1'] >= LONG_MD5_TARGET and (cpus < 2 or r['threads_speedup'] > 1.0)
+            target = '>= %.0fx, more with threads=None: %s' % (LONG_MD5_TARGET, 'met' if met else 'NOT met')
+        lines.append(
+            '| %s | %d x %s | %.1f | %.1f | %.1f | %.2fx | %.2fx | %.2fx | %s |'
+            % (
+                r['algorithm'],
+                r['count'],
+                size_label(r['size']),
+                ms['hashlib.new loop'],
+                ms['threads=1'],
+                ms['threads=None'],
+                vs['threads=1'],
+                vs['threads=None'],
+                r['threads_speedup'],
+                target,
+            )
+        )
+    return '\n'.join(lines)
 
 
 def markdown_threads(results: list[dict[str, Any]], machine: dict[str, Any], rounds: int) -> str:
@@ -357,6 +472,28 @@ def aggregate_gain(results: list[dict[str, Any]]) -> float:
     return single / many
 
 
+def print_wall_clock_results(
+    as_json: bool, results: list[dict[str, Any]], machine: dict[str, Any], rounds: int, table
+) -> None:
+    """--threads' and --long's results, timed by the wall clock: as JSON, or as the table `table` makes of them."""
+    if not as_json:
+        print(table(results, machine, rounds))
+        return
+    json.dump(
+        {
+            'machine': machine,
+            'available_cpus': available_cpus(),
+            'rounds': rounds,
+            'clock': 'wall',
+            'results': results,
+            'batch_implementation': fastdigest.batch_implementation,
+        },
+        sys.stdout,
+        indent=1,
+    )
+    print()
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split('\n\n')[0])
     parser.add_argument('--algorithms', default=','.join(ALGORITHMS))
@@ -375,6 +512,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument(
         '--rows', action='store_true', help='with --threads: the messages as the rows of a NumPy array (needs numpy)'
     )
+    parser.add_argument(
+        '--long',
+        action='store_true',
+        help='long messages: 16 x 8 MiB, 64 x 256 KiB and 1,000 x 4 KiB, digest_many threads=1 and threads=None '
+        'against a hashlib.new loop (wall clock; md5, sha1, sha256, sha512 unless --algorithms says otherwise)',
+    )
+    parser.add_argument('--shapes', help='with --long: the batches, as COUNTxBYTES,... (16x8388608,64x262144)')
     args = parser.parse_args(argv)
 
     algorithms = [a.strip() for a in args.algorithms.split(',') if a.strip()]
@@ -389,27 +533,19 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(message, file=sys.stderr, flush=True)
 
     machine = read_cpu()
+    if args.long:
+        if parser.get_default('algorithms') == args.algorithms:
+            algorithms = list(LONG_ALGORITHMS)
+        shapes = parse_shapes(args.shapes) if args.shapes else list(LONG_QUICK_SHAPES if args.quick else LONG_SHAPES)
+        results = run_long(algorithms, shapes, rounds, progress)
+        print_wall_clock_results(args.json, results, machine, rounds, markdown_long)
+        return 0
     if args.threads:
         if parser.get_default('sizes') == args.sizes:
             sizes = [64]
         count = args.messages or (QUICK_MESSAGES if args.quick else THREADS_MESSAGES)
         results = run_threads(algorithms, sizes, count, rounds, args.rows, progress)
-        if args.json:
-            json.dump(
-                {
-                    'machine': machine,
-                    'available_cpus': available_cpus(),
-                    'rounds': rounds,
-                    'clock': 'wall',
-                    'results': results,
-                    'batch_implementation': fastdigest.batch_implementation,
-                },
-                sys.stdout,
-                indent=1,
-            )
-            print()
-        else:
-            print(markdown_threads(results, machine, rounds))
+        print_wall_clock_results(args.json, results, machine, rounds, markdown_threads)
         return 0
     clock = time.thread_time_ns if args.clock == 'thread' else time.perf_counter_ns
     results = run(algorithms, sizes, count, rounds, clock, progress)

@@ -848,9 +848,17 @@ _OutT = TypeVar('_OutT', bound=_Buffer)
 
 @overload
 def digest_many(
-    name: _Algorithm, messages: _Messages, /, *, threads: SupportsIndex | None = None, out: None = None
+    name: _Algorithm,
+    messages: _Messages,
+    /,
+    *,
+    hex: Literal[False] = False,
+    threads: SupportsIndex | None = None,
+    out: None = None,
 ) -> list[bytes]:
     """Return the digests of many messages, in order: `[digest(name, m) for m in messages]` in one call.
+
+    With hex=True, their hex digits instead: `[hexdigest(name, m) for m in messages]`, a list of str.
 
     Multi-buffer kernels hash several messages side by side where the CPU has them
     (batch_implementation), and the GIL is released while a batch is hashed. A list or tuple is
@@ -859,9 +867,10 @@ def digest_many(
     chunk while the calling thread reads the next chunk's items.
 
     With out=, the digests are written one after another into that buffer, which is returned: no
-    object is made per message. It is held (exported) from the start of the call to its end, so a
-    bytearray cannot be resized meanwhile; on an error, the digests of the messages before the bad
-    one may have been written.
+    object is made per message (with hex=True, each digest's hex digits as ASCII bytes). It is held
+    (exported) from the start of the call to its end, so a bytearray cannot be resized meanwhile; on
+    an error, the digests of the messages before the bad one may have been written, and none after
+    it.
 
     Args:
         name: As for digest(): one of the eight algorithms, or a fastdigest constructor.
@@ -870,17 +879,21 @@ def digest_many(
             memoryview cast to two dimensions), which is n messages of its rows' bytes, read in
             place. Any other buffer is iterated, as before: a NumPy array's items, a bytes object's
             ints (refused as items).
+        hex: False for each digest's bytes, True for its lowercase hex digits (taken for its truth,
+            as digest_array() takes it).
         threads: The most threads the batch is hashed on, the calling thread included: None for
             every CPU the process may run on, 1 for the calling thread alone. A batch gets one
             thread for every MiB or so of work (each message counts its length plus one block), so
             a small one stays on the calling thread; the digests and errors are the same for any
             value.
-        out: None for a list; or a writable C-contiguous buffer of exactly n x digest_size bytes,
-            of any shape and item size (a bytearray, a memoryview, a NumPy `(n, digest_size)` uint8
-            array), that shares no byte with any message.
+        out: None for a list; or a writable C-contiguous buffer of exactly n x digest_size bytes
+            (n x 2 x digest_size with hex=True), of any shape and item size (a bytearray, a
+            memoryview, a NumPy `(n, digest_size)` uint8 array, or with hex=True an `(n,)` array of
+            dtype `S64` for SHA-256), that shares no byte with any message.
 
     Returns:
-        A list of digests, one bytes object per message, in the messages' order; with out=, out.
+        A list of digests, one bytes object per message (with hex=True one str), in the messages'
+        order; with out=, out.
 
     Raises:
         ValueError: name is not one of the eight algorithms (`unsupported hash type NAME`); threads
@@ -901,7 +914,21 @@ def digest_many(
 
 @overload
 def digest_many(
-    name: _Algorithm, messages: _Messages, /, *, threads: SupportsIndex | None = None, out: _OutT
+    name: _Algorithm,
+    messages: _Messages,
+    /,
+    *,
+    hex: Literal[True],
+    threads: SupportsIndex | None = None,
+    out: None = None,
+) -> list[str]: ...
+@overload
+def digest_many(
+    name: _Algorithm, messages: _Messages, /, *, hex: bool, threads: SupportsIndex | None = None, out: None = None
+) -> list[bytes] | list[str]: ...
+@overload
+def digest_many(
+    name: _Algorithm, messages: _Messages, /, *, hex: bool = False, threads: SupportsIndex | None = None, out: _OutT
 ) -> _OutT: ...
 
 # What open() takes as a file name (but a file descriptor): typeshed's StrOrBytesPath.

@@ -161,15 +161,18 @@ def digest_many(
     digest: _DigestMod,
     /,
     *,
+    hex: Literal[False] = False,
     threads: SupportsIndex | None = None,
     out: None = None,
 ) -> list[bytes]:
     """Return the HMAC of each message under one key, in order: `[digest(key, m, digest) for m in messages]`.
 
+    With hex=True, their hex digits instead: `[new(key, m, digest).hexdigest() for m in messages]`.
+
     For the eight algorithms the key's inner and outer states are computed once; each message then
     goes through a lane of the multi-buffer kernels from the keyed inner state, and on with the
     outer hash of its inner digest in the same lanes, without the GIL and, for a large batch, on
-    several threads, as fastdigest.digest_many() hashes. messages, threads and out are as
+    several threads, as fastdigest.digest_many() hashes. messages, hex, threads and out are as
     digest_many() takes them. Any other digest is handed to the standard library's hmac.digest(),
     message by message on the calling thread, as the loop would call it (threads is then only
     checked), after one call with an empty message that raises its errors for the key and the
@@ -180,12 +183,15 @@ def digest_many(
         messages: Any iterable of C-contiguous buffers, or a 2-D buffer whose rows are the messages.
         digest: As for digest(): one of the eight algorithms by name or constructor (fastdigest's
             or hashlib's); anything else goes to the standard library's hmac.digest().
+        hex: As for fastdigest.digest_many(): True for each MAC's lowercase hex digits.
         threads: As for fastdigest.digest_many(): the most threads, the calling one included.
         out: None for a list; or a writable C-contiguous buffer of exactly n x digest_size bytes
-            that shares no byte with any message, into which the MACs are written one after another.
+            (n x 2 x digest_size with hex=True) that shares no byte with any message, into which the
+            MACs are written one after another.
 
     Returns:
-        A list of MACs, one bytes object per message, in the messages' order; with out=, out.
+        A list of MACs, one bytes object per message (with hex=True one str), in the messages'
+        order; with out=, out.
 
     Raises:
         TypeError: key is a str or has no buffer (`a bytes-like object is required, not 'str'`); a
@@ -208,6 +214,29 @@ def digest_many(
     digest: _DigestMod,
     /,
     *,
+    hex: Literal[True],
+    threads: SupportsIndex | None = None,
+    out: None = None,
+) -> list[str]: ...
+@overload
+def digest_many(
+    key: _ReadableBuffer,
+    messages: _Messages,
+    digest: _DigestMod,
+    /,
+    *,
+    hex: bool,
+    threads: SupportsIndex | None = None,
+    out: None = None,
+) -> list[bytes] | list[str]: ...
+@overload
+def digest_many(
+    key: _ReadableBuffer,
+    messages: _Messages,
+    digest: _DigestMod,
+    /,
+    *,
+    hex: bool = False,
     threads: SupportsIndex | None = None,
     out: _OutT,
 ) -> _OutT: ...

@@ -118,7 +118,7 @@ def test_any_iterable():
     assert fastdigest.digest_many('sha256', {m: None for m in messages}) == expected('sha256', dict.fromkeys(messages))
 
 
-# digest_many works through a batch in chunks (2048 messages in python/batch.c): each chunk's items are
+# digest_many works through a batch in chunks (2048 messages: python/batch.h): each chunk's items are
 # located, its results made and the chunk hashed before the next is read. These sizes and positions cross
 # the chunk boundaries at 2048 and 4096 (any other chunk size still gets several chunks here).
 CHUNKED_COUNT = 2 * 2048 + 7
@@ -488,6 +488,20 @@ def test_threads_split_long_messages(algorithm):
         want = expected(algorithm, items)
         for threads in THREAD_COUNTS:
             assert fastdigest.digest_many(algorithm, items, threads=threads) == want, threads
+
+
+@pytest.mark.threads
+@pytest.mark.parametrize('count', [3, 7, 8, 15, 16, 17, 24, 33])
+def test_threads_long_messages_around_the_lanes(algorithm, count):
+    # A few long messages, in numbers around the kernels' lanes (2, 4, 8, 16): fewer than a thread's lanes run on
+    # the multi-buffer kernel with lanes idle where that pays, and the threads get whole groups of lanes, on no more
+    # threads than there are groups (hash/batch_threads.c).
+    rng = random.Random(count)
+    block = rng.randbytes(170_000 + count)
+    items = [block[i : i + 150_000 + rng.randrange(20_000)] for i in range(count)]
+    want = expected(algorithm, items)
+    for threads in (1, 2, 3, None):
+        assert fastdigest.digest_many(algorithm, items, threads=threads) == want, threads
 
 
 @pytest.mark.threads

@@ -646,9 +646,9 @@ MID_STRETCH_POSITIONS = (70_000, 90_000)
 @pytest.mark.parametrize('position', MID_STRETCH_POSITIONS)
 @pytest.mark.parametrize('unfit', ['bytearray', 'memoryview', 'medium run'])
 def test_an_unfit_item_inside_a_held_stretch_on_threads(unfit, position, threads):
-    # The stretch stops at the item's chunk: every chunk before it hashed by the threads, the chunk the usual way
-    # (from a snapshot of the list, or a pipeline over the run of longer messages, too much work for a stretch's
-    # chunk, after which stretches resume), and the chunks after it hashed once more, the same.
+    # The stretch stops at the item's chunk: every chunk before it hashed by the threads, none after it, the chunk
+    # the usual way (from a snapshot of the list, or a pipeline over the run of longer messages, too much work for a
+    # stretch's chunk, after which stretches resume).
     rng = random.Random(position)
     messages = [rng.randbytes(64) for _ in range(200_000)]
     if unfit == 'medium run':
@@ -668,6 +668,57 @@ def test_a_bad_item_inside_a_held_stretch_on_threads(position, threads):
     message = 'digest_many() item %d: Strings must be encoded before hashing' % position
     with pytest.raises(TypeError, match='^%s$' % re.escape(message)):
         fastdigest.digest_many('sha1', messages, threads=threads, out=bytearray(200_000 * 20))
+
+
+def digests_written_after(out, digest_size, index, untouched):
+    """The positions after index whose digest in out is no longer the untouched bytes."""
+    after = bytes(out)[(index + 1) * digest_size :]
+    if after == untouched * len(after):
+        return []
+    blank = untouched * digest_size
+    return [
+        index + 1 + i // digest_size for i in range(0, len(after), digest_size) if after[i : i + digest_size] != blank
+    ]
+
+
+def calls_with_a_bad_item(call, digest_size, tries, error='Strings must be encoded before hashing'):
+    """call(messages, threads, out) `tries` times on each of 2, 3 and 4 threads, on 200,000 messages of 64 bytes with
+    one str among them, at a position drawn anew for each call (every other call the last of a chunk of 2048, which
+    the thread that takes that chunk finds last), into an out= filled with 0xAA: each must raise the str's TypeError
+    (whose message ends in `error`) and leave every digest after it unwritten, as the documentation promises (those
+    before it may be written)."""
+    rng = random.Random(36)
+    count = 200_000
+    # Distinct objects, whose headers a thread reads from memory: locating a chunk takes long enough for other
+    # threads to take the chunks after it meanwhile.
+    messages = [rng.randbytes(64) for _ in range(count)]
+    out = bytearray(count * digest_size)
+    for threads in (2, 3, 4):
+        for i in range(tries):
+            position = rng.randrange(count) if i % 2 else rng.randrange(count // 2048) * 2048 + 2047
+            original, messages[position] = messages[position], 'text'
+            out[:] = b'\xaa' * len(out)
+            match = r'^digest_many\(\) item %d: %s$' % (position, re.escape(error))
+            with pytest.raises(TypeError, match=match):
+                call(messages, threads, out)
+            written = digests_written_after(out, digest_size, position, b'\xaa')
+            assert not written, 'threads=%d: %d digests written after the bad item %d, from %d on' % (
+                threads,
+                len(written),
+                position,
+                written[0],
+            )
+            messages[position] = original
+
+
+@pytest.mark.threads
+def test_no_digest_after_a_bad_item_is_written_on_threads():
+    # In a held stretch on several threads, the thread that takes the chunk after the bad item's must not hash it
+    # into out before the bad item's chunk is known: before that was so, a call in ten or so wrote the 2048 digests
+    # of a later chunk (more of them on a busy machine, where threads lose their CPUs mid-chunk).
+    calls_with_a_bad_item(
+        lambda messages, threads, out: fastdigest.digest_many('sha1', messages, threads=threads, out=out), 20, 30
+    )
 
 
 @pytest.mark.skipif(sys.implementation.name != 'cpython', reason="a ctypes array over a bytes object's CPython layout")

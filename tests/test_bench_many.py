@@ -1,6 +1,6 @@
 """The benchmarks' cases of digest_many with out= and of hmac.digest_many run: benchmarks/bench_batch.py --threads
-(into a list and into out=, from a list and from the rows of a NumPy array) and benchmarks/bench_hmac.py --only
-digest_many, at a small size and one round each. No figure is checked: timing belongs to the benchmarks' own
+(into a list and into out=, from a list and from the rows of a NumPy array) and --long (long messages), and
+benchmarks/bench_hmac.py --only digest_many, at a small size and one round each. No figure is checked: timing belongs to the benchmarks' own
 runs, on an idle machine.
 """
 
@@ -38,6 +38,15 @@ def test_bench_batch_threads_over_rows(capsys):
     bench = load('bench_batch')
     assert bench.main(['--threads', '--rows', '--messages', '2000', '--rounds', '1', '--algorithms', 'sha1']) == 0
     assert 'rows of a NumPy array' in capsys.readouterr().out
+
+
+def test_bench_batch_long_messages(capsys):
+    bench = load('bench_batch')
+    assert bench.main(['--long', '--shapes', '4x70000,40x3000', '--rounds', '1', '--algorithms', 'md5,sha256']) == 0
+    table = capsys.readouterr().out
+    assert '| threads=None vs threads=1 |' in table
+    assert table.count('| md5 | 4 x 70000 B |') == 1
+    assert table.count('| sha256 | 40 x 3000 B |') == 1
 
 
 def test_bench_hmac_digest_many_alone(capsys):

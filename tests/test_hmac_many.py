@@ -21,7 +21,7 @@ from hypothesis import strategies as st
 import fastdigest
 from conftest import ALGORITHMS, examples
 from fastdigest import hmac as fd_hmac
-from test_batch_out import BLOCK_SIZES, DIGEST_SIZES, THREAD_COUNTS, needs_numpy, np
+from test_batch_out import BLOCK_SIZES, DIGEST_SIZES, THREAD_COUNTS, calls_with_a_bad_item, needs_numpy, np
 
 # Enough 64-byte messages for the pipeline on two threads and more (each HMAC counts at least two blocks of work,
 # and a thread is worth 1 MiB).
@@ -52,21 +52,37 @@ def key_of(rng, kind, name):
     lengths=st.lists(st.integers(0, 5 * 128 + 3), max_size=60),
     threads=st.one_of(st.none(), st.integers(1, 4)),
     to_out=st.booleans(),
+    hex=st.booleans(),
     seed=st.integers(0, 2**32),
 )
-def test_matches_an_hmac_digest_loop(name, key_kind, lengths, threads, to_out, seed):
+def test_matches_an_hmac_digest_loop(name, key_kind, lengths, threads, to_out, hex, seed):
     # Mixed lengths in one batch: lanes finish their inner hashes at different blocks and go on with their outer
-    # blocks beside other lanes' messages.
+    # blocks beside other lanes' messages. With hex=True, each MAC's hex digits, as the standard library's HMAC
+    # object's hexdigest() gives them: a str each, or ASCII bytes in out=, 2 x digest_size a message.
     rng = random.Random(seed)
     key = key_of(rng, key_kind, name)
     messages = [rng.randbytes(n) for n in lengths]
     want = loop(key, messages, name)
+    if hex:
+        want = [hmac.new(key, m, name).hexdigest() for m in messages]
     if to_out:
-        out = bytearray(len(messages) * DIGEST_SIZES[name])
-        assert fd_hmac.digest_many(key, messages, name, threads=threads, out=out) is out
-        assert bytes(out) == b''.join(want)
+        out = bytearray(len(messages) * DIGEST_SIZES[name] * (2 if hex else 1))
+        assert fd_hmac.digest_many(key, messages, name, hex=hex, threads=threads, out=out) is out
+        assert bytes(out) == (''.join(want).encode('ascii') if hex else b''.join(want))
     else:
-        assert fd_hmac.digest_many(key, messages, name, threads=threads) == want
+        assert fd_hmac.digest_many(key, messages, name, hex=hex, threads=threads) == want
+
+
+@pytest.mark.threads
+def test_hex_on_threads():
+    # Pipelined into a list, and in held stretches into out=.
+    rng = random.Random(6)
+    messages = [rng.randbytes(64) for _ in range(THREADED_COUNT)]
+    want = [hmac.new(b'key', m, 'sha1').hexdigest() for m in messages]
+    assert fd_hmac.digest_many(b'key', messages, 'sha1', hex=True, threads=2) == want
+    out = bytearray(THREADED_COUNT * 40)
+    assert fd_hmac.digest_many(b'key', messages, 'sha1', hex=True, threads=2, out=out) is out
+    assert out.decode('ascii') == ''.join(want)
 
 
 def test_every_length_and_key(algorithm):
@@ -166,6 +182,12 @@ def test_other_digests_go_to_the_standard_library(digest):
     assert bytes(out) == b''.join(want)
     rows = memoryview(bytearray(b'abcdef')).cast('B', (2, 3))
     assert fd_hmac.digest_many(b'key', rows, digest) == loop(b'key', [b'abc', b'def'], digest)
+    # hex=True: the standard library's MACs in hex, into a list or out=.
+    hexes = [mac.hex() for mac in want]
+    assert fd_hmac.digest_many(b'key', messages, digest, hex=True) == hexes
+    out = bytearray(2 * len(b''.join(want)))
+    assert fd_hmac.digest_many(b'key', messages, digest, hex=True, out=out) is out
+    assert out.decode('ascii') == ''.join(hexes)
 
 
 def test_other_digests_errors():
@@ -208,6 +230,19 @@ def test_bad_message_says_its_index(bad, index):
         fd_hmac.digest_many(b'key', messages, 'sha256')
     assert type(raised.value) is type(reference)
     assert str(raised.value) == 'digest_many() item %d: %s' % (index, reference)
+
+
+@pytest.mark.threads
+def test_no_mac_after_a_bad_message_is_written_on_threads():
+    # digest_many's promise with out= (tests/test_batch_out.py): the MACs before the bad message may be written,
+    # none after it, whichever thread met its chunk first.
+    reference = stdlib_error(lambda: hmac.digest(b'key', 'text', 'sha256'))
+    calls_with_a_bad_item(
+        lambda messages, threads, out: fd_hmac.digest_many(b'key', messages, 'sha256', threads=threads, out=out),
+        32,
+        30,
+        error=str(reference),
+    )
 
 
 @pytest.mark.parametrize('key', ['text', 5, None, memoryview(b'abcdef')[::2]], ids=['str', 'int', 'None', 'strided'])

@@ -121,6 +121,11 @@ USAGE = """
     fastdigest.digest_many('md5', ['text'])  # type: ignore[list-item]
     assert_type(fast_hmac.digest_many(b'key', [b'a'], 'sha256'), list[bytes])
     assert_type(fast_hmac.digest_many(b'key', [b'a'], fastdigest.sha1, out=memoryview(bytearray(20))), memoryview)
+    assert_type(fastdigest.digest_many('sha256', [b'a'], hex=True), list[str])
+    assert_type(fastdigest.digest_many('sha256', [b'a'], hex=False), list[bytes])
+    assert_type(fastdigest.digest_many('md5', [b'a'], hex=True, out=bytearray(32)), bytearray)
+    assert_type(fastdigest.digest_many('md5', [b'a'], hex=bool(sys.argv)), list[bytes] | list[str])
+    assert_type(fast_hmac.digest_many(b'key', [b'a'], 'sha256', hex=True), list[str])
     assert_type(fastdigest.__version__, str)
 
     # Arrow results: exported to Arrow, or read as Python values, one a row.

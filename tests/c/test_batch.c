@@ -24,7 +24,7 @@
  * state and go on with the outer hash) under keys of every kind (empty,
  * short, one block, longer than a block), against fd_hmac with the
  * portable kernel. fd_hash_many_parallel and fd_hash_many_pipelined run
- * both jobs on 1 to 5 threads.
+ * both jobs on 1 to 5 threads, fd_hash_many_parallel digests in hex too.
  *
  * Usage: test_batch [--seed=N] [--threads-only]
  *        test_batch --bench [--rounds=N]
@@ -50,6 +50,7 @@
 
 #include "hash/algorithms.h"
 #include "hash/batch.h"
+#include "hash/hex.h"
 #include "hash/hmac.h"
 #include "hash/known_answers.h"
 #include "dispatch/dispatch.h"
@@ -305,27 +306,30 @@ static const enum fd_algorithm_id threaded_ids[] = {FD_MD5, FD_SHA1, FD_SHA256, 
 
 /* A batch over one buffer of random bytes, with the digests fd_hash gives,
  * or with a key the MACs fd_hmac gives (the batch driver itself is checked
- * against them above); job runs it. */
+ * against them above), as bytes or as hex digits; job runs it. */
 typedef struct threaded_batch {
     enum fd_algorithm_id id;
     fd_batch_job job;
     fd_hmac_state keyed;
     size_t count;
+    size_t result_len; /* the digest's length, twice that in hex */
     uint8_t *data;
     fd_message *messages;
     uint8_t *expected;
-    uint8_t *actual; /* messages[i].digest is actual + i * digest_len */
+    uint8_t *actual; /* messages[i].digest is actual + i * result_len */
 } threaded_batch;
 
 /* The batch of `count` messages of the given lengths; with keyed, HMACs
- * under a random key of 0 to 199 bytes. The caller frees it with
- * free_threaded_batch, and does not move it (b.job points into it). */
+ * under a random key of 0 to 199 bytes; with hex, written as hex digits.
+ * The caller frees it with free_threaded_batch, and does not move it
+ * (b.job points into it). */
 static void make_threaded_batch(threaded_batch *b_out, enum fd_algorithm_id id, bool keyed,
-                                size_t count, const size_t *lengths, test_rng *rng)
+                                bool hex, size_t count, const size_t *lengths, test_rng *rng)
 {
     const size_t digest_len = fd_algorithms[id].digest_len;
+    const size_t result_len = hex ? 2 * digest_len : digest_len;
     const fd_multi_kernel *multi = &fd_active_multi_kernels[fd_algorithms[id].family];
-    threaded_batch b = {.id = id, .count = count};
+    threaded_batch b = {.id = id, .count = count, .result_len = result_len};
     uint8_t key[200];
     const size_t key_len = keyed ? rng_below(rng, sizeof key) : 0;
     size_t total = 0;
@@ -338,24 +342,30 @@ static void make_threaded_batch(threaded_batch *b_out, enum fd_algorithm_id id, 
         total += lengths[i];
     b.data = checked_malloc(total + 1);
     b.messages = checked_malloc(count * sizeof *b.messages + 1);
-    b.expected = checked_malloc(count * digest_len + 1);
-    b.actual = checked_malloc(count * digest_len + 1);
+    b.expected = checked_malloc(count * result_len + 1);
+    b.actual = checked_malloc(count * result_len + 1);
     rng_fill(rng, b.data, total);
     total = 0;
     for (size_t i = 0; i < count; i++) {
-        b.messages[i] = (fd_message){b.data + total, lengths[i], b.actual + i * digest_len};
+        uint8_t digest[FD_MAX_DIGEST_LEN];
+        b.messages[i] = (fd_message){b.data + total, lengths[i], b.actual + i * result_len};
         if (keyed)
-            fd_hmac(id, key, key_len, b.messages[i].data, lengths[i], b.expected + i * digest_len);
+            fd_hmac(id, key, key_len, b.messages[i].data, lengths[i], digest);
         else
-            fd_hash(id, b.messages[i].data, lengths[i], b.expected + i * digest_len);
+            fd_hash(id, b.messages[i].data, lengths[i], digest);
+        if (hex)
+            fd_hex_encode(digest, digest_len, (char *)b.expected + i * result_len);
+        else
+            memcpy(b.expected + i * result_len, digest, digest_len);
         total += lengths[i];
     }
     /* Poisoned, so that a digest left unwritten cannot pass. */
-    memset(b.actual, 0xa5, count * digest_len);
+    memset(b.actual, 0xa5, count * result_len);
     *b_out = b;
     b_out->job = (fd_batch_job){.multi = multi->name != NULL ? multi : NULL,
                                 .id = id,
-                                .hmac = keyed ? &b_out->keyed : NULL};
+                                .hmac = keyed ? &b_out->keyed : NULL,
+                                .hex = hex};
 }
 
 static void free_threaded_batch(threaded_batch *b)
@@ -371,18 +381,18 @@ static void free_threaded_batch(threaded_batch *b)
 /* The messages [first, end) that were hashed: as fd_hash has them. */
 static bool digests_match(const threaded_batch *b, size_t first, size_t end)
 {
-    const size_t digest_len = fd_algorithms[b->id].digest_len;
+    const size_t result_len = b->result_len;
 
-    return end <= first || memcmp(b->expected + first * digest_len, b->actual + first * digest_len,
-                                  (end - first) * digest_len) == 0;
+    return end <= first || memcmp(b->expected + first * result_len, b->actual + first * result_len,
+                                  (end - first) * result_len) == 0;
 }
 
 /* Whether the messages [first, end) were left alone: still poisoned. */
 static bool digests_untouched(const threaded_batch *b, size_t first, size_t end)
 {
-    const size_t digest_len = fd_algorithms[b->id].digest_len;
+    const size_t result_len = b->result_len;
 
-    for (size_t i = first * digest_len; i < end * digest_len; i++) {
+    for (size_t i = first * result_len; i < end * result_len; i++) {
         if (b->actual[i] != 0xa5)
             return false;
     }
@@ -391,36 +401,54 @@ static bool digests_untouched(const threaded_batch *b, size_t first, size_t end)
 
 /* fd_hash_many_parallel on 1 to 5 threads: many short messages (enough
  * work for several threads: every piece seam is somewhere in them), long
- * messages among short ones (pieces of one message), and batches too small
- * for a second thread. */
+ * messages among short ones, long messages in numbers around the kernel's
+ * lanes and twice them (pieces of whole lane groups, on no more threads
+ * than groups), and batches too small for a second thread. */
 static void test_parallel(group_tally *tally)
 {
-    enum { SHORT_COUNT = 20000, LONG_LEN = 1536 * 1024 };
+    enum { SHORT_COUNT = 20000, LONG_LEN = 1536 * 1024, LANE_LONG_LEN = 160 * 1024 };
     size_t *lengths = checked_malloc(SHORT_COUNT * sizeof *lengths);
 
-    for (size_t a = 0; a < 2 * sizeof threaded_ids / sizeof threaded_ids[0]; a++) {
-        /* Each algorithm's digests, then its HMACs. */
-        const bool keyed = a % 2 == 1;
-        const enum fd_algorithm_id id = threaded_ids[a / 2];
+    for (size_t a = 0; a < 3 * sizeof threaded_ids / sizeof threaded_ids[0]; a++) {
+        /* Each algorithm's digests, then its HMACs, then its digests in
+         * hex. */
+        const bool keyed = a % 3 == 1, hex = a % 3 == 2;
+        const enum fd_algorithm_id id = threaded_ids[a / 3];
+        const fd_multi_kernel *multi = &fd_active_multi_kernels[fd_algorithms[id].family];
+        const size_t lanes = multi->name != NULL ? multi->lanes : 1;
         test_rng rng = rng_for(3, (unsigned)a);
         struct {
             const char *what;
             size_t count;
+            bool lane_long; /* every message LANE_LONG_LEN or a little more */
         } shapes[] = {
-            {"short messages", SHORT_COUNT}, {"long among short", 7}, {"one", 1}, {"none", 0}};
+            {"short messages", SHORT_COUNT, false},
+            {"long among short", 7, false},
+            {"long, lanes - 1", lanes - 1, true},
+            {"long, as many as lanes", lanes, true},
+            {"long, lanes + half", lanes + lanes / 2 + 1, true},
+            {"long, twice the lanes + 3", 2 * lanes + 3, true},
+            {"long, eight times the lanes", 8 * lanes, true},
+            {"one", 1, false},
+            {"none", 0, false},
+        };
 
         for (size_t shape = 0; shape < sizeof shapes / sizeof shapes[0]; shape++) {
             const size_t count = shapes[shape].count;
-            for (size_t i = 0; i < count; i++)
-                lengths[i] = count == 7 && i % 2 == 0 ? LONG_LEN + rng_below(&rng, 4096)
-                                                      : rng_below(&rng, 200);
+            for (size_t i = 0; i < count; i++) {
+                if (shapes[shape].lane_long)
+                    lengths[i] = LANE_LONG_LEN + rng_below(&rng, 3 * 4096);
+                else
+                    lengths[i] = count == 7 && i % 2 == 0 ? LONG_LEN + rng_below(&rng, 4096)
+                                                          : rng_below(&rng, 200);
+            }
             for (size_t threads = 1; threads <= 5; threads++) {
                 threaded_batch b;
-                make_threaded_batch(&b, id, keyed, count, lengths, &rng);
+                make_threaded_batch(&b, id, keyed, hex, count, lengths, &rng);
                 fd_hash_many_parallel(&b.job, b.messages, count, threads);
-                check(tally, digests_match(&b, 0, count), "%s%s: %s (%zu) on %zu threads differ",
-                      keyed ? "HMAC-" : "", fd_algorithms[id].name, shapes[shape].what, count,
-                      threads);
+                check(tally, digests_match(&b, 0, count), "%s%s%s: %s (%zu) on %zu threads differ",
+                      keyed ? "HMAC-" : "", fd_algorithms[id].name, hex ? " in hex" : "",
+                      shapes[shape].what, count, threads);
                 free_threaded_batch(&b);
             }
         }
@@ -496,7 +524,7 @@ static void test_pipeline(group_tally *tally)
                 /* Every other run stops at a random chunk. */
                 const size_t stop_at = s % 2 ? rng_below(&rng, chunk_count) : SIZE_MAX;
                 threaded_batch b;
-                make_threaded_batch(&b, id, keyed, COUNT, lengths, &rng);
+                make_threaded_batch(&b, id, keyed, false, COUNT, lengths, &rng);
                 fd_message **slot_messages = checked_malloc(slots * sizeof *slot_messages);
                 for (size_t i = 0; i < slots; i++)
                     slot_messages[i] = checked_malloc(MAX_CHUNK * sizeof(fd_message));

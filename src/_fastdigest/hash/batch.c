@@ -27,16 +27,17 @@
  * inner digest, padded) from the keyed outer chain, in the same kernel
  * calls as the other lanes' messages, so the outer hashes need no pass of
  * their own and the lanes stay full. The driver is instantiated once for
- * plain digests and once for HMACs (`keyed`, a constant like the family). */
+ * plain digests and once for HMACs (`keyed`, a constant like the family).
+ *
+ * batch_threads.c runs this driver on several threads. */
 #include "hash/batch.h"
 
 #include <assert.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "platform/atomic.h"
+#include "hash/hex.h"
 #include "hash/known_answers.h"
-#include "platform/parallel.h"
 #include "kernels/compiler.h"
 #include "kernels/endian.h"
 
@@ -48,8 +49,7 @@
  * as fast as reading the whole blocks in place, and reading them in place
  * from a message of one block, with two calls, was slower. */
 #define SHORT_MESSAGE_BLOCKS 4
-/* A lane's buffer holds a message's tail, one or two blocks, and a call
- * takes at most SHORT_MESSAGE_BLOCKS blocks of idle_lane_blocks. */
+/* A lane's buffer holds a message's tail, one or two blocks. */
 _Static_assert(SHORT_MESSAGE_BLOCKS >= 2, "a lane's buffer holds a two-block tail");
 
 /* A lane's message in the driver. Where its current run is, is the
@@ -69,6 +69,7 @@ typedef struct lane {
 typedef struct batch {
     const fd_message *messages;
     size_t digest_len;
+    bool hex;         /* each digest written as its hex digits (fd_batch_job) */
     fd_kernel single; /* fd_active_kernels[family], read once */
     /* Each lane's start: the algorithm's IV is its chain, or for an HMAC
      * batch the key's inner state after its keyed block. */
@@ -243,11 +244,22 @@ static FD_ALWAYS_INLINE bool advance_lane(batch *b, enum fd_family family, bool 
 /* Writes the lane's digest straight to its destination, word by word: a
  * digest first composed on the stack and then copied was compiled into
  * narrow stores followed by a wide reload, which stalls on store
- * forwarding. sha224, sha384 and the SHA-512/t variants keep a prefix. */
+ * forwarding. sha224, sha384 and the SHA-512/t variants keep a prefix.
+ * Hex digits are written from the digest composed on the stack: the
+ * encoding's own work dwarfs that stall. */
 static FD_ALWAYS_INLINE void emit_digest(batch *b, enum fd_family family, unsigned index)
 {
-    fd_store_digest(family, b->lanes[index].digest, fd_lane_chain(family, &b->chains, index),
-                    fd_family_digest_len(family, b->digest_len));
+    const size_t digest_len = fd_family_digest_len(family, b->digest_len);
+    const void *chain = fd_lane_chain(family, &b->chains, index);
+
+    if (b->hex) {
+        uint8_t digest[FD_MAX_DIGEST_LEN];
+        fd_store_digest(family, digest, chain, digest_len);
+        fd_hex_encode(digest, digest_len, (char *)b->lanes[index].digest);
+    }
+    else {
+        fd_store_digest(family, b->lanes[index].digest, chain, digest_len);
+    }
     b->lanes[index].busy = false;
 }
 
@@ -257,22 +269,21 @@ static FD_ALWAYS_INLINE void compress_single(batch *b, enum fd_family family, un
     fd_call_blocks(family, &b->single, fd_lane_chain(family, &b->chains, index), blocks, nblocks);
 }
 
-/* What the kernel reads in a lane that has no message, in the last rounds
- * of a batch (drain_lanes): zeros, as many blocks as a call then takes. */
-static const uint8_t idle_lane_blocks[SHORT_MESSAGE_BLOCKS * FD_MAX_BLOCK_LEN];
-
-/* One call of the multi-buffer kernel; lanes without a message (only
- * while draining, some_idle) read idle_lane_blocks. */
+/* One call of the multi-buffer kernel. A lane without a message (only
+ * while draining, some_idle) reads the blocks of a busy one, `mirrored`,
+ * into a chain nobody reads: a call takes no more blocks than any busy lane
+ * has left, so those blocks are all there, and in the caches already. */
 static FD_ALWAYS_INLINE void compress_lanes(batch *b, enum fd_family family,
                                             const fd_multi_kernel *kernel, size_t nblocks,
-                                            bool some_idle)
+                                            bool some_idle, unsigned mirrored)
 {
     const uint8_t *idle_runs[FD_BATCH_MAX_LANES];
     const uint8_t *const *runs = b->runs;
 
     if (some_idle) {
+        assert(b->lanes[mirrored].busy && b->lanes[mirrored].run_blocks >= nblocks);
         for (unsigned i = 0; i < kernel->lanes; i++)
-            idle_runs[i] = b->lanes[i].busy ? b->runs[i] : idle_lane_blocks;
+            idle_runs[i] = b->lanes[i].busy ? b->runs[i] : b->runs[mirrored];
         runs = idle_runs;
     }
     fd_call_blocks_multi(family, kernel, &b->chains, runs, nblocks);
@@ -312,16 +323,13 @@ static FD_ALWAYS_INLINE void prefetch_message(const fd_message *m)
         FD_PREFETCH(m->data + offset);
 }
 
-/* The end of a batch: no message is left to take, and some lanes are
- * idle. While enough lanes are busy (the kernel's drain_min_busy) the
- * multi-buffer kernel still beats the single-stream one, idle lanes and
- * all: sixteen lanes of MD5 in AVX-512 hash a block of each in the time the
- * single-stream kernel takes for about four, so a batch, or a chunk of
- * digest_many's, would otherwise end with up to fifteen messages at a
- * quarter of the speed. Idle lanes hash zeros (idle_lane_blocks) into
- * chains nobody reads, so a call takes at most SHORT_MESSAGE_BLOCKS blocks.
- * Below that many busy lanes, the messages left are finished one at a
- * time. */
+/* The end of a batch, or a batch of fewer messages than lanes: no message
+ * is left to take, and some lanes are idle. While enough lanes are busy
+ * (fd_batch_lanes_pay), the multi-buffer kernel goes on, its idle lanes
+ * reading a busy lane's blocks (compress_lanes), so that a batch, or a
+ * chunk of digest_many's, or a thread's share of a few long messages, is
+ * not hashed with up to fifteen messages at a quarter of the speed. Below
+ * that many busy lanes, the messages left are finished one at a time. */
 static FD_ALWAYS_INLINE void drain_lanes(batch *b, enum fd_family family, bool keyed,
                                          const fd_multi_kernel *multi)
 {
@@ -330,13 +338,16 @@ static FD_ALWAYS_INLINE void drain_lanes(batch *b, enum fd_family family, bool k
 
     for (unsigned i = 0; i < lanes; i++)
         busy += b->lanes[i].busy;
-    while (busy >= multi->drain_min_busy && busy >= 2) {
-        size_t nblocks = SHORT_MESSAGE_BLOCKS;
+    while (fd_batch_lanes_pay(multi, busy)) {
+        size_t nblocks = SIZE_MAX;
+        unsigned shortest = 0;
         for (unsigned i = 0; i < lanes; i++) {
-            if (b->lanes[i].busy && b->lanes[i].run_blocks < nblocks)
+            if (b->lanes[i].busy && b->lanes[i].run_blocks < nblocks) {
                 nblocks = b->lanes[i].run_blocks;
+                shortest = i;
+            }
         }
-        compress_lanes(b, family, multi, nblocks, true);
+        compress_lanes(b, family, multi, nblocks, true, shortest);
         for (unsigned i = 0; i < lanes; i++) {
             if (b->lanes[i].busy && advance_lane(b, family, keyed, i, nblocks)) {
                 emit_digest(b, family, i);
@@ -351,7 +362,10 @@ static FD_ALWAYS_INLINE void drain_lanes(batch *b, enum fd_family family, bool k
 }
 
 /* The batch on the multi-buffer kernel while messages are left to take,
- * then on the single-stream kernel; returns the number of lanes used. */
+ * then on the single-stream kernel; returns the number of lanes used. A
+ * batch of fewer messages than lanes runs on the multi-buffer kernel too
+ * where that pays (fd_batch_lanes_pay), as the end of a longer one does:
+ * a thread's share of a few long messages (batch_threads.c). */
 static FD_ALWAYS_INLINE unsigned run_batch(batch *b, enum fd_family family, bool keyed,
                                            const fd_multi_kernel *multi, size_t count)
 {
@@ -359,7 +373,22 @@ static FD_ALWAYS_INLINE unsigned run_batch(batch *b, enum fd_family family, bool
     size_t next = 0;
     unsigned lanes_used = count != 0 ? 1 : 0;
 
-    if (multi != NULL && count >= multi->lanes) {
+    if (multi != NULL && count < multi->lanes && fd_batch_lanes_pay(multi, count)) {
+        lanes_used = (unsigned)count;
+        for (unsigned i = 0; i < multi->lanes; i++) {
+            if (i < count) {
+                start_lane(b, family, keyed, i, &messages[next++]);
+            }
+            else {
+                /* Idle from the start: its chain gets the blocks it reads
+                 * (compress_lanes), and is given a value first. */
+                set_initial_chain(b, family, i);
+                b->lanes[i].busy = false;
+            }
+        }
+        drain_lanes(b, family, keyed, multi);
+    }
+    else if (multi != NULL && count >= multi->lanes) {
         const unsigned lanes = multi->lanes;
         lanes_used = lanes;
         for (unsigned i = 0; i < lanes; i++)
@@ -371,7 +400,7 @@ static FD_ALWAYS_INLINE unsigned run_batch(batch *b, enum fd_family family, bool
                 if (b->lanes[i].run_blocks < nblocks)
                     nblocks = b->lanes[i].run_blocks;
             }
-            compress_lanes(b, family, multi, nblocks, false);
+            compress_lanes(b, family, multi, nblocks, false, 0);
             for (unsigned i = 0; i < lanes; i++) {
                 if (!advance_lane(b, family, keyed, i, nblocks))
                     continue;
@@ -410,9 +439,10 @@ void fd_hash_many(enum fd_algorithm_id id, const fd_message *messages, size_t co
     fd_hash_many_using(fd_batch_multi_kernel(fd_algorithms[id].family), id, messages, count);
 }
 
-/* The batch of fd_hash_many_using (key NULL) or fd_hmac_many_using. */
+/* The batch of fd_hash_many_using (key NULL) or fd_hmac_many_using, or of
+ * a job (fd_batch_run), whose digests may be hex. */
 static void run_job(const fd_multi_kernel *multi, enum fd_algorithm_id id, const fd_hmac_state *key,
-                    const fd_message *messages, size_t count)
+                    bool hex, const fd_message *messages, size_t count)
 {
     const fd_algorithm *algorithm = &fd_algorithms[id];
     batch b;
@@ -425,6 +455,7 @@ static void run_job(const fd_multi_kernel *multi, enum fd_algorithm_id id, const
                              (multi->required_features & ~fd_cpu_detected_features()) == 0));
     b.messages = messages;
     b.digest_len = algorithm->digest_len;
+    b.hex = hex;
     b.single = fd_active_kernels[algorithm->family];
     if (key != NULL) {
         /* The lanes start after the keyed block, whose length their length
@@ -464,13 +495,14 @@ static void run_job(const fd_multi_kernel *multi, enum fd_algorithm_id id, const
 void fd_hash_many_using(const fd_multi_kernel *multi, enum fd_algorithm_id id,
                         const fd_message *messages, size_t count)
 {
-    run_job(multi, id, NULL, messages, count);
+    run_job(multi, id, NULL, false, messages, count);
 }
 
 void fd_hmac_many_using(const fd_multi_kernel *multi, const fd_hmac_state *key,
                         const fd_message *messages, size_t count)
 {
-    run_job(multi, (enum fd_algorithm_id)(key->algorithm - fd_algorithms), key, messages, count);
+    run_job(multi, (enum fd_algorithm_id)(key->algorithm - fd_algorithms), key, false, messages,
+            count);
 }
 
 void fd_hmac_many(const fd_hmac_state *key, const fd_message *messages, size_t count)
@@ -481,273 +513,10 @@ void fd_hmac_many(const fd_hmac_state *key, const fd_message *messages, size_t c
 void fd_batch_run(const fd_batch_job *job, const fd_message *messages, size_t count)
 {
     assert(job->hmac == NULL || job->hmac->algorithm == &fd_algorithms[job->id]);
-    run_job(job->multi, job->id, job->hmac, messages, count);
+    run_job(job->multi, job->id, job->hmac, job->hex, messages, count);
 }
 
 size_t fd_batch_message_overhead(const fd_batch_job *job)
 {
     return fd_algorithms[job->id].block_len * (job->hmac != NULL ? 2 : 1);
-}
-
-/* ---- many threads -------------------------------------------------------- */
-
-/* Pieces per thread: enough that the threads end close together (a thread
- * that finds no piece left waits at most one piece for the others), few
- * enough that each piece is long next to the idle lanes that end every call
- * of the driver (drain_lanes). */
-#define PIECES_PER_THREAD 32
-
-/* A bound on the pieces, and so on the threads, of one call: far more than
- * any machine has CPUs, and small enough for any counter type. */
-#define MAX_PIECES ((size_t)1 << 20)
-
-/* The threads take pieces from a counter (platform/atomic.h). Only its own
- * value is shared: the messages are written before the threads start and
- * the digests read after they are joined, which fd_parallel_run orders.
- * Under MSVC the count is a long: it stops at most one number a thread past
- * the last piece, and there are at most MAX_PIECES pieces and threads. */
-_Static_assert(2 * MAX_PIECES <= 0x7fffffff,
-               "the piece counter, at most a number a piece and a thread, fits any long");
-
-/* What the threads of one fd_hash_many_parallel share: fd_parallel_run's
- * context for hash_pieces. Piece p is messages [starts[p], starts[p + 1]). */
-typedef struct parallel_batch {
-    const fd_batch_job *job;
-    const fd_message *messages;
-    const size_t *starts;
-    size_t piece_count;
-    fd_counter next_piece;
-} parallel_batch;
-
-static bool hash_pieces(void *context, size_t part)
-{
-    parallel_batch *shared = context;
-
-    (void)part;
-    for (;;) {
-        const size_t piece = fd_counter_take(&shared->next_piece);
-        if (piece >= shared->piece_count)
-            return true;
-        const size_t first = shared->starts[piece];
-        fd_batch_run(shared->job, shared->messages + first, shared->starts[piece + 1] - first);
-    }
-}
-
-/* A message's work: its length plus the job's overhead (batch.h).
- * Saturating, so that no batch, however many times it names one huge
- * buffer, wraps around. */
-static uint64_t add_work(uint64_t work, size_t len, size_t overhead)
-{
-    const uint64_t more = (uint64_t)len + overhead;
-    return work > UINT64_MAX - more ? UINT64_MAX : work + more;
-}
-
-/* Cuts the messages into at most max_pieces pieces of about work /
- * max_pieces each (a message longer than that is a piece of its own, and
- * leaves fewer pieces), writing the piece starts and the end to starts
- * (max_pieces + 1 entries). Returns the number of pieces. */
-static size_t cut_pieces(const fd_message *messages, size_t count, size_t overhead, uint64_t work,
-                         size_t max_pieces, size_t *starts)
-{
-    const uint64_t piece_work = work / max_pieces;
-    uint64_t done = 0, piece_end = piece_work;
-    size_t pieces = 0;
-
-    starts[0] = 0;
-    for (size_t i = 0; i + 1 < count && pieces + 1 < max_pieces; i++) {
-        done = add_work(done, messages[i].len, overhead);
-        if (done >= piece_end) {
-            starts[++pieces] = i + 1;
-            piece_end = done > UINT64_MAX - piece_work ? UINT64_MAX : done + piece_work;
-        }
-    }
-    starts[++pieces] = count;
-    assert(pieces >= 1 && pieces <= max_pieces);
-    return pieces;
-}
-
-void fd_hash_many_parallel(const fd_batch_job *job, const fd_message *messages, size_t count,
-                           size_t threads)
-{
-    const size_t overhead = fd_batch_message_overhead(job);
-    uint64_t work = 0;
-    size_t parts = threads < count ? threads : count;
-    if (parts > MAX_PIECES / PIECES_PER_THREAD)
-        parts = MAX_PIECES / PIECES_PER_THREAD;
-
-    if (parts > 1) {
-        for (size_t i = 0; i < count; i++)
-            work = add_work(work, messages[i].len, overhead);
-        if (work / FD_BATCH_MIN_WORK_PER_THREAD < parts)
-            parts = (size_t)(work / FD_BATCH_MIN_WORK_PER_THREAD);
-    }
-    /* parts <= count, so this does not overflow. */
-    const size_t max_pieces = parts <= count / PIECES_PER_THREAD ? parts * PIECES_PER_THREAD
-                                                                 : count;
-    size_t *starts = parts > 1 ? malloc((max_pieces + 1) * sizeof *starts) : NULL;
-    if (starts == NULL) {
-        /* One thread's work, or no memory for the pieces. */
-        fd_batch_run(job, messages, count);
-        return;
-    }
-
-    parallel_batch shared = {
-        .job = job,
-        .messages = messages,
-        .starts = starts,
-    };
-    shared.piece_count = cut_pieces(messages, count, overhead, work, max_pieces, starts);
-    fd_counter_init(&shared.next_piece);
-    /* Long messages may leave fewer pieces than threads. */
-    (void)fd_parallel_run(parts < shared.piece_count ? parts : shared.piece_count, hash_pieces,
-                          &shared);
-    free(starts);
-}
-
-/* ---- a pipeline ---------------------------------------------------------- */
-
-/* The conditions of a pipeline's monitor: a chunk was produced (or the
- * producing ended), which idle hashing threads wait for; a chunk was
- * hashed, which the producing thread waits for. */
-enum { CHUNK_PRODUCED = 0, CHUNK_HASHED = 1 };
-
-/* What the threads of one fd_hash_many_pipelined share: fd_parallel_run's
- * context for pipeline_part. Chunk c is in slot c % slots. */
-typedef struct pipeline {
-    const fd_batch_job *job;
-    size_t chunk_count;
-    size_t slots;
-    fd_chunk_producer *produce;
-    void *context;
-    fd_parallel_monitor *monitor;
-    /* The rest under the monitor's lock. */
-    size_t produced; /* chunks [0, produced) are ready */
-    size_t taken;    /* chunks [0, taken) are taken by a thread */
-    bool producing;  /* more chunks may come */
-    bool *slot_free; /* the slot's chunk is hashed, or it never had one */
-    const fd_message **slot_messages;
-    size_t *slot_counts;
-} pipeline;
-
-/* With the lock held and a chunk produced but not taken: takes the next,
- * hashes it without the lock and marks it hashed. */
-static void hash_next_chunk(pipeline *p)
-{
-    const size_t slot = p->taken++ % p->slots;
-    const fd_message *messages = p->slot_messages[slot];
-    const size_t count = p->slot_counts[slot];
-
-    fd_parallel_unlock(p->monitor);
-    fd_batch_run(p->job, messages, count);
-    fd_parallel_lock(p->monitor);
-    p->slot_free[slot] = true;
-    fd_parallel_wake_one(p->monitor, CHUNK_HASHED); /* only the producer waits for it */
-}
-
-/* The calling thread's part: produces every chunk, hashing chunks itself
- * while it waits for a free slot, then hashes what no thread has taken. */
-static bool produce_chunks(pipeline *p)
-{
-    bool complete = true;
-
-    fd_parallel_lock(p->monitor);
-    for (size_t chunk = 0; chunk < p->chunk_count; chunk++) {
-        const size_t slot = chunk % p->slots;
-        while (!p->slot_free[slot]) {
-            if (p->taken < p->produced)
-                hash_next_chunk(p);
-            else
-                fd_parallel_wait(p->monitor, CHUNK_HASHED);
-        }
-        fd_parallel_unlock(p->monitor);
-        const fd_message *messages = NULL;
-        size_t count = 0;
-        complete = p->produce(p->context, chunk, slot, &messages, &count);
-        fd_parallel_lock(p->monitor);
-        if (!complete)
-            break;
-        p->slot_messages[slot] = messages;
-        p->slot_counts[slot] = count;
-        p->slot_free[slot] = false;
-        p->produced++;
-        fd_parallel_wake_one(p->monitor, CHUNK_PRODUCED);
-    }
-    p->producing = false;
-    fd_parallel_wake_all(p->monitor, CHUNK_PRODUCED);
-    /* The chunks other threads are hashing are theirs to finish:
-     * fd_parallel_run joins them. */
-    while (p->taken < p->produced)
-        hash_next_chunk(p);
-    fd_parallel_unlock(p->monitor);
-    return complete;
-}
-
-/* Part 0 produces; the others hash chunks until none is left and none
- * will come. A part that runs on the calling thread after part 0 (its
- * thread could not be made) finds nothing left. */
-static bool pipeline_part(void *context, size_t part)
-{
-    pipeline *p = context;
-
-    if (part == 0)
-        return produce_chunks(p);
-    fd_parallel_lock(p->monitor);
-    for (;;) {
-        if (p->taken < p->produced)
-            hash_next_chunk(p);
-        else if (p->producing)
-            fd_parallel_wait(p->monitor, CHUNK_PRODUCED);
-        else
-            break;
-    }
-    fd_parallel_unlock(p->monitor);
-    return true;
-}
-
-bool fd_hash_many_pipelined(const fd_batch_job *job, size_t chunk_count, size_t slots,
-                            size_t threads, fd_chunk_producer *produce, void *context)
-{
-    pipeline p = {
-        .job = job,
-        .chunk_count = chunk_count,
-        .slots = slots,
-        .produce = produce,
-        .context = context,
-        .producing = true,
-    };
-    bool complete = true;
-
-    assert(slots >= 1 && produce != NULL);
-
-    if (threads > chunk_count)
-        threads = chunk_count;
-    if (threads > 1) {
-        p.monitor = fd_parallel_monitor_new();
-        p.slot_free = malloc(slots * sizeof *p.slot_free);
-        p.slot_messages = malloc(slots * sizeof *p.slot_messages);
-        p.slot_counts = malloc(slots * sizeof *p.slot_counts);
-    }
-    if (p.monitor != NULL && p.slot_free != NULL && p.slot_messages != NULL &&
-        p.slot_counts != NULL) {
-        for (size_t slot = 0; slot < slots; slot++)
-            p.slot_free[slot] = true;
-        complete = fd_parallel_run(threads, pipeline_part, &p);
-    }
-    else {
-        /* One thread, or no memory for the threads' state: produced and
-         * hashed one chunk after the other. */
-        for (size_t chunk = 0; complete && chunk < chunk_count; chunk++) {
-            const fd_message *messages = NULL;
-            size_t count = 0;
-            complete = produce(context, chunk, chunk % slots, &messages, &count);
-            if (complete)
-                fd_batch_run(job, messages, count);
-        }
-    }
-    if (p.monitor != NULL)
-        fd_parallel_monitor_free(p.monitor);
-    free(p.slot_free);
-    free(p.slot_messages);
-    free(p.slot_counts);
-    return complete;
 }

@@ -4,13 +4,15 @@
  * chain; independent messages are not. A multi-buffer kernel runs the
  * compressions of several messages side by side, in separate SIMD lanes
  * (AVX2: 8 MD5, SHA-1 or SHA-256 lanes, 4 SHA-512 lanes; AVX-512: 16 MD5,
- * SHA-1 or SHA-256 lanes, 8 SHA-512 lanes) or interleaved two at a time through the SHA extensions,
- * whose round instructions leave one stream waiting on their latency (SHA-1,
- * SHA-256). The batch driver (batch.c) feeds the lanes of the family's
- * active multi-buffer kernel (dispatch/dispatch.h) and hashes what is left
- * with its single-stream kernel. It computes HMACs too (fd_hmac_many_using):
- * each lane starts from the keyed inner state and goes on, once its
- * message's inner hash is done, with the outer hash of the inner digest.
+ * SHA-1 or SHA-256 lanes, 8 SHA-512 lanes) or interleaved two at a time
+ * through the SHA extensions, whose round instructions leave one stream
+ * waiting on their latency (SHA-1, SHA-256). The batch driver (batch.c)
+ * feeds the lanes of the family's active multi-buffer kernel
+ * (dispatch/dispatch.h) and hashes what is left with its single-stream
+ * kernel. It computes HMACs too (fd_hmac_many_using): each lane starts from
+ * the keyed inner state and goes on, once its message's inner hash is done,
+ * with the outer hash of the inner digest. batch_threads.c runs the driver
+ * on several threads (fd_hash_many_parallel, fd_hash_many_pipelined).
  * Plain C: no Python.h. */
 #ifndef FD_CORE_BATCH_H
 #define FD_CORE_BATCH_H
@@ -24,7 +26,8 @@
 #include "dispatch/dispatch.h"
 
 /* One message of a batch: len bytes at data (data may be NULL when len is
- * 0), and where its digest goes (fd_algorithms[id].digest_len bytes). */
+ * 0), and where its digest goes (fd_algorithms[id].digest_len bytes, or
+ * twice as many hex digits for a job with hex). */
 typedef struct fd_message {
     const uint8_t *data;
     size_t len;
@@ -42,6 +45,17 @@ void fd_hash_many(enum fd_algorithm_id id, const fd_message *messages, size_t co
  * Settles the kernels first (hash/known_answers.h), so that no batch runs
  * a kernel the extension's selection has not checked. */
 const fd_multi_kernel *fd_batch_multi_kernel(enum fd_family family);
+
+/* Whether the multi-buffer kernel, idle lanes and all, beats its family's
+ * single-stream kernel for `busy` messages side by side: from its
+ * drain_min_busy on (sixteen lanes of MD5 in AVX-512 hash a block of each
+ * in the time the single-stream kernel takes for about four). The driver
+ * runs fewer messages than lanes on it from there on, at the end of a batch
+ * and in a batch that small. */
+static inline bool fd_batch_lanes_pay(const fd_multi_kernel *multi, size_t busy)
+{
+    return busy >= multi->drain_min_busy && busy >= 2;
+}
 
 /* fd_hash_many with the given multi-buffer kernel of the algorithm's family
  * instead of the active one, or with none (NULL: the single-stream kernel
@@ -69,11 +83,14 @@ void fd_hmac_many(const fd_hmac_state *key, const fd_message *messages, size_t c
  * on threads: its digest under algorithm id (hmac NULL), or its HMAC under
  * the keyed state hmac (whose algorithm is id); on the multi-buffer kernel
  * multi (NULL: the single-stream kernel alone), as fd_hash_many_using and
- * fd_hmac_many_using take them. Read by every thread, changed by none. */
+ * fd_hmac_many_using take them; written as bytes, or with hex as lowercase
+ * hex digits (hash/hex.h), by the thread that hashed it. Read by every
+ * thread, changed by none. */
 typedef struct fd_batch_job {
     const fd_multi_kernel *multi;
     enum fd_algorithm_id id;
     const fd_hmac_state *hmac;
+    bool hex;
 } fd_batch_job;
 
 /* The job's work for count messages on the calling thread:

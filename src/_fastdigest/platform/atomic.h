@@ -1,9 +1,9 @@
 /* Words that several threads read and write without a lock: the reference
  * count of a digest column (data/arrow_hash.c), the counter the batch
  * driver's threads take pieces from (hash/batch.c), the counter a held
- * stretch's threads take chunks from and the chunk they stop at
- * (python/batch.c), the binding's GIL threshold (python/locking.h), the
- * flags that say the process-wide set-up is done (python/module.c) and a
+ * stretch's threads take chunks from and the marks of how far its chunks
+ * are known to fit (python/batch_stretches.c), the binding's GIL threshold
+ * (python/locking.h), the flags that say the process-wide set-up is done (python/module.c) and a
  * family's multi-buffer kernel is checked, the length of the record of
  * refused kernels (hash/known_answers.c), and the chunks of a big file two
  * threads have passed on to each other (files/pair.h).
@@ -122,6 +122,70 @@ static inline void fd_relaxed_store(fd_relaxed_size *value, size_t new_value)
     atomic_store_explicit(value, new_value, memory_order_relaxed);
 }
 #endif
+
+/* ---- one-way marks ------------------------------------------------------- */
+
+/* A size that threads only raise (fd_size_mark_raise) or only lower
+ * (fd_size_mark_lower), each to what it has found out, never back: a
+ * compare-and-swap loop, so that of two threads moving it at once neither
+ * undoes the other's move, and every value it takes is one a thread
+ * stored. Relaxed order, for a mark whose value is all it says (a fact
+ * about memory no thread writes while the mark is in use), guarding no
+ * other memory. fd_size_mark_set only while no other thread uses it. */
+#ifdef FD_MSVC_ATOMICS
+typedef volatile long long fd_size_mark;
+static inline void fd_size_mark_set(fd_size_mark *mark, size_t value)
+{
+    _InterlockedExchange64(mark, (long long)value);
+}
+/* An Interlocked read: a volatile one of 64 bits may tear on 32-bit x86. */
+static inline size_t fd_size_mark_load(fd_size_mark *mark)
+{
+    return (size_t)_InterlockedCompareExchange64(mark, 0, 0);
+}
+/* Moves the mark to value when value is above (raise) or below (lower) it;
+ * returns the mark as it then is. */
+static inline size_t fd_size_mark_move(fd_size_mark *mark, size_t value, bool up)
+{
+    long long seen = _InterlockedCompareExchange64(mark, 0, 0);
+    while (up ? (size_t)seen < value : (size_t)seen > value) {
+        const long long before = _InterlockedCompareExchange64(mark, (long long)value, seen);
+        if (before == seen)
+            return value;
+        seen = before;
+    }
+    return (size_t)seen;
+}
+#else
+typedef _Atomic(size_t) fd_size_mark;
+static inline void fd_size_mark_set(fd_size_mark *mark, size_t value)
+{
+    atomic_store_explicit(mark, value, memory_order_relaxed);
+}
+static inline size_t fd_size_mark_load(fd_size_mark *mark)
+{
+    return atomic_load_explicit(mark, memory_order_relaxed);
+}
+static inline size_t fd_size_mark_move(fd_size_mark *mark, size_t value, bool up)
+{
+    size_t seen = atomic_load_explicit(mark, memory_order_relaxed);
+    while (up ? seen < value : seen > value) {
+        /* A failed exchange loads the mark into seen. */
+        if (atomic_compare_exchange_weak_explicit(mark, &seen, value, memory_order_relaxed,
+                                                  memory_order_relaxed))
+            return value;
+    }
+    return seen;
+}
+#endif
+static inline size_t fd_size_mark_raise(fd_size_mark *mark, size_t value)
+{
+    return fd_size_mark_move(mark, value, true);
+}
+static inline size_t fd_size_mark_lower(fd_size_mark *mark, size_t value)
+{
+    return fd_size_mark_move(mark, value, false);
+}
 
 /* ---- published sizes -------------------------------------------------------- */
 

@@ -204,22 +204,32 @@ typedef struct fd_python_mac {
  * threads, with get_buffer reading the items that are not exactly bytes
  * (fd_get_buffer: hashlib's words; or the buffer protocol's own, as
  * hmac.digest reads a message); or, with python_mac (job NULL), by that
- * Python function on the calling thread. */
+ * Python function on the calling thread. With hex, each result is given as
+ * its hex digits (a str, or ASCII bytes in out=). */
 typedef struct fd_many_request {
     const fd_batch_job *job;
     int (*get_buffer)(PyObject *item, Py_buffer *view);
     const fd_python_mac *python_mac;
     size_t digest_len;
+    bool hex;
     size_t threads;
 } fd_many_request;
 
+/* The keyword arguments of digest_many and fastdigest.hmac.digest_many:
+ * hex= (False when omitted), threads= (parsed) and out= (NULL when
+ * omitted). */
+typedef struct fd_many_options {
+    bool hex;
+    size_t threads;
+    PyObject *out;
+} fd_many_options;
+
 /* The arguments of digest_many and fastdigest.hmac.digest_many after their
- * positional-only ones: checks that nargs is npositional, binds threads=
- * and out= (NULL when omitted) by keyword and parses threads, with
- * CPython's words for a function of that signature. Returns 0, or -1 with
- * an exception set. */
+ * positional-only ones: checks that nargs is npositional, binds hex=,
+ * threads= and out= by keyword into options, with CPython's words for a
+ * function of that signature. Returns 0, or -1 with an exception set. */
 int fd_bind_many_arguments(PyObject *module, Py_ssize_t npositional, PyObject *const *args,
-                           Py_ssize_t nargs, PyObject *kwnames, size_t *threads, PyObject **out);
+                           Py_ssize_t nargs, PyObject *kwnames, fd_many_options *options);
 
 /* The messages and out= of digest_many and fastdigest.hmac.digest_many,
  * once their other arguments are bound and checked, computed as request

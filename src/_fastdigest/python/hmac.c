@@ -201,7 +201,7 @@ static PyObject *fastdigest_hmac_digest(PyObject *module, PyObject *const *args,
  * before any message is read, even for no messages, and says how long the
  * MACs are, which out= must know. */
 static PyObject *hmac_digest_many_by_stdlib(PyObject *module, PyObject *key, PyObject *messages,
-                                            PyObject *digestmod, PyObject *out)
+                                            PyObject *digestmod, const fd_many_options *options)
 {
     PyObject *function = stdlib_hmac_function(module, "digest");
     if (function == NULL)
@@ -223,8 +223,9 @@ static PyObject *hmac_digest_many_by_stdlib(PyObject *module, PyObject *key, PyO
                                          .get_buffer = NULL,
                                          .python_mac = &mac,
                                          .digest_len = (size_t)PyBytes_GET_SIZE(probe),
+                                         .hex = options->hex,
                                          .threads = 1};
-        result = fd_many_messages(&request, messages, out);
+        result = fd_many_messages(&request, messages, options->out);
         Py_DECREF(probe);
     }
     Py_DECREF(function);
@@ -232,12 +233,12 @@ static PyObject *hmac_digest_many_by_stdlib(PyObject *module, PyObject *key, PyO
 }
 
 PyDoc_STRVAR(hmac_digest_many_doc,
-             "_hmac_digest_many($module, key, messages, digest, /, *, threads=None, "
-             "out=None)\n--\n\n"
+             "_hmac_digest_many($module, key, messages, digest, /, *, hex=False, "
+             "threads=None, out=None)\n--\n\n"
              "Return the HMAC of each message under key, in order: [digest(key, m,\n"
              "digest) for m in messages] in one call, the key's states computed once\n"
              "and the messages hashed side by side where the CPU allows. messages,\n"
-             "threads and out are digest_many()'s. Any other digest is handed to the\n"
+             "hex, threads and out are digest_many()'s. Any other digest is handed to the\n"
              "standard library's hmac.digest(), message by message.");
 
 static PyObject *fastdigest_hmac_digest_many(PyObject *module, PyObject *const *args,
@@ -245,16 +246,15 @@ static PyObject *fastdigest_hmac_digest_many(PyObject *module, PyObject *const *
 {
     /* key, messages and digest are positional-only, as digest_many()'s
      * name and messages are. */
-    size_t threads;
-    PyObject *out;
-    if (fd_bind_many_arguments(module, 3, args, nargs, kwnames, &threads, &out) < 0)
+    fd_many_options options;
+    if (fd_bind_many_arguments(module, 3, args, nargs, kwnames, &options) < 0)
         return NULL;
     PyObject *key = args[0], *messages = args[1], *digestmod = args[2];
     /* As digest(): a digest the stdlib handles goes there before the key is
      * read. */
     int id = fd_hmac_algorithm(module, digestmod, "digest_many", "digest");
     if (id == FD_FOREIGN_DIGESTMOD)
-        return hmac_digest_many_by_stdlib(module, key, messages, digestmod, out);
+        return hmac_digest_many_by_stdlib(module, key, messages, digestmod, &options);
     if (id < 0)
         return NULL;
 
@@ -287,8 +287,9 @@ static PyObject *fastdigest_hmac_digest_many(PyObject *module, PyObject *const *
                                      .get_buffer = get_one_shot_buffer,
                                      .python_mac = NULL,
                                      .digest_len = algorithm->digest_len,
-                                     .threads = threads};
-    PyObject *result = fd_many_messages(&request, messages, out);
+                                     .hex = options.hex,
+                                     .threads = options.threads};
+    PyObject *result = fd_many_messages(&request, messages, options.out);
     fd_hmac_wipe(&keyed);
     return result;
 }
