@@ -12,7 +12,6 @@
 #include <stdbool.h>
 #include <string.h>
 
-#include "hash/batch.h"
 #include "hash/buffer.h"
 #include "hash/family.h"
 #include "dispatch/dispatch.h"

@@ -30,12 +30,10 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "dispatch/dispatch.h"
 #include "hash/algorithms.h"
-#include "platform/atomic.h"
 #include "hash/family.h"
 #include "hash/hmac.h"
-#include "platform/parallel.h"
-#include "dispatch/dispatch.h"
 
 /* ---- the published vectors ------------------------------------------------
  *
@@ -634,62 +632,19 @@ static bool check_multi_kernel_for_selection(void *context, enum fd_family famil
                                  reason, reason_len);
 }
 
-/* The extension's selection: the kernels whose checks are spoiled, which
- * the deferred multi-buffer checks read after fd_select_checked_kernels
- * has returned; the length of the record's complete part, which a settle
- * extends under the process's lock; and which families' multi-buffer
- * kernels are settled (checked and installed, or never deferred). */
+/* The kernels whose checks are spoiled, which the deferred multi-buffer
+ * checks read after fd_select_checked_kernels has returned. */
 static spoiled_kernels selection_spoiled;
-static fd_published_size complete_failures;
-static fd_published_flag multi_kernel_settled[FD_FAMILY_COUNT];
 
 bool fd_select_checked_kernels(bool portable_only, const char *spoiled, char *error,
                                size_t error_len)
 {
-    size_t count;
-
     if (!parse_spoiled(spoiled, &selection_spoiled, error, error_len))
         return false;
     static const fd_kernel_checks checks = {.check_kernel = check_kernel_for_selection,
                                             .check_multi_kernel = check_multi_kernel_for_selection,
                                             .context = &selection_spoiled};
-    for (int f = 0; f < FD_FAMILY_COUNT; f++)
-        fd_published_flag_clear(&multi_kernel_settled[f]);
     fd_select_checked_kernels_from(fd_kernel_lists, fd_multi_kernel_lists, portable_only, &checks,
                                    true);
-    fd_kernel_failures(&count);
-    fd_published_size_store(&complete_failures, count);
     return true;
-}
-
-bool fd_settle_multi_kernel(enum fd_family family, size_t *first_failure, size_t *end_failure)
-{
-    assert((unsigned)family < FD_FAMILY_COUNT);
-    if (fd_published_flag_is_set(&multi_kernel_settled[family]))
-        return false;
-    fd_parallel_lock_process();
-    bool selected = false;
-    if (!fd_published_flag_is_set(&multi_kernel_settled[family])) {
-        size_t end;
-        *first_failure = fd_published_size_load(&complete_failures);
-        selected = fd_select_pending_multi_kernel(family);
-        fd_kernel_failures(&end);
-        *end_failure = end;
-        fd_published_size_store(&complete_failures, end);
-        fd_published_flag_set(&multi_kernel_settled[family]);
-    }
-    fd_parallel_unlock_process();
-    return selected;
-}
-
-bool fd_multi_kernel_settled(enum fd_family family)
-{
-    assert((unsigned)family < FD_FAMILY_COUNT);
-    return fd_published_flag_is_set(&multi_kernel_settled[family]);
-}
-
-const fd_kernel_failure *fd_refused_kernels(size_t *count)
-{
-    *count = fd_published_size_load(&complete_failures);
-    return fd_kernel_failures(NULL);
 }

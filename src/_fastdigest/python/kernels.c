@@ -1,5 +1,5 @@
 /* The kernels as the package sees them beyond fastdigest.implementation:
- * the warnings for the kernels the selection refused (hash/known_answers.h),
+ * the warnings for the kernels the selection refused (dispatch.h's record),
  * and the private functions fastdigest.self_test() (fastdigest/
  * _self_test.py) runs every kernel of this CPU through, active or not.
  *
@@ -448,7 +448,7 @@ int fd_kernels_module_exec(PyObject *module, fd_module_state *Py_UNUSED(state))
     /* Every failure known: the single-stream kernels', and those of the
      * multi-buffer kernels settled so far, in any interpreter. */
     size_t count;
-    fd_refused_kernels(&count);
+    fd_kernel_failures(&count);
     if (warn_refused_kernels(0, count) < 0)
         return -1;
     return PyModule_AddFunctions(module, kernel_functions);
