@@ -30,7 +30,16 @@
  * C11 has no _Static_assert inside an expression. */
 #define LANES(n) ((unsigned)sizeof(char[(n) >= 2 && (n) <= FD_BATCH_MAX_LANES ? (n) : -1]))
 
+/* A family's portable kernel, as a row. */
+#define PORTABLE_ROW(fam)                                            \
+    {                                                                \
+        .name = "portable", .blocks.fam = fd_##fam##_blocks_portable \
+    }
+
 /* ---- single-stream kernels ---------------------------------------------
+ *
+ * Each family's list ends with its portable kernel, fd_name_blocks_portable
+ * (kernels/portable/portable.h), which every CPU runs, and then {NULL}.
  *
  * pbkdf2_lanes' min_blocks: SHA-NI's two streams take two blocks or none,
  * as an odd last block ran faster alone through the kernel's one-block
@@ -39,7 +48,7 @@
 
 static const fd_kernel md5_kernels[] = {
     {.name = "tuned", .blocks.md5 = fd_md5_blocks_tuned},
-    {.name = "portable", .blocks.md5 = fd_md5_blocks_portable},
+    PORTABLE_ROW(md5),
     {.name = NULL},
 };
 
@@ -72,7 +81,7 @@ static const fd_kernel sha1_kernels[] = {
      .blocks.sha1 = fd_sha1_blocks_ssse3,
      .pbkdf2.sha1 = fd_sha1_pbkdf2_ssse3},
 #endif
-    {.name = "portable", .blocks.sha1 = fd_sha1_blocks_portable},
+    PORTABLE_ROW(sha1),
     {.name = NULL},
 };
 
@@ -101,7 +110,7 @@ static const fd_kernel sha256_kernels[] = {
      .required_features = FD_SSSE3_FEATURES,
      .blocks.sha256 = fd_sha256_blocks_ssse3},
 #endif
-    {.name = "portable", .blocks.sha256 = fd_sha256_blocks_portable},
+    PORTABLE_ROW(sha256),
     {.name = NULL},
 };
 
@@ -130,7 +139,7 @@ static const fd_kernel sha512_kernels[] = {
 #ifdef FD_HAVE_AVX2
     {.name = "avx2", .required_features = FD_AVX2_FEATURES, .blocks.sha512 = fd_sha512_blocks_avx2},
 #endif
-    {.name = "portable", .blocks.sha512 = fd_sha512_blocks_portable},
+    PORTABLE_ROW(sha512),
     {.name = NULL},
 };
 
@@ -334,10 +343,8 @@ const fd_multi_kernel *fd_choose_multi_kernel(enum fd_family family, uint32_t fe
 
 /* ---- the select ---------------------------------------------------------- */
 
-/* Every family's portable kernel is fd_name_blocks_portable
- * (kernels/portable/portable.h). */
-#define PORTABLE_KERNEL(fam, FAM, ...) \
-    [FD_FAMILY_##FAM] = {.name = "portable", .blocks.fam = fd_##fam##_blocks_portable},
+/* Until a selection, every family's portable kernel. */
+#define PORTABLE_KERNEL(fam, FAM, ...) [FD_FAMILY_##FAM] = PORTABLE_ROW(fam),
 fd_kernel fd_active_kernels[FD_FAMILY_COUNT] = {FD_FAMILIES(PORTABLE_KERNEL)};
 #undef PORTABLE_KERNEL
 
