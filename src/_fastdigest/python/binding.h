@@ -124,7 +124,7 @@ PyObject *fd_keyword_argument(PyObject *const *args, Py_ssize_t nargs, PyObject 
 /* A new ASCII str of the digest in lowercase hexadecimal, as hashlib's. */
 PyObject *fd_hex_string(const uint8_t *digest, size_t digest_len);
 
-/* A new dict from every spelling hashlib.new() accepts for the eight
+/* A new dict from every spelling hashlib.new() accepts for fastdigest's
  * algorithms, in lowercase, to the algorithm's id (the module state's
  * algorithm_ids). */
 PyObject *fd_make_algorithm_ids(void);

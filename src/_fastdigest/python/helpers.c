@@ -260,62 +260,66 @@ PyObject *fd_hex_string(const uint8_t *digest, size_t digest_len)
 
 /* ---- names ----------------------------------------------------------------- */
 
-/* Every spelling hashlib.new() accepts for these algorithms on OpenSSL 3, in
- * lowercase: Python's names, OpenSSL's names and aliases, and the OIDs. */
+/* Every other spelling hashlib.new() accepts for these algorithms on
+ * OpenSSL 3, in lowercase, besides Python's names (each algorithm's own, of
+ * FD_ALGORITHMS): OpenSSL's names and aliases, and the OIDs. */
 static const struct {
     const char *alias;
     enum fd_algorithm_id id;
 } algorithm_aliases[] = {
-    {"md5", FD_MD5},
     {"ssl3-md5", FD_MD5},
     {"1.2.840.113549.2.5", FD_MD5},
-    {"sha1", FD_SHA1},
     {"sha-1", FD_SHA1},
     {"ssl3-sha1", FD_SHA1},
     {"1.3.14.3.2.26", FD_SHA1},
-    {"sha224", FD_SHA224},
     {"sha-224", FD_SHA224},
     {"sha2-224", FD_SHA224},
     {"2.16.840.1.101.3.4.2.4", FD_SHA224},
-    {"sha256", FD_SHA256},
     {"sha-256", FD_SHA256},
     {"sha2-256", FD_SHA256},
     {"2.16.840.1.101.3.4.2.1", FD_SHA256},
-    {"sha384", FD_SHA384},
     {"sha-384", FD_SHA384},
     {"sha2-384", FD_SHA384},
     {"2.16.840.1.101.3.4.2.2", FD_SHA384},
-    {"sha512", FD_SHA512},
     {"sha-512", FD_SHA512},
     {"sha2-512", FD_SHA512},
     {"2.16.840.1.101.3.4.2.3", FD_SHA512},
-    {"sha512_224", FD_SHA512_224},
     {"sha512-224", FD_SHA512_224},
     {"sha-512/224", FD_SHA512_224},
     {"sha2-512/224", FD_SHA512_224},
     {"2.16.840.1.101.3.4.2.5", FD_SHA512_224},
-    {"sha512_256", FD_SHA512_256},
     {"sha512-256", FD_SHA512_256},
     {"sha-512/256", FD_SHA512_256},
     {"sha2-512/256", FD_SHA512_256},
     {"2.16.840.1.101.3.4.2.6", FD_SHA512_256},
 };
 
+/* Maps name to id in ids: 0, or -1 with an exception set. */
+static int add_algorithm_id(PyObject *ids, const char *name, enum fd_algorithm_id id)
+{
+    PyObject *value = PyLong_FromLong(id);
+    int result = value == NULL ? -1 : PyDict_SetItemString(ids, name, value);
+    Py_XDECREF(value);
+    return result;
+}
+
 PyObject *fd_make_algorithm_ids(void)
 {
     PyObject *ids = PyDict_New();
     if (ids == NULL)
         return NULL;
+    for (int id = 0; id < FD_ALGORITHM_COUNT; id++) {
+        if (add_algorithm_id(ids, fd_algorithms[id].name, (enum fd_algorithm_id)id) < 0)
+            goto error;
+    }
     for (size_t i = 0; i < sizeof algorithm_aliases / sizeof algorithm_aliases[0]; i++) {
-        PyObject *id = PyLong_FromLong(algorithm_aliases[i].id);
-        int failed = id == NULL || PyDict_SetItemString(ids, algorithm_aliases[i].alias, id) < 0;
-        Py_XDECREF(id);
-        if (failed) {
-            Py_DECREF(ids);
-            return NULL;
-        }
+        if (add_algorithm_id(ids, algorithm_aliases[i].alias, algorithm_aliases[i].id) < 0)
+            goto error;
     }
     return ids;
+error:
+    Py_DECREF(ids);
+    return NULL;
 }
 
 PyObject *fd_kernels_by_algorithm(const char *const kernel_of_family[FD_FAMILY_COUNT])
@@ -340,7 +344,7 @@ PyObject *fd_kernels_by_algorithm(const char *const kernel_of_family[FD_FAMILY_C
  * also accepts a known name followed by spaces ('sha256 '), which 3.0
  * refuses, so for such a name the hashlib beside fastdigest decides: asked
  * with the name alone, it answers with an object whose name is one of the
- * eight, or refuses. Returns the id, -1 where hashlib refuses or the name is
+ * algorithms, or refuses. Returns the id, -1 where hashlib refuses or the name is
  * no padded alias (no exception set), or -2 with an exception set. */
 static int lookup_padded_name(PyObject *module, fd_module_state *state, PyObject *name)
 {

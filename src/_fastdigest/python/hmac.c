@@ -4,7 +4,7 @@
  * arguments, raises the stdlib's errors and manages the GIL.
  *
  * What fastdigest does not implement goes to the stdlib: a digestmod that is
- * neither one of the eight names nor one of fastdigest's or hashlib's
+ * neither one of fastdigest's names nor one of its or hashlib's
  * constructors for them (say 'sha3_256', or a PEP 247 module) is passed on to hmac.new
  * or hmac.digest, and an unknown pbkdf2_hmac name to hashlib.pbkdf2_hmac,
  * with the caller's arguments unchanged. So every input the stdlib accepts
@@ -37,7 +37,7 @@ static int get_key_buffer(PyObject *key, Py_buffer *view)
     return PyObject_GetBuffer(key, view, PyBUF_SIMPLE);
 }
 
-/* The algorithm fastdigest runs for a digestmod: one of the eight names (as
+/* The algorithm fastdigest runs for a digestmod: one of its names (as
  * new() looks them up) or one of the module's constructors. Returns the id,
  * FOREIGN_DIGESTMOD when the stdlib should handle it, or -1 with an
  * exception set. */
