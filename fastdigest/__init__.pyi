@@ -12,7 +12,7 @@
 
 """hashlib's MD5, SHA-1 and SHA-2, faster: a drop-in for hashlib, written in C.
 
-Every public name of hashlib is here. The eight algorithms (md5, sha1, sha224, sha256, sha384,
+Every public name of hashlib is here. MD5, SHA-1 and SHA-2 (md5, sha1, sha224, sha256, sha384,
 sha512, sha512_224, sha512_256) are fastdigest's own; the rest of hashlib's namespace (sha3_*,
 shake_*, blake2b, blake2s, scrypt, and new() or pbkdf2_hmac() for their names) is the standard
 library's own objects, passed through untouched. Beyond hashlib: the one-shots digest() and
@@ -93,7 +93,7 @@ def surrogate_key(
             pyarrow's Table.from_pandas, without the index).
         columns: The names of the columns to key on, in order (a list or tuple of str, one or
             more; a name may repeat).
-        name: As for digest(): one of the eight algorithms, or a fastdigest constructor. dbt
+        name: As for digest(): one of fastdigest's algorithms, or a fastdigest constructor. dbt
             uses md5.
         separator: What is written between two columns' texts.
         null: What is written for a null (dbt's variable `surrogate_key_treat_nulls_as_empty_strings`
@@ -189,17 +189,17 @@ algorithms_guaranteed: frozenset[str]
 """hashlib.algorithms_guaranteed, as a frozenset: the names every Python's hashlib has.
 
 Like hashlib's, it leaves out sha512_224 and sha512_256, which fastdigest always has; the keys of
-`implementation` are fastdigest's eight. Looked up in hashlib on first use.
+`implementation` are fastdigest's algorithms. Looked up in hashlib on first use.
 """
 
 algorithms_available: frozenset[str]
-"""hashlib.algorithms_available and fastdigest's eight, as a frozenset: every name new() accepts.
+"""hashlib.algorithms_available and fastdigest's algorithms, as a frozenset: every name new() accepts.
 
 Looked up in hashlib on first use.
 """
 
 implementation: dict[str, str]
-"""The kernel each of the eight algorithms runs in this process for one message at a time (hash
+"""The kernel each of fastdigest's algorithms runs in this process for one message at a time (hash
 objects, the one-shots, HMAC, PBKDF2, files), by algorithm name.
 
 Chosen once, at import, from the CPU's features (less those FASTDIGEST_DISABLE hides), or the
@@ -339,7 +339,7 @@ def set_gil_minsize(minsize: SupportsIndex, /) -> int:
 
 @final
 class HASH:
-    """A hash object of one of the eight algorithms, as hashlib's are.
+    """A hash object of one of fastdigest's algorithms, as hashlib's are.
 
     Made by the constructors (md5() ... sha512_256()), new(), file_digest() and from_state();
     calling HASH itself raises TypeError (`cannot create 'fastdigest.HASH' instances`). Beyond
@@ -403,16 +403,16 @@ class HASH:
     def __deepcopy__(self, memo: dict[int, Any], /) -> Self:
         """copy.deepcopy(): the same as copy(); the state refers to no other object."""
 
-# hashlib's names of the eight algorithms. new() accepts them in any letter case, and their aliases
+# hashlib's names of fastdigest's algorithms. new() accepts them in any letter case, and their aliases
 # ('sha-256', OIDs) too; a name typed as a plain str may be one of them or any other.
 _FastdigestName: TypeAlias = Literal['md5', 'sha1', 'sha224', 'sha256', 'sha384', 'sha512', 'sha512_224', 'sha512_256']
 
-# fastdigest's hash object for the eight algorithms; any other name, with every keyword, goes to
+# fastdigest's hash object for its algorithms; any other name, with every keyword, goes to
 # hashlib.new, whose object (typed as typeshed types hashlib.new's) or exception it returns. The
 # signatures are those of this Python's hashlib: from 3.14, new(name, *args, **kwargs) in front of
 # OpenSSL's new(name, data=b'', *, usedforsecurity=True, string=None), and the constructors take
 # data or (deprecated from 3.15) string; before 3.14, new(name, data=b'', **kwargs), whose one keyword
-# for the eight is usedforsecurity, and constructors that take string. (3.13 took 3.14's signatures in a
+# for fastdigest's algorithms is usedforsecurity, and constructors that take string. (3.13 took 3.14's signatures in a
 # patch release, which fastdigest follows at run time; a stub can only tell minor versions apart, so these
 # give 3.13 its first releases' signatures.)
 # The reference (docs/reference) renders the last definition of each name: the newest Python's.
@@ -441,7 +441,7 @@ else:
     ) -> HASH:
         """Return a new hash object of the named algorithm, optionally fed data, as hashlib.new() does.
 
-        For the eight algorithms, name is any spelling hashlib.new() accepts for them, in any letter
+        For fastdigest's algorithms, name is any spelling hashlib.new() accepts for them, in any letter
         case: `'sha256'`, `'SHA256'`, `'sha-256'`, `'SHA2-256'`, `'sha512_224'`, `'SHA512-224'`, their
         OIDs (`'2.16.840.1.101.3.4.2.1'`). Any other name goes to the standard library's hashlib.new()
         with every argument as given (`new('sha3_256', data)`, `new('blake2b', digest_size=16)`), which
@@ -456,7 +456,7 @@ else:
                 deprecates it, and so does fastdigest there (DeprecationWarning).
 
         Returns:
-            A HASH for the eight algorithms; for any other name, what hashlib.new() returns.
+            A HASH for fastdigest's algorithms; for any other name, what hashlib.new() returns.
 
         Raises:
             TypeError: name is not a str (`new() argument 'name' must be str, not int`); data is a
@@ -669,7 +669,7 @@ def pbkdf2_hmac(
 ) -> bytes:
     """Derive a key from a password with PBKDF2-HMAC (PKCS #5 v2.0, RFC 8018), as hashlib.pbkdf2_hmac().
 
-    For the eight algorithms the whole derivation runs in C without the GIL; any other name goes to
+    For fastdigest's algorithms the whole derivation runs in C without the GIL; any other name goes to
     the standard library's hashlib.pbkdf2_hmac() with the arguments as given.
 
     Args:
@@ -768,7 +768,7 @@ def file_digest(
             them.
 
     Returns:
-        The hash object, fed the whole file: a HASH for the eight algorithms, else what digest
+        The hash object, fed the whole file: a HASH for fastdigest's algorithms, else what digest
             (or hashlib.new()) returns; for a tuple, a tuple of those.
 
     Raises:
@@ -805,7 +805,7 @@ def digest(name: _Algorithm, data: _ReadableBuffer, /) -> bytes:
     """Return the digest of data: new(name, data).digest() in one call, with no hash object made.
 
     Args:
-        name: One of the eight algorithms, by any name new() accepts for it, or one of fastdigest's
+        name: One of fastdigest's algorithms, by any name new() accepts for it, or one of fastdigest's
             constructors (fastdigest.sha256).
         data: The message: any C-contiguous buffer.
 
@@ -813,7 +813,7 @@ def digest(name: _Algorithm, data: _ReadableBuffer, /) -> bytes:
         The digest, as bytes.
 
     Raises:
-        ValueError: name is not one of the eight algorithms (`unsupported hash type NAME`; the
+        ValueError: name is not one of fastdigest's algorithms (`unsupported hash type NAME`; the
             one-shots do not pass other names to hashlib).
         TypeError: name is neither a str nor a fastdigest constructor (`digest() argument 1 must
             be str or a fastdigest constructor, not ...`); data is a str or has no buffer; not
@@ -832,7 +832,7 @@ def hexdigest(name: _Algorithm, data: _ReadableBuffer, /) -> str:
         The digest as lowercase hexadecimal digits.
 
     Raises:
-        ValueError: name is not one of the eight algorithms (`unsupported hash type NAME`).
+        ValueError: name is not one of fastdigest's algorithms (`unsupported hash type NAME`).
         TypeError: name is neither a str nor a fastdigest constructor; data is a str or has no
             buffer; not exactly two arguments.
         BufferError: data is not C-contiguous.
@@ -862,7 +862,7 @@ def digest_many(
     one may have been written.
 
     Args:
-        name: As for digest(): one of the eight algorithms, or a fastdigest constructor.
+        name: As for digest(): one of fastdigest's algorithms, or a fastdigest constructor.
         messages: Any iterable of C-contiguous buffers; or a 2-D buffer whose rows are each
             contiguous (a C-contiguous NumPy `(n, k)` array, rows of one picked at a stride, a
             memoryview cast to two dimensions), which is n messages of its rows' bytes, read in
@@ -881,7 +881,7 @@ def digest_many(
         A list of digests, one bytes object per message, in the messages' order; with out=, out.
 
     Raises:
-        ValueError: name is not one of the eight algorithms (`unsupported hash type NAME`); threads
+        ValueError: name is not one of fastdigest's algorithms (`unsupported hash type NAME`); threads
             is less than 1; out is not exactly the digests' size (`digest_many() argument 'out'
             must be 64 bytes long (2 digests of 32 bytes), not 63`); an item shares memory with
             out (`digest_many() item 3 shares memory with argument 'out'`).
@@ -918,7 +918,7 @@ def digest_files(name: _Algorithm, paths: Iterable[_Path], /, *, threads: Suppor
     read, to run the signal handlers: Ctrl-C raises KeyboardInterrupt from the call.
 
     Args:
-        name: As for digest_many(): one of the eight algorithms, or a fastdigest constructor; or
+        name: As for digest_many(): one of fastdigest's algorithms, or a fastdigest constructor; or
             a tuple of them (repeats allowed), for one tuple of digests per file, in that order.
         paths: Any iterable of str, bytes or os.PathLike paths (not a single str or bytes), as
             open() takes them; relative to the current directory. Symbolic links are followed. A
@@ -940,7 +940,7 @@ def digest_files(name: _Algorithm, paths: Iterable[_Path], /, *, threads: Suppor
             first in the paths' order, whatever the threads. Nothing is returned then. On
             Windows the error carries winerror, as the system reported it (a directory is
             PermissionError there, as for open()).
-        ValueError: name is not one of the eight algorithms (`unsupported hash type NAME`), or an
+        ValueError: name is not one of fastdigest's algorithms (`unsupported hash type NAME`), or an
             empty tuple; a path holds a NUL (`embedded null byte`); threads is less than 1.
         TypeError: name is neither a str, a fastdigest constructor nor a tuple of them; paths is
             not iterable, or is a single str or bytes; an item is no path, named by its position
@@ -1057,7 +1057,7 @@ def digest_array(
     its elements' or fields' nullness and lengths, so that layouts and producers agree.
 
     Args:
-        name: As for digest(): one of the eight algorithms, or a fastdigest constructor.
+        name: As for digest(): one of fastdigest's algorithms, or a fastdigest constructor.
         array: An object with `__arrow_c_array__` (pyarrow arrays and record batches) or
             `__arrow_c_stream__` (chunked arrays, tables, polars Series and DataFrames, DuckDB
             relations, pandas Series 3.0+), of any Arrow type but a union (an extension type as
@@ -1080,7 +1080,7 @@ def digest_array(
             '+ud:0,1' (a dense union)`), or is nested more than 64 levels deep; name is neither a
             str nor a fastdigest constructor; threads is a bool, a float or anything without
             `__index__`.
-        ValueError: name is not one of the eight algorithms (`unsupported hash type NAME`); threads
+        ValueError: name is not one of fastdigest's algorithms (`unsupported hash type NAME`); threads
             is less than 1; the C structs the producer exported are inconsistent (a capsule already
             consumed, a negative or overflowing length or offset, a wrong buffer or child count,
             decreasing offsets, a list or view outside its child or buffers, run ends that do not
@@ -1117,7 +1117,7 @@ def digest_rows(
     same row from any producer or layout gives the same digest. A row of nulls has a digest.
 
     Args:
-        name: As for digest(): one of the eight algorithms, or a fastdigest constructor.
+        name: As for digest(): one of fastdigest's algorithms, or a fastdigest constructor.
         table: An object with `__arrow_c_array__` or `__arrow_c_stream__` whose Arrow type is a
             struct: a pyarrow Table, RecordBatch or RecordBatchReader, a polars or pandas
             DataFrame, a DuckDB relation, a struct array (whose null rows hash as rows of nulls).

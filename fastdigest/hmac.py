@@ -1,6 +1,6 @@
 """HMAC (RFC 2104) on fastdigest's hashes: a drop-in for the standard library's hmac module.
 
-new(), digest(), compare_digest, the HMAC type and digest_size behave as hmac's do. For the eight
+new(), digest(), compare_digest, the HMAC type and digest_size behave as hmac's do. For the
 algorithms fastdigest implements, given by name (as hashlib.new() accepts them), as a fastdigest
 constructor such as fastdigest.sha256, or as hashlib's own constructor such as hashlib.sha256, the
 work is done in C: the key's inner and outer states are computed once per object and kept inline,

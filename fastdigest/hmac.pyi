@@ -8,7 +8,7 @@
 
 """HMAC (RFC 2104) on fastdigest's hashes: a drop-in for the standard library's hmac module.
 
-For the eight algorithms, given by name, as a fastdigest constructor (fastdigest.sha256) or as
+For fastdigest's algorithms, given by name, as a fastdigest constructor (fastdigest.sha256) or as
 hashlib's (hashlib.sha256), the work is done in C. Any other digestmod (a name fastdigest lacks
 such as 'sha3_256', another callable, a PEP 247 module) is handed to the standard library's hmac
 with the same arguments, which returns its own hmac.HMAC and raises its own errors.
@@ -40,7 +40,7 @@ trans_36: bytes
 
 @final
 class HMAC:
-    """An HMAC object (RFC 2104) of one of the eight algorithms.
+    """An HMAC object (RFC 2104) of one of fastdigest's algorithms.
 
     Made by new(), or by calling HMAC as new() is called (with the same arguments, results and
     errors). The key's inner and outer states are computed once and kept in the object, so copy()
@@ -96,13 +96,13 @@ def new(key: bytes | bytearray, msg: _ReadableBuffer | None = None, digestmod: L
     Args:
         key: The key: bytes or bytearray, as the standard library takes it.
         msg: Initial message data, or None.
-        digestmod: Required. One of the eight algorithms by name (`'sha256'`, as new() takes names),
+        digestmod: Required. One of fastdigest's algorithms by name (`'sha256'`, as new() takes names),
             or fastdigest's or hashlib's constructor for one (fastdigest.sha256, hashlib.sha256).
             Anything else the standard library accepts (`'sha3_256'`, another callable, a PEP 247
             module) is handed to hmac.new() with the same arguments.
 
     Returns:
-        A fastdigest HMAC for the eight algorithms; for any other digestmod, the standard library's
+        A fastdigest HMAC for fastdigest's algorithms; for any other digestmod, the standard library's
             hmac.HMAC.
 
     Raises:
@@ -130,7 +130,7 @@ def digest(key: _ReadableBuffer, msg: _ReadableBuffer, digest: _DigestMod) -> by
     Args:
         key: The key: any C-contiguous buffer.
         msg: The message: any C-contiguous buffer.
-        digest: As new()'s digestmod: one of the eight algorithms by name or constructor; anything
+        digest: As new()'s digestmod: one of fastdigest's algorithms by name or constructor; anything
             else is handed to the standard library's hmac.digest().
 
     Returns:
@@ -157,7 +157,7 @@ def digest_many(
 ) -> list[bytes]:
     """Return the HMAC of each message under one key, in order: `[digest(key, m, digest) for m in messages]`.
 
-    For the eight algorithms the key's inner and outer states are computed once; each message then
+    For fastdigest's algorithms the key's inner and outer states are computed once; each message then
     goes through a lane of the multi-buffer kernels from the keyed inner state, and on with the
     outer hash of its inner digest in the same lanes, without the GIL and, for a large batch, on
     several threads, as fastdigest.digest_many() hashes. messages, threads and out are as
@@ -169,7 +169,7 @@ def digest_many(
     Args:
         key: The key: any C-contiguous buffer.
         messages: Any iterable of C-contiguous buffers, or a 2-D buffer whose rows are the messages.
-        digest: As for digest(): one of the eight algorithms by name or constructor (fastdigest's
+        digest: As for digest(): one of fastdigest's algorithms by name or constructor (fastdigest's
             or hashlib's); anything else goes to the standard library's hmac.digest().
         threads: As for fastdigest.digest_many(): the most threads, the calling one included.
         out: None for a list; or a writable C-contiguous buffer of exactly n x digest_size bytes

@@ -11,6 +11,7 @@ pipe, and the quoting of names in messages, which depends on the locale of the p
 import hashlib
 import io
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -429,6 +430,25 @@ def test_usage_errors_equal_coreutils(in_dir, args):
     expected = run_coreutils('sha256', args)
     assert expected[0] == 1
     assert run_ours(args) == expected
+
+
+def test_the_algorithms_are_the_extensions():
+    # The command takes its algorithms from the extension's table, not a list of its own: --help, the
+    # names a bad -a lists, and the tags all name exactly the table's algorithms, in its order.
+    names = list(fastdigest._fastdigest._algorithms)
+    _, out, _ = run_ours([b'--help'])
+    paragraph = out.split(b'-a, --algorithm=ALGO')[1].split(b';')[0]
+    assert [item.split()[0].decode() for item in paragraph.split(b',')] == names
+    _, _, err = run_ours([b'-a', b'crc32', b'x'])
+    assert [name.decode() for name in re.findall(rb"\n  - '([a-z0-9_]+)'", err)] == names
+    assert list(TAG_NAMES) == names
+    # coreutils' tags, where it has a tool, and Perl's shasum's for SHA-512/224 and /256.
+    assert {name: TAG_NAMES[name] for name in ('md5', 'sha1', 'sha512', 'sha512_224')} == {
+        'md5': b'MD5',
+        'sha1': b'SHA1',
+        'sha512': b'SHA512',
+        'sha512_224': b'SHA512/224',
+    }
 
 
 def test_bad_algorithm_is_a_usage_error():
