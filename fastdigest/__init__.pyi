@@ -24,7 +24,7 @@ of every kernel this CPU runs (self_test()).
 
 import os
 import sys
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 
 # The rest of hashlib's namespace is the standard library's own objects at runtime, so it is typed by
 # typeshed's hashlib stubs. (scrypt exists only where hashlib has it.)
@@ -265,6 +265,11 @@ class SelfTestReport(NamedTuple):
     them; those this CPU does not run have `ran` False."""
     seed: int
     """The seed of the random inputs: `self_test(seed=...)` runs the same inputs again."""
+    references: Mapping[str, str]
+    """What each algorithm's results were compared with, by algorithm name: `'hashlib'` (the
+    standard library's hashlib, hmac and hashlib.pbkdf2_hmac), or `'portable'` where this Python's
+    hashlib lacks the algorithm (this build's portable C kernel, with HMAC and PBKDF2 computed over
+    it by the self-test itself)."""
     @property
     def passed(self) -> bool:
         """True when every kernel that ran passed: what `python -m fastdigest --self-test` exits 0
@@ -280,7 +285,8 @@ def self_test(*, seed: int | None = None) -> SelfTestReport:
     random lengths at random alignments against the standard library's hashlib, and HMAC and PBKDF2
     (with each kernel's own code for them, where it has some) against hmac and
     hashlib.pbkdf2_hmac; a multi-buffer kernel hashes batches of such messages, and derives PBKDF2
-    keys through its lanes where it can. It takes well under a second on a current CPU.
+    keys through its lanes where it can. An algorithm this Python's hashlib lacks is compared with
+    this build's portable C kernel instead, and the report's `references` say which was used. It takes well under a second on a current CPU.
     `python -m fastdigest --self-test` prints the report and exits 1 if anything differed.
 
     The kernels are run directly, never installed: what this process hashes with stays as it was,

@@ -119,6 +119,93 @@ def test_a_wrong_kernel_is_reported(monkeypatch, report):
     assert f'{victim.kernel}' in printed and 'FAILED' in printed.splitlines()[-1]
 
 
+class HashlibWithout:
+    """The standard library's hashlib as a Python without some algorithms has it: new() refuses them as
+    hashlib refuses a name it does not know."""
+
+    def __init__(self, missing):
+        self.missing = missing
+
+    def __getattr__(self, name):
+        return getattr(STDLIB_HASHLIB, name)
+
+    def new(self, name, *args, **kwargs):
+        if name in self.missing:
+            raise ValueError(f'unsupported hash type {name}')
+        return STDLIB_HASHLIB.new(name, *args, **kwargs)
+
+    def pbkdf2_hmac(self, name, *args):
+        if name in self.missing:
+            raise ValueError(f'unsupported hash type {name}')
+        return STDLIB_HASHLIB.pbkdf2_hmac(name, *args)
+
+
+def without_in_stdlib(monkeypatch, missing):
+    stdlib_module = _self_test._stdlib_module
+    hashlib = HashlibWithout(missing)
+    monkeypatch.setattr(_self_test, '_stdlib_module', lambda name: hashlib if name == 'hashlib' else stdlib_module(name))
+
+
+def test_an_algorithm_hashlib_lacks_is_compared_with_the_portable_kernel(monkeypatch, report):
+    # A family OpenSSL does not offer (MD4 on OpenSSL 3) is self-tested all the same: against the portable
+    # C kernel, with HMAC and PBKDF2 written out in the self-test, and the report says so.
+    without_in_stdlib(monkeypatch, {'sha512_224'})
+    other = fastdigest.self_test(seed=report.seed)
+    assert other.passed, _self_test.format_report(other)
+    assert other.references == {
+        name: 'portable' if name == 'sha512_224' else 'hashlib' for name in fastdigest._fastdigest._algorithms
+    }
+    assert report.references == dict.fromkeys(fastdigest._fastdigest._algorithms, 'hashlib')
+    header = _self_test.format_report(other).splitlines()[:3]
+    assert header[2] == "  this build's portable C kernel, as this Python's hashlib lacks them, for sha512_224", header
+    # Every kernel but the reference itself is compared as many times as before; the portable kernel is
+    # not compared with itself.
+    for before, after in zip(report.kernels, other.kernels):
+        if before.family == 'sha512' and before.kernel == 'portable':
+            assert after.checks < before.checks
+        else:
+            assert after.checks == before.checks, (before, after)
+
+
+def test_a_wrong_kernel_is_reported_against_the_portable_kernel(monkeypatch, report):
+    without_in_stdlib(monkeypatch, {'sha512_224'})
+    victim = next(
+        (kernel for kernel in report.kernels if kernel.ran and kernel.family == 'sha512' and kernel.kernel != 'portable'),
+        None,
+    )
+    if victim is None:
+        pytest.skip('this CPU runs no SHA-512 kernel but the portable one, the reference itself')
+    functions = fastdigest._fastdigest
+
+    def wrong(result, kernel):
+        return bytes([result[0] ^ 1]) + result[1:] if kernel == victim.kernel else result
+
+    class WrongFor:
+        def __getattr__(self, name):
+            return getattr(functions, name)
+
+        @staticmethod
+        def _digest_with(kernel, algorithm, data):
+            digest = functions._digest_with(kernel, algorithm, data)
+            return wrong(digest, kernel) if algorithm == 'sha512_224' else digest
+
+        @staticmethod
+        def _hmac_with(kernel, algorithm, key, message):
+            mac = functions._hmac_with(kernel, algorithm, key, message)
+            return wrong(mac, kernel) if algorithm == 'sha512_224' else mac
+
+        @staticmethod
+        def _digest_many_with(kernel, algorithm, data, spans):
+            digests = functions._digest_many_with(kernel, algorithm, data, spans)
+            return [wrong(digest, kernel) for digest in digests] if algorithm == 'sha512_224' else digests
+
+    monkeypatch.setattr(_self_test, '_fastdigest', WrongFor())
+    broken = fastdigest.self_test(seed=report.seed)
+    failed = [kernel for kernel in broken.kernels if kernel.ran and not kernel.passed]
+    assert [(kernel.family, kernel.kernel) for kernel in failed] == [(victim.family, victim.kernel)]
+    assert all('sha512_224' in failure for failure in failed[0].failures), failed[0].failures
+
+
 def run_command(*arguments, environment=None):
     return subprocess.run(
         [sys.executable, '-m', 'fastdigest', *arguments],
