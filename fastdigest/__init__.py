@@ -53,20 +53,16 @@ from fastdigest._fastdigest import (
     get_gil_minsize,
     hexdigest,
     implementation,
-    md5,
     new,
     pbkdf2_hmac,
     set_gil_minsize,
-    sha1,
-    sha224,
-    sha256,
-    sha384,
-    sha512,
-    sha512_224,
-    sha512_256,
     surrogate_key,
 )
 from fastdigest._version import __version__ as __version__
+
+# A constructor for each of the extension's algorithms (md5, sha256, ...), named as hashlib names it: the
+# extension makes them from its table of algorithms, and hands them over by name in _algorithms.
+globals().update(_fastdigest._algorithms)
 
 __all__ = [
     'HASH',
@@ -92,25 +88,18 @@ __all__ = [
     'get_include',
     'hexdigest',
     'implementation',
-    'md5',
     'new',
     'pbkdf2_hmac',
     'self_test',
     'set_gil_minsize',
-    'sha1',
-    'sha224',
-    'sha256',
-    'sha384',
     'sha3_224',
     'sha3_256',
     'sha3_384',
     'sha3_512',
-    'sha512',
-    'sha512_224',
-    'sha512_256',
     'shake_128',
     'shake_256',
     'surrogate_key',
+    *_fastdigest._algorithms,
 ]
 # hashlib lists scrypt in its __all__ from 3.15, where it has it (from OpenSSL): so does fastdigest,
 # without importing OpenSSL to find out. Which Pythons do is the extension's decision (its _compat), as is
@@ -215,10 +204,10 @@ def __getattr__(name):
             raise AttributeError(f'module {__name__!r} has no attribute {name!r}') from None
     elif name == 'algorithms_guaranteed':
         # hashlib's set: what every Python's hashlib has. (It leaves out sha512_224 and sha512_256,
-        # which fastdigest always has; `implementation` lists the eight.)
+        # which fastdigest always has; `implementation` lists fastdigest's algorithms.)
         value = frozenset(_stdlib_hashlib().algorithms_guaranteed)
     elif name == 'algorithms_available':
-        # hashlib's set, which on any OpenSSL build already names the eight.
+        # hashlib's set and fastdigest's algorithms: every name new() accepts.
         value = frozenset(_stdlib_hashlib().algorithms_available | implementation.keys())
     elif name == 'batch_implementation':
         # Made on first use: the multi-buffer kernels are checked at the first batch, not at import.

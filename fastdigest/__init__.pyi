@@ -12,7 +12,7 @@
 
 """hashlib's MD5, SHA-1 and SHA-2, faster: a drop-in for hashlib, written in C.
 
-Every public name of hashlib is here. The eight algorithms (md5, sha1, sha224, sha256, sha384,
+Every public name of hashlib is here. MD5, SHA-1 and SHA-2 (md5, sha1, sha224, sha256, sha384,
 sha512, sha512_224, sha512_256) are fastdigest's own; the rest of hashlib's namespace (sha3_*,
 shake_*, blake2b, blake2s, scrypt, and new() or pbkdf2_hmac() for their names) is the standard
 library's own objects, passed through untouched. Beyond hashlib: the one-shots digest() and
@@ -24,7 +24,7 @@ of every kernel this CPU runs (self_test()).
 
 import os
 import sys
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 
 # The rest of hashlib's namespace is the standard library's own objects at runtime, so it is typed by
 # typeshed's hashlib stubs. (scrypt exists only where hashlib has it.)
@@ -93,7 +93,7 @@ def surrogate_key(
             pyarrow's Table.from_pandas, without the index).
         columns: The names of the columns to key on, in order (a list or tuple of str, one or
             more; a name may repeat).
-        name: As for digest(): one of the eight algorithms, or a fastdigest constructor. dbt
+        name: As for digest(): one of fastdigest's algorithms, or a fastdigest constructor. dbt
             uses md5.
         separator: What is written between two columns' texts.
         null: What is written for a null (dbt's variable `surrogate_key_treat_nulls_as_empty_strings`
@@ -190,17 +190,17 @@ algorithms_guaranteed: frozenset[str]
 """hashlib.algorithms_guaranteed, as a frozenset: the names every Python's hashlib has.
 
 Like hashlib's, it leaves out sha512_224 and sha512_256, which fastdigest always has; the keys of
-`implementation` are fastdigest's eight. Looked up in hashlib on first use.
+`implementation` are fastdigest's algorithms. Looked up in hashlib on first use.
 """
 
 algorithms_available: frozenset[str]
-"""hashlib.algorithms_available and fastdigest's eight, as a frozenset: every name new() accepts.
+"""hashlib.algorithms_available and fastdigest's algorithms, as a frozenset: every name new() accepts.
 
 Looked up in hashlib on first use.
 """
 
 implementation: dict[str, str]
-"""The kernel each of the eight algorithms runs in this process for one message at a time (hash
+"""The kernel each of fastdigest's algorithms runs in this process for one message at a time (hash
 objects, the one-shots, HMAC, PBKDF2, files), by algorithm name.
 
 Chosen once, at import, from the CPU's features (less those FASTDIGEST_DISABLE hides), or the
@@ -266,6 +266,11 @@ class SelfTestReport(NamedTuple):
     them; those this CPU does not run have `ran` False."""
     seed: int
     """The seed of the random inputs: `self_test(seed=...)` runs the same inputs again."""
+    references: Mapping[str, str]
+    """What each algorithm's results were compared with, by algorithm name: `'hashlib'` (the
+    standard library's hashlib, hmac and hashlib.pbkdf2_hmac), or `'portable'` where this Python's
+    hashlib lacks the algorithm (this build's portable C kernel, with HMAC and PBKDF2 computed over
+    it by the self-test itself)."""
     @property
     def passed(self) -> bool:
         """True when every kernel that ran passed: what `python -m fastdigest --self-test` exits 0
@@ -281,7 +286,8 @@ def self_test(*, seed: int | None = None) -> SelfTestReport:
     random lengths at random alignments against the standard library's hashlib, and HMAC and PBKDF2
     (with each kernel's own code for them, where it has some) against hmac and
     hashlib.pbkdf2_hmac; a multi-buffer kernel hashes batches of such messages, and derives PBKDF2
-    keys through its lanes where it can. It takes well under a second on a current CPU.
+    keys through its lanes where it can. An algorithm this Python's hashlib lacks is compared with
+    this build's portable C kernel instead, and the report's `references` say which was used. It takes well under a second on a current CPU.
     `python -m fastdigest --self-test` prints the report and exits 1 if anything differed.
 
     The kernels are run directly, never installed: what this process hashes with stays as it was,
@@ -340,7 +346,7 @@ def set_gil_minsize(minsize: SupportsIndex, /) -> int:
 
 @final
 class HASH:
-    """A hash object of one of the eight algorithms, as hashlib's are.
+    """A hash object of one of fastdigest's algorithms, as hashlib's are.
 
     Made by the constructors (md5() ... sha512_256()), new(), file_digest() and from_state();
     calling HASH itself raises TypeError (`cannot create 'fastdigest.HASH' instances`). Beyond
@@ -404,16 +410,16 @@ class HASH:
     def __deepcopy__(self, memo: dict[int, Any], /) -> Self:
         """copy.deepcopy(): the same as copy(); the state refers to no other object."""
 
-# hashlib's names of the eight algorithms. new() accepts them, and their aliases ('sha-256', OIDs), as
+# hashlib's names of fastdigest's algorithms. new() accepts them, and their aliases ('sha-256', OIDs), as
 # hashlib.new() does; a name typed as a plain str may be one of them or any other.
 _FastdigestName: TypeAlias = Literal['md5', 'sha1', 'sha224', 'sha256', 'sha384', 'sha512', 'sha512_224', 'sha512_256']
 
-# fastdigest's hash object for the eight algorithms; any other name, with every keyword, goes to
+# fastdigest's hash object for its algorithms; any other name, with every keyword, goes to
 # hashlib.new, whose object (typed as typeshed types hashlib.new's) or exception it returns. The
 # signatures are those of this Python's hashlib: from 3.14, new(name, *args, **kwargs) in front of
 # OpenSSL's new(name, data=b'', *, usedforsecurity=True, string=None), and the constructors take
 # data or (deprecated from 3.15) string; before 3.14, new(name, data=b'', **kwargs), whose one keyword
-# for the eight is usedforsecurity, and constructors that take string. (3.13 took 3.14's signatures in a
+# for fastdigest's algorithms is usedforsecurity, and constructors that take string. (3.13 took 3.14's signatures in a
 # patch release, which fastdigest follows at run time; a stub can only tell minor versions apart, so these
 # give 3.13 its first releases' signatures.)
 # The reference (docs/reference) renders the last definition of each name: the newest Python's.
@@ -442,7 +448,7 @@ else:
     ) -> HASH:
         """Return a new hash object of the named algorithm, optionally fed data, as hashlib.new() does.
 
-        For the eight algorithms, name is any spelling hashlib.new() accepts for them: OpenSSL's in
+        For fastdigest's algorithms, name is any spelling hashlib.new() accepts for them: OpenSSL's in
         any letter case (`'sha256'`, `'SHA256'`, `'Sha-256'`, `'SHA2-256'`, `'sha512-224'`, the OIDs
         such as `'2.16.840.1.101.3.4.2.1'`), and CPython's `'sha512_224'` and `'sha512_256'` in lower
         or upper case only (`'Sha512_224'` is refused, as hashlib refuses it). Any other name goes to the standard library's hashlib.new()
@@ -458,7 +464,7 @@ else:
                 deprecates it, and so does fastdigest there (DeprecationWarning).
 
         Returns:
-            A HASH for the eight algorithms; for any other name, what hashlib.new() returns.
+            A HASH for fastdigest's algorithms; for any other name, what hashlib.new() returns.
 
         Raises:
             TypeError: name is not a str (`new() argument 'name' must be str, not int`); data is a
@@ -671,7 +677,7 @@ def pbkdf2_hmac(
 ) -> bytes:
     """Derive a key from a password with PBKDF2-HMAC (PKCS #5 v2.0, RFC 8018), as hashlib.pbkdf2_hmac().
 
-    For the eight algorithms the whole derivation runs in C without the GIL; any other name goes to
+    For fastdigest's algorithms the whole derivation runs in C without the GIL; any other name goes to
     the standard library's hashlib.pbkdf2_hmac() with the arguments as given.
 
     Args:
@@ -770,7 +776,7 @@ def file_digest(
             them.
 
     Returns:
-        The hash object, fed the whole file: a HASH for the eight algorithms, else what digest
+        The hash object, fed the whole file: a HASH for fastdigest's algorithms, else what digest
             (or hashlib.new()) returns; for a tuple, a tuple of those.
 
     Raises:
@@ -807,7 +813,7 @@ def digest(name: _Algorithm, data: _ReadableBuffer, /) -> bytes:
     """Return the digest of data: new(name, data).digest() in one call, with no hash object made.
 
     Args:
-        name: One of the eight algorithms, by any name new() accepts for it, or one of fastdigest's
+        name: One of fastdigest's algorithms, by any name new() accepts for it, or one of fastdigest's
             constructors (fastdigest.sha256).
         data: The message: any C-contiguous buffer.
 
@@ -815,7 +821,7 @@ def digest(name: _Algorithm, data: _ReadableBuffer, /) -> bytes:
         The digest, as bytes.
 
     Raises:
-        ValueError: name is not one of the eight algorithms (`unsupported hash type NAME`; the
+        ValueError: name is not one of fastdigest's algorithms (`unsupported hash type NAME`; the
             one-shots do not pass other names to hashlib).
         TypeError: name is neither a str nor a fastdigest constructor (`digest() argument 1 must
             be str or a fastdigest constructor, not ...`); data is a str or has no buffer; not
@@ -834,7 +840,7 @@ def hexdigest(name: _Algorithm, data: _ReadableBuffer, /) -> str:
         The digest as lowercase hexadecimal digits.
 
     Raises:
-        ValueError: name is not one of the eight algorithms (`unsupported hash type NAME`).
+        ValueError: name is not one of fastdigest's algorithms (`unsupported hash type NAME`).
         TypeError: name is neither a str nor a fastdigest constructor; data is a str or has no
             buffer; not exactly two arguments.
         BufferError: data is not C-contiguous.
@@ -873,7 +879,7 @@ def digest_many(
     it.
 
     Args:
-        name: As for digest(): one of the eight algorithms, or a fastdigest constructor.
+        name: As for digest(): one of fastdigest's algorithms, or a fastdigest constructor.
         messages: Any iterable of C-contiguous buffers; or a 2-D buffer whose rows are each
             contiguous (a C-contiguous NumPy `(n, k)` array, rows of one picked at a stride, a
             memoryview cast to two dimensions), which is n messages of its rows' bytes, read in
@@ -896,7 +902,7 @@ def digest_many(
         order; with out=, out.
 
     Raises:
-        ValueError: name is not one of the eight algorithms (`unsupported hash type NAME`); threads
+        ValueError: name is not one of fastdigest's algorithms (`unsupported hash type NAME`); threads
             is less than 1; out is not exactly the digests' size (`digest_many() argument 'out'
             must be 64 bytes long (2 digests of 32 bytes), not 63`); an item shares memory with
             out (`digest_many() item 3 shares memory with argument 'out'`).
@@ -947,7 +953,7 @@ def digest_files(name: _Algorithm, paths: Iterable[_Path], /, *, threads: Suppor
     read, to run the signal handlers: Ctrl-C raises KeyboardInterrupt from the call.
 
     Args:
-        name: As for digest_many(): one of the eight algorithms, or a fastdigest constructor; or
+        name: As for digest_many(): one of fastdigest's algorithms, or a fastdigest constructor; or
             a tuple of them (repeats allowed), for one tuple of digests per file, in that order.
         paths: Any iterable of str, bytes or os.PathLike paths (not a single str or bytes), as
             open() takes them; relative to the current directory. Symbolic links are followed. A
@@ -969,7 +975,7 @@ def digest_files(name: _Algorithm, paths: Iterable[_Path], /, *, threads: Suppor
             first in the paths' order, whatever the threads. Nothing is returned then. On
             Windows the error carries winerror, as the system reported it (a directory is
             PermissionError there, as for open()).
-        ValueError: name is not one of the eight algorithms (`unsupported hash type NAME`), or an
+        ValueError: name is not one of fastdigest's algorithms (`unsupported hash type NAME`), or an
             empty tuple; a path holds a NUL (`embedded null byte`); threads is less than 1.
         TypeError: name is neither a str, a fastdigest constructor nor a tuple of them; paths is
             not iterable, or is a single str or bytes; an item is no path, named by its position
@@ -1086,7 +1092,7 @@ def digest_array(
     its elements' or fields' nullness and lengths, so that layouts and producers agree.
 
     Args:
-        name: As for digest(): one of the eight algorithms, or a fastdigest constructor.
+        name: As for digest(): one of fastdigest's algorithms, or a fastdigest constructor.
         array: An object with `__arrow_c_array__` (pyarrow arrays and record batches) or
             `__arrow_c_stream__` (chunked arrays, tables, polars Series and DataFrames, DuckDB
             relations, pandas Series 3.0+), of any Arrow type but a union (an extension type as
@@ -1109,7 +1115,7 @@ def digest_array(
             '+ud:0,1' (a dense union)`), or is nested more than 64 levels deep; name is neither a
             str nor a fastdigest constructor; threads is a bool, a float or anything without
             `__index__`.
-        ValueError: name is not one of the eight algorithms (`unsupported hash type NAME`); threads
+        ValueError: name is not one of fastdigest's algorithms (`unsupported hash type NAME`); threads
             is less than 1; the C structs the producer exported are inconsistent (a capsule already
             consumed, a negative or overflowing length or offset, a wrong buffer or child count,
             decreasing offsets, a list or view outside its child or buffers, run ends that do not
@@ -1146,7 +1152,7 @@ def digest_rows(
     same row from any producer or layout gives the same digest. A row of nulls has a digest.
 
     Args:
-        name: As for digest(): one of the eight algorithms, or a fastdigest constructor.
+        name: As for digest(): one of fastdigest's algorithms, or a fastdigest constructor.
         table: An object with `__arrow_c_array__` or `__arrow_c_stream__` whose Arrow type is a
             struct: a pyarrow Table, RecordBatch or RecordBatchReader, a polars or pandas
             DataFrame, a DuckDB relation, a struct array (whose null rows hash as rows of nulls).
@@ -1203,7 +1209,7 @@ def fingerprint(name: _Algorithm, obj: object, /, *, hex: Literal[False] = False
     from its own storage (a subclass's `__len__`, `__iter__` or `items` is never called).
 
     Args:
-        name: As for digest(): one of the eight algorithms, or a fastdigest constructor.
+        name: As for digest(): one of fastdigest's algorithms, or a fastdigest constructor.
         obj: None, a bool, int (any size), float, complex, str, bytes, bytearray or memoryview; a
             list, tuple, dict, set or frozenset of such values (subclasses as their base types);
             a datetime.date, time, datetime or timedelta (not their subclasses); a

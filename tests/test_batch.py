@@ -683,7 +683,8 @@ def test_threads_of_several_callers_at_once():
 
 def test_batch_implementation_names_every_algorithm():
     batch = fastdigest.batch_implementation
-    assert set(batch) == set(ALGORITHMS)
+    assert list(batch) == list(fastdigest._fastdigest._algorithms)
+    assert set(ALGORITHMS) <= set(batch)
     for name, kernel in batch.items():
         if kernel in MULTI_BUFFER_KERNELS:
             continue
@@ -744,15 +745,15 @@ def test_portable_backend_in_child():
 import hashlib, json, random, fastdigest
 rng = random.Random(5)
 ok = True
-for name in sorted(fastdigest.implementation):
+for name in ALGORITHMS:
     messages = [rng.randbytes(rng.randrange(400)) for _ in range(rng.randrange(60))]
     ok &= fastdigest.digest_many(name, messages) == [hashlib.new(name, m).digest() for m in messages]
 print(json.dumps([fastdigest.batch_implementation, ok]))
-"""
+""".replace('ALGORITHMS', repr(ALGORITHMS))
     result = subprocess.run([sys.executable, '-c', code], env=environment, capture_output=True, text=True)
     assert result.returncode == 0, result.stderr
     batch_implementation, ok = json.loads(result.stdout)
-    assert batch_implementation == {name: 'portable' for name in ALGORITHMS}
+    assert batch_implementation == {name: 'portable' for name in fastdigest._fastdigest._algorithms}
     assert ok
 
 

@@ -24,9 +24,8 @@
  * that is of no built-in type. */
 #include "python/binding.h"
 
+#include <datetime.h>
 #include <string.h>
-
-#include "datetime.h"
 
 #include "data/arrow_import.h"
 #include "data/fingerprint.h"
