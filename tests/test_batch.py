@@ -118,7 +118,7 @@ def test_any_iterable():
     assert fastdigest.digest_many('sha256', {m: None for m in messages}) == expected('sha256', dict.fromkeys(messages))
 
 
-# digest_many works through a batch in chunks (2048 messages: python/batch.h): each chunk's items are
+# digest_many works through a batch in chunks (2048 messages: python/hash_api/batch.h): each chunk's items are
 # located, its results made and the chunk hashed before the next is read. These sizes and positions cross
 # the chunk boundaries at 2048 and 4096 (any other chunk size still gets several chunks here).
 CHUNKED_COUNT = 2 * 2048 + 7
@@ -437,7 +437,7 @@ def test_threads_hash_batches_at_once():
 # With more than one thread, a batch that surely has work for two threads (each message counts at least a block of
 # work, and a thread is worth 1 MiB: 32,768 messages of 64-byte blocks, 16,384 of 128-byte ones) is pipelined: other
 # threads hash its chunks of 2048 while the calling thread prepares the next. Any other batch goes chunk by chunk,
-# and a chunk whose own work is large (long messages) is cut into pieces for several threads (python/batch.c,
+# and a chunk whose own work is large (long messages) is cut into pieces for several threads (python/hash_api/batch.c,
 # hash/batch.c). THREADED_COUNT messages are enough for four threads at 64-byte blocks; other buffers stand at and
 # around the chunk seams, and at the start and end. A chunk or piece that no thread hashed would leave its results
 # as uninitialised bytes, which cannot equal hashlib's.

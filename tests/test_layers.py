@@ -61,6 +61,17 @@ def test_every_folder_has_a_layer():
     assert not unknown, f'folders of src/_fastdigest with no place in LAYERS (and docs/architecture.md): {unknown}'
 
 
+def test_no_folder_shadows_a_layer():
+    # A quoted include is looked up beside the including file first: a folder hash inside python
+    # would make every "hash/..." include of a file in python find that folder, not the core's.
+    shadowing = [
+        relative(path)
+        for path in SOURCE_ROOT.rglob('*')
+        if path.is_dir() and path.parent != SOURCE_ROOT and path.name in LAYERS
+    ]
+    assert not shadowing, f'folders named as a layer, which shadow it for the includes beside them: {shadowing}'
+
+
 def is_public_header(name):
     return not (SOURCE_ROOT / name).is_file() and (PUBLIC_INCLUDE / name).is_file()
 

@@ -6,7 +6,7 @@
  * fingerprint_scalars.c (bytes, str, numbers, dates and times, enum
  * members, dataclass instances) and fingerprint_arrays.c (NumPy and
  * Arrow), which come back to the walk only for the values inside theirs
- * (python/fingerprint.h holds what they share). data/fingerprint.h writes
+ * (python/data_api/fingerprint.h holds what they share). data/fingerprint.h writes
  * the bytes, and hashes them through a bounded buffer as they are written.
  *
  * What the walk reads and when. Each container is read once, when the walk
@@ -28,11 +28,11 @@
  * type exists only once its module is loaded): datetime, decimal, uuid,
  * enum, dataclasses and numpy, looked up once a call, at the first object
  * that is of no built-in type. */
-#include "python/fingerprint.h"
+#include "python/data_api/fingerprint.h"
 
 #include <datetime.h>
 
-#include "python/arrow_capsules.h"
+#include "python/data_api/arrow_capsules.h"
 
 /* ---- the types of loaded modules ---------------------------------------------- */
 

@@ -1,8 +1,8 @@
-/* What the files of fingerprint() share: python/fingerprint.c (the call,
+/* What the files of fingerprint() share: python/data_api/fingerprint.c (the call,
  * the walk that picks each object's rule, the containers),
- * python/fingerprint_scalars.c (the values read from one object each:
+ * python/data_api/fingerprint_scalars.c (the values read from one object each:
  * bytes and str, numbers, dates and times, enum members and dataclass
- * instances) and python/fingerprint_arrays.c (NumPy arrays and scalars,
+ * instances) and python/data_api/fingerprint_arrays.c (NumPy arrays and scalars,
  * Arrow values). Each of the last two encodes its kinds of value and comes
  * back to fd_walk_encode for a value inside one; the walk calls theirs.
  * Their names start with fd_walk_. The binding's other files see only

@@ -7,7 +7,7 @@
  * fields go back to fd_walk_encode. Here too are the writers of long runs
  * of bytes that the containers and the arrays share (hashed in place, the
  * GIL released). */
-#include "python/fingerprint.h"
+#include "python/data_api/fingerprint.h"
 
 #include <datetime.h>
 

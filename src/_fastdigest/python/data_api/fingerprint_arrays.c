@@ -6,12 +6,12 @@
  * because each has a section of docs/fingerprint.md and an interface of
  * its own to read, and holds many values in one buffer rather than Python
  * objects; an object array's elements go back to fd_walk_encode. */
-#include "python/fingerprint.h"
+#include "python/data_api/fingerprint.h"
 
 #include <string.h>
 
 #include "data/arrow_import.h"
-#include "python/arrow_capsules.h"
+#include "python/data_api/arrow_capsules.h"
 
 /* ---- NumPy ---------------------------------------------------------------------------- */
 

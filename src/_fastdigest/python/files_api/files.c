@@ -129,7 +129,7 @@ typedef struct signal_check {
     PyThreadState *saved;
 } signal_check;
 
-/* With a stop flag (fastdigest.aio's _stop, python/aio.c) instead: whether
+/* With a stop flag (fastdigest.aio's _stop, python/files_api/aio.c) instead: whether
  * the flag is still clear, read without the GIL before every chunk. A
  * signal is then the event loop's business, on its own thread. */
 static bool not_stopped(void *context)
