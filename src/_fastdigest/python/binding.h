@@ -249,6 +249,8 @@ int fd_hmac_module_exec(PyObject *module, fd_module_state *state);
 int fd_resume_module_exec(PyObject *module, fd_module_state *state);
 int fd_batch_module_exec(PyObject *module, fd_module_state *state);
 int fd_files_module_exec(PyObject *module, fd_module_state *state);
+/* parts.c: _hash_parts(), the parts of an S3 upload (fastdigest/_s3.py). */
+int fd_parts_module_exec(PyObject *module, fd_module_state *state);
 int fd_arrow_module_exec(PyObject *module, fd_module_state *state);
 int fd_surrogate_module_exec(PyObject *module, fd_module_state *state);
 /* capi.c: the C API's capsule, _C_API (fastdigest/include/fastdigest.h). */
