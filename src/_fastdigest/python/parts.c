@@ -1,7 +1,8 @@
-/* _hash_parts(path, name, part_size, threshold, threads, lanes): a file's
- * parts' digests as an S3 upload cuts it (files/parts.h), for
+/* _hash_parts(path, name, part_size, threshold, threads, lanes[, between]):
+ * a file's parts' digests as an S3 upload cuts it (files/parts.h), for
  * fastdigest/_s3.py, which checks the part size and builds the ETag and
- * checksums from them.
+ * checksums from them. between, for the tests, is called with the GIL
+ * between every two rounds of reads, where they change the file.
  *
  * With the GIL: the path converted as open() converts it, the file opened
  * and its size read from the open descriptor, which decides the upload's
@@ -31,20 +32,27 @@ static void raise_path_error(unsigned long error, PyObject *name)
 
 typedef struct signal_check {
     PyThreadState *saved;
+    PyObject *between; /* NULL, or the tests' callable */
 } signal_check;
 
 static bool no_signal_raised(void *context)
 {
     signal_check *check = context;
     PyEval_RestoreThread(check->saved);
-    const int raised = PyErr_CheckSignals();
+    int raised = PyErr_CheckSignals();
+    if (raised == 0 && check->between != NULL) {
+        PyObject *result = PyObject_CallNoArgs(check->between);
+        raised = result == NULL;
+        Py_XDECREF(result);
+    }
     check->saved = PyEval_SaveThread();
     return raised == 0;
 }
 
 /* The parts of an open file; the result tuple, or NULL with an exception. */
 static PyObject *hash_open_file(fd_parts_file *file, PyObject *name, enum fd_algorithm_id id,
-                                uint64_t part_size, uint64_t threshold, size_t threads, bool lanes)
+                                uint64_t part_size, uint64_t threshold, size_t threads, bool lanes,
+                                PyObject *between)
 {
     const uint64_t size = file->opened.size;
     if (!file->file.regular) {
@@ -82,7 +90,7 @@ static PyObject *hash_open_file(fd_parts_file *file, PyObject *name, enum fd_alg
     PyObject *digests = PyBytes_FromStringAndSize(NULL, (Py_ssize_t)(part_count * digest_len));
     if (digests == NULL)
         return NULL;
-    signal_check check;
+    signal_check check = {.between = between};
     const fd_parts_request request = {
         .file = file,
         .algorithm = id,
@@ -93,7 +101,7 @@ static PyObject *hash_open_file(fd_parts_file *file, PyObject *name, enum fd_alg
         .digests = (uint8_t *)PyBytes_AS_STRING(digests),
         .keep_going = no_signal_raised,
         .keep_going_context = &check,
-        .keep_going_ms = FD_FILES_KEEP_GOING_MS,
+        .keep_going_ms = between != NULL ? 0 : FD_FILES_KEEP_GOING_MS,
     };
     unsigned long error = 0;
     check.saved = PyEval_SaveThread();
@@ -117,25 +125,27 @@ static PyObject *hash_open_file(fd_parts_file *file, PyObject *name, enum fd_alg
         PyErr_NoMemory();
         break;
     case FD_PARTS_STOPPED:
-        /* The signal handler's exception is set. */
+        /* The signal handler's (or between's) exception is set. */
         break;
     }
     Py_DECREF(digests);
     return NULL;
 }
 
-PyDoc_STRVAR(hash_parts_doc,
-             "_hash_parts($module, path, name, part_size, threshold, threads, lanes, /)\n--\n\n"
-             "(size, multipart, digests): the digests of the parts S3 cuts the file\n"
-             "into, concatenated, for fastdigest._s3. Private.");
+PyDoc_STRVAR(
+    hash_parts_doc,
+    "_hash_parts($module, path, name, part_size, threshold, threads, lanes, between=None, /)\n"
+    "--\n\n"
+    "(size, multipart, digests): the digests of the parts S3 cuts the file\n"
+    "into, concatenated, for fastdigest._s3. Private.");
 
 static PyObject *fastdigest_hash_parts(PyObject *module, PyObject *args)
 {
-    PyObject *path, *algorithm_name, *threads_argument;
+    PyObject *path, *algorithm_name, *threads_argument, *between = Py_None;
     unsigned long long part_size, threshold;
     int lanes;
-    if (!PyArg_ParseTuple(args, "OOKKOp:_hash_parts", &path, &algorithm_name, &part_size,
-                          &threshold, &threads_argument, &lanes))
+    if (!PyArg_ParseTuple(args, "OOKKOp|O:_hash_parts", &path, &algorithm_name, &part_size,
+                          &threshold, &threads_argument, &lanes, &between))
         return NULL;
     if (part_size == 0) {
         PyErr_SetString(PyExc_ValueError, "_hash_parts: part_size must be positive");
@@ -190,7 +200,7 @@ static PyObject *fastdigest_hash_parts(PyObject *module, PyObject *args)
     }
     else {
         result = hash_open_file(&file, name, (enum fd_algorithm_id)id, part_size, threshold,
-                                threads, lanes != 0);
+                                threads, lanes != 0, between != Py_None ? between : NULL);
         fd_parts_close(&file);
     }
 #ifdef _WIN32
