@@ -13,8 +13,11 @@ from the callable _hash_parts calls there.
 
 import base64
 import hashlib
+import json
 import os
+import pathlib
 import random
+import subprocess
 import sys
 
 import pytest
@@ -385,3 +388,27 @@ def test_unreadable_file_raises_permission_error(tmp_path):
 def test_a_file_that_is_not_regular_raises_value_error():
     with pytest.raises(ValueError, match="is not a regular file: an upload's parts need the file's size first"):
         fastdigest.s3_etag('/dev/zero')
+
+
+# ---- the benchmark ----------------------------------------------------------------------------------------------
+
+BENCH_S3 = pathlib.Path(__file__).resolve().parent.parent / 'benchmarks' / 'bench_s3.py'
+
+
+@pytest.mark.threads
+@pytest.mark.skipif(not BENCH_S3.exists(), reason='benchmarks/ is not beside the tests (an installed copy)')
+def test_bench_s3_runs_at_tiny_sizes(tmp_path):
+    # A 12 MiB file, one round: the script checks that every case gives the same value before it times them,
+    # so this keeps it working; the integrator runs the measurement itself on an idle machine.
+    completed = subprocess.run(
+        [sys.executable, str(BENCH_S3), '--mib', '12', '--part-mib', '5', '--rounds', '1', '--dir', str(tmp_path)]
+        + ['--json'],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert completed.returncode == 0, completed.stderr
+    cases = {(row['group'], row['case']) for row in json.loads(completed.stdout)['results']}
+    assert ('ETag, one thread', 'no lanes') in cases and ('SHA-256 composite, all cores', 'hashlib on threads') in cases
+    assert list(tmp_path.iterdir()) == []  # its file is removed
