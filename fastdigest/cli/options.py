@@ -59,6 +59,16 @@ The following five options are useful only when verifying checksums:
       --strict          exit non-zero for improperly formatted checksum lines
   -w, --warn            warn about improperly formatted checksum lines
 
+      --s3-etag         print (or with --check, check) the ETag S3 gives each
+                        FILE uploaded in parts, as aws-cli and boto3 upload
+                        it: the MD5 of the parts' MD5s and -N for N parts,
+                        the file's MD5 below the part size
+      --part-size=SIZE  with --s3-etag, the part size (and multipart
+                        threshold): bytes, or with K, M or G (KiB, MiB,
+                        GiB); 8M by default. --check without it accepts an
+                        ETag of any part size boto3, aws-cli or another
+                        common uploader uses
+
       --self-test       run every hashing kernel this CPU runs against known
                         answers and the standard library, print a report
                         and exit: what to run on a new machine
@@ -77,8 +87,10 @@ LONG_OPTIONS: tuple[tuple[str, bool], ...] = (
     ('binary', False),
     ('check', False),
     ('ignore-missing', False),
+    ('part-size', True),
     ('quiet', False),
     ('recursive', False),
+    ('s3-etag', False),
     ('self-test', False),
     ('status', False),
     ('strict', False),
@@ -124,6 +136,10 @@ class Options:
         self.help = False
         self.version = False
         self.self_test = False
+        # --s3-etag, and its --part-size in bytes (None: fastdigest.s3_etag's default)
+        self.s3_etag = False
+        self.part_size: int | None = None
+        self.algorithm_given = False
         self.files: list[bytes] = []
 
     @property
@@ -159,6 +175,12 @@ def _apply_option(options: Options, name: str, value: str | None) -> None:
         # counts once.
         algorithms = [_canonical_algorithm(part) for part in value.split(',')]
         options.algorithms = list(dict.fromkeys(algorithms))
+        options.algorithm_given = True
+    elif name == 'part-size':
+        assert value is not None
+        options.part_size = _part_size(value)
+    elif name == 's3-etag':
+        options.s3_etag = True
     elif name == 'binary':
         options.binary = True
     elif name == 'text':
@@ -178,6 +200,24 @@ def _apply_option(options: Options, name: str, value: str | None) -> None:
         options.status = name == 'status'
     else:
         setattr(options, name, True)
+
+
+_SIZE_UNITS = {'': 1, 'K': 1 << 10, 'M': 1 << 20, 'G': 1 << 30}
+
+
+def _part_size(value: str) -> int:
+    """--part-size's SIZE: digits, then K, M or G (with or without B or iB, binary all, as aws-cli reads
+    its multipart_chunksize)."""
+    text = value.strip().upper()
+    for suffix in ('IB', 'B'):
+        if text.endswith(suffix) and text[: -len(suffix)][-1:] in ('K', 'M', 'G'):
+            text = text[: -len(suffix)]
+            break
+    unit = text[-1:] if text[-1:] in _SIZE_UNITS else ''
+    digits = text[: len(text) - len(unit)]
+    if not digits.isdigit() or not digits.isascii():
+        raise UsageError(f"invalid part size: '{value}'")
+    return int(digits) * _SIZE_UNITS[unit]
 
 
 def _canonical_algorithm(value: str) -> str:
@@ -248,6 +288,17 @@ def validate_options(options: Options) -> None:
         raise UsageError('the --zero option is not supported when verifying checksums')
     if len(options.algorithms) > 1 and options.binary is False and not options.check:
         raise UsageError('several algorithms print BSD-style lines, which do not support --text mode')
+    if options.part_size is not None and not options.s3_etag:
+        raise UsageError('the --part-size option is meaningful only with --s3-etag')
+    if options.s3_etag and (options.tag or options.algorithm_given):
+        raise UsageError('--s3-etag prints ETags, which are of MD5: --tag and --algorithm do not apply')
+    if options.part_size is not None:
+        from fastdigest import _s3
+
+        try:
+            _s3._check_sizes(options.part_size, None)
+        except ValueError as problem:
+            raise UsageError(f'invalid part size: {problem}') from None
     if options.tag and options.check:
         raise UsageError('the --tag option is meaningless when verifying checksums')
     if options.recursive and options.check:
