@@ -26,6 +26,7 @@ from hypothesis import strategies as st
 
 import fastdigest
 from conftest import ALGORITHMS, examples
+from docs_blocks import run_by, run_python, write_fixtures
 from fastdigest import _fastdigest
 
 MIB = 1 << 20
@@ -79,6 +80,7 @@ def s3():
             ]
             return head, part_etags
 
+        upload.client = client
         yield upload
 
 
@@ -138,6 +140,34 @@ def test_etag_of_6_mib_parts_equals_s3s_and_is_found(s3, tmp_path):
     head, _ = s3(path, 'SHA256', part_size=6 * MIB)
     assert fastdigest.s3_etag(path, part_size=6 * MIB) == head['ETag'].strip('"')
     assert fastdigest.s3_etag_matches(path, head['ETag']) == fastdigest.S3ETagMatch(6 * MIB, 3)
+
+
+RECIPES = run_by('test_s3.py')
+
+
+def test_the_recipe_as_written(s3, tmp_path, monkeypatch):
+    """docs/objects.md's check of a local tree against a bucket's listing, against moto's S3: one object went
+    up in parts of 5 MiB, one has no local file, and one local file changed since its upload."""
+    from boto3.s3.transfer import TransferConfig
+
+    assert [block.page for block in RECIPES] == ['docs/objects.md']
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv('AWS_DEFAULT_REGION', 'us-east-1')
+    write_fixtures(tmp_path)
+    write(tmp_path / 'notes' / 'big.bin', 2 * PART + 17)
+    (tmp_path / 'notes' / 'gone.txt').write_bytes(b'gone soon\n')
+    s3.client.create_bucket(Bucket='my-bucket')
+    config = TransferConfig(multipart_threshold=PART, multipart_chunksize=PART, use_threads=False)
+    for path in sorted((tmp_path / 'notes').rglob('*')):
+        if path.is_file():
+            key = 'notes/' + path.relative_to(tmp_path / 'notes').as_posix()
+            s3.client.upload_file(str(path), 'my-bucket', key, Config=config)
+    assert s3.client.head_object(Bucket='my-bucket', Key='notes/big.bin')['ETag'].endswith('-3"')
+    (tmp_path / 'notes' / 'gone.txt').unlink()
+    (tmp_path / 'notes' / 'todo.txt').write_bytes(b'buy oat milk\n')
+    namespace = {}
+    run_python(RECIPES[0], namespace)
+    assert (namespace['differ'], namespace['absent']) == (['notes/todo.txt'], ['notes/gone.txt'])
 
 
 # ---- against a hashlib part loop ------------------------------------------------------------------------------
