@@ -16,6 +16,7 @@ import errno
 import re
 
 import fastdigest
+from fastdigest.cli.check import summarize
 from fastdigest.cli.names import escape_name, quote_name, unescape_name
 
 # typing.TYPE_CHECKING without importing typing; mypy reads the name itself.
@@ -151,25 +152,7 @@ class S3ETags:
         finally:
             if not is_stdin:
                 stream.close()
-        if not counts['proper']:
-            runner.error(display_name + b': no properly formatted checksum lines found')
-            return False
-        if not options.status:
-            for key, singular, plural in (
-                ('misformatted', 'line is improperly formatted', 'lines are improperly formatted'),
-                ('unreadable', 'listed file could not be read', 'listed files could not be read'),
-                ('mismatched', 'computed checksum did NOT match', 'computed checksums did NOT match'),
-            ):
-                if counts[key]:
-                    runner.error(b'WARNING: %d ' % counts[key] + (singular if counts[key] == 1 else plural).encode())
-            if options.ignore_missing and not counts['matched']:
-                runner.error(display_name + b': no file was verified')
-        return (
-            counts['mismatched'] == 0
-            and counts['unreadable'] == 0
-            and not (options.strict and counts['misformatted'])
-            and not (options.ignore_missing and not counts['matched'])
-        )
+        return summarize(runner, display_name, counts)
 
 
 def _report_name(name: bytes) -> bytes:

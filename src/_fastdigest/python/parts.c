@@ -19,17 +19,6 @@
 #define S3_MAX_PARTS 10000
 #define S3_MAX_SINGLE_PUT ((uint64_t)5 << 30)
 
-/* The exception open() raises for the file, with its errno and path. */
-static void raise_path_error(unsigned long error, PyObject *name)
-{
-#ifdef _WIN32
-    PyErr_SetExcFromWindowsErrWithFilenameObject(PyExc_OSError, (int)error, name);
-#else
-    errno = (int)error;
-    PyErr_SetFromErrnoWithFilenameObject(PyExc_OSError, name);
-#endif
-}
-
 typedef struct signal_check {
     PyThreadState *saved;
     PyObject *between; /* NULL, or the tests' callable */
@@ -113,7 +102,7 @@ static PyObject *hash_open_file(fd_parts_file *file, PyObject *name, enum fd_alg
         return Py_BuildValue("KON", (unsigned long long)size, multipart ? Py_True : Py_False,
                              digests);
     case FD_PARTS_FAILED:
-        raise_path_error(error, name);
+        fd_raise_file_error(error, name);
         break;
     case FD_PARTS_CHANGED:
         PyErr_Format(PyExc_OSError,
@@ -193,7 +182,7 @@ static PyObject *fastdigest_hash_parts(PyObject *module, PyObject *args)
         Py_END_ALLOW_THREADS
     } while (opened == FD_IO_INTERRUPTED && PyErr_CheckSignals() == 0);
     if (opened == FD_IO_FAILED) {
-        raise_path_error(error, name);
+        fd_raise_file_error(error, name);
     }
     else if (opened == FD_IO_INTERRUPTED) {
         /* The signal handler's exception is set. */
