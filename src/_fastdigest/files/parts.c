@@ -54,9 +54,11 @@ static bool stamp_file(const fd_open_file *file, fd_file_stamp *stamp, unsigned 
         *error = GetLastError();
         return false;
     }
+    /* FILETIME counts 100 ns ticks. */
+    const uint64_t ticks = ((uint64_t)written.dwHighDateTime << 32) | written.dwLowDateTime;
     stamp->size = (uint64_t)size.QuadPart;
-    stamp->modified_seconds = (int64_t)written.dwHighDateTime;
-    stamp->modified_fraction = (int64_t)written.dwLowDateTime;
+    stamp->modified_seconds = (int64_t)(ticks / 10000000u);
+    stamp->modified_fraction = (int64_t)(ticks % 10000000u * 100u);
 #else
     struct stat status;
     if (fd_fstat(file->descriptor, &status) != 0) {
