@@ -102,20 +102,7 @@ void fd_parts_close(fd_parts_file *file)
 
 /* ---- a call's threads ------------------------------------------------------ */
 
-typedef struct parts_call {
-    const fd_parts_request *request;
-    const fd_algorithm *algorithm;
-    enum fd_family family;
-    size_t block_len;
-    unsigned lanes;    /* the parts a thread holds at once: 1 without lanes */
-    size_t stripe_len; /* whole blocks */
-    fd_hash_state initial;
-    fd_counter next_part;
-    fd_relaxed_size stop; /* nonzero: every thread stops at its next round */
-    /* Each thread's outcome, by its part of fd_parallel_run. */
-    fd_parts_status *statuses;
-    unsigned long *errors;
-} parts_call;
+typedef struct parts_call parts_call;
 
 /* A part in a lane: where its next byte is, where it ends, and how many of
  * its bytes are in the lane's chain. */
@@ -127,6 +114,7 @@ typedef struct lane_part {
     bool busy;
 } lane_part;
 
+/* One thread's lanes, and what became of its work. */
 typedef struct worker {
     parts_call *call;
     size_t thread;
@@ -134,12 +122,29 @@ typedef struct worker {
     fd_lane_chains chains;
     lane_part lanes[FD_BATCH_MAX_LANES];
     uint64_t asked_ms; /* the calling thread: when it last asked keep_going */
+    fd_parts_status status;
+    unsigned long error;
 } worker;
+
+struct parts_call {
+    const fd_parts_request *request;
+    const fd_algorithm *algorithm;
+    enum fd_family family;
+    size_t block_len;
+    size_t threads;
+    unsigned lanes;    /* the parts a thread holds at once: 1 without lanes */
+    size_t stripe_len; /* whole blocks */
+    fd_hash_state initial;
+    /* The parts after each thread's first lanes' worth, taken in turn. */
+    fd_counter next_part;
+    fd_relaxed_size stop; /* nonzero: every thread stops at its next round */
+    worker *workers;      /* one per thread, by its part of fd_parallel_run */
+};
 
 static void fail(worker *w, fd_parts_status status, unsigned long error)
 {
-    w->call->statuses[w->thread] = status;
-    w->call->errors[w->thread] = error;
+    w->status = status;
+    w->error = error;
     fd_relaxed_store(&w->call->stop, 1);
 }
 
@@ -170,13 +175,13 @@ static bool read_exactly(worker *w, uint8_t *buffer, size_t len, uint64_t offset
     return true;
 }
 
-/* Gives lane `index` the next part not yet taken; false when none is left. */
-static bool take_part(worker *w, unsigned index)
+/* Gives lane `index` part `part`, or when there is no such part makes it
+ * idle and returns false. */
+static bool take_part(worker *w, unsigned index, size_t part)
 {
     parts_call *call = w->call;
     const fd_parts_request *request = call->request;
     lane_part *lane = &w->lanes[index];
-    const size_t part = fd_counter_take(&call->next_part);
 
     if (part >= request->part_count) {
         lane->busy = false;
@@ -291,14 +296,22 @@ static bool hash_round(worker *w, unsigned busy)
     return true;
 }
 
-/* One thread's work: parts taken into its lanes until none is left. */
+/* The part after every thread's first ones not yet taken. */
+static size_t next_part(worker *w)
+{
+    return w->call->threads * w->call->lanes + fd_counter_take(&w->call->next_part);
+}
+
+/* One thread's work: parts taken into its lanes until none is left. Each
+ * thread starts with parts of its own, so that the calling thread, which
+ * answers keep_going, has parts to hash however late it starts. */
 static void run_lanes(worker *w)
 {
     parts_call *call = w->call;
     unsigned busy = 0;
 
     for (unsigned i = 0; i < call->lanes; i++)
-        busy += take_part(w, i);
+        busy += take_part(w, i, w->thread * call->lanes + i);
     while (busy != 0 && go_on(w)) {
         /* A part with less than a block left is finished, and its lane
          * takes the next: a part of a block or less (a file's last) is
@@ -308,7 +321,7 @@ static void run_lanes(worker *w)
                 if (!finish_part(w, i))
                     return;
                 busy -= 1;
-                busy += take_part(w, i);
+                busy += take_part(w, i, next_part(w));
             }
         }
         if (busy != 0 && !hash_round(w, busy))
@@ -319,89 +332,86 @@ static void run_lanes(worker *w)
 static bool run_thread(void *context, size_t thread)
 {
     parts_call *call = context;
-    worker *w = malloc(sizeof *w);
-    uint8_t *stripes = malloc((size_t)call->lanes * call->stripe_len);
-
-    if (w == NULL || stripes == NULL) {
-        /* Another thread takes this one's parts; the call fails only
-         * when no thread had memory (fd_hash_parts). */
-        free(w);
-        free(stripes);
-        call->statuses[thread] = FD_PARTS_NO_MEMORY;
-        return false;
-    }
-    /* Lanes beyond the thread's hash into chains nobody reads, given a
-     * value all the same. */
-    memset(w->lanes, 0, sizeof w->lanes);
-    memset(&w->chains, 0, sizeof w->chains);
-    w->call = call;
-    w->thread = thread;
-    w->stripes = stripes;
-    w->asked_ms = fd_monotonic_ms();
-    run_lanes(w);
-    free(stripes);
-    free(w);
+    run_lanes(&call->workers[thread]);
     return true;
+}
+
+/* The lanes each of `threads` threads holds, and their stripes: as many
+ * lanes as the parts give each thread, so that one thread does not take
+ * every part into its lanes while another has none. */
+static void plan(parts_call *call, size_t threads)
+{
+    const fd_multi_kernel *multi = call->request->multi;
+    const size_t parts_per_thread = (call->request->part_count + threads - 1) / threads;
+    size_t lanes = multi != NULL ? multi->lanes : 1;
+
+    if (lanes > parts_per_thread)
+        lanes = parts_per_thread;
+    if (multi != NULL && !fd_batch_lanes_pay(multi, lanes))
+        lanes = 1;
+    call->threads = threads;
+    call->lanes = (unsigned)lanes;
+    call->stripe_len = ROUND_LEN / lanes > MIN_STRIPE_LEN ? ROUND_LEN / lanes : MIN_STRIPE_LEN;
+    call->stripe_len -= call->stripe_len % call->block_len;
 }
 
 fd_parts_status fd_hash_parts(const fd_parts_request *request, unsigned long *error)
 {
     const fd_algorithm *algorithm = &fd_algorithms[request->algorithm];
-    const fd_multi_kernel *multi = request->multi;
     parts_call call;
 
     assert(request->file->file.regular);
     assert(request->part_count >= 1 && request->part_len > 0);
-    assert(multi == NULL || multi->lanes <= FD_BATCH_MAX_LANES);
+    assert(request->multi == NULL || request->multi->lanes <= FD_BATCH_MAX_LANES);
     *error = 0;
-    size_t threads = request->threads != 0 ? request->threads : 1;
-    if (threads > request->part_count)
-        threads = request->part_count;
-    /* As many lanes as the parts give each thread, so that one thread does
-     * not take every part into its lanes while another has none. */
-    const size_t parts_per_thread = (request->part_count + threads - 1) / threads;
-    size_t lanes = multi != NULL ? multi->lanes : 1;
-    if (lanes > parts_per_thread)
-        lanes = parts_per_thread;
-    if (multi != NULL && !fd_batch_lanes_pay(multi, lanes))
-        lanes = 1;
-
     call.request = request;
     call.algorithm = algorithm;
     call.family = algorithm->family;
     call.block_len = algorithm->block_len;
-    call.lanes = (unsigned)lanes;
-    call.stripe_len = ROUND_LEN / lanes > MIN_STRIPE_LEN ? ROUND_LEN / lanes : MIN_STRIPE_LEN;
-    call.stripe_len -= call.stripe_len % call.block_len;
     algorithm->init(&call.initial);
     fd_counter_init(&call.next_part);
     fd_relaxed_store(&call.stop, 0);
-    call.statuses = calloc(threads, sizeof *call.statuses);
-    call.errors = calloc(threads, sizeof *call.errors);
-    if (call.statuses == NULL || call.errors == NULL) {
-        free(call.statuses);
-        free(call.errors);
-        return FD_PARTS_NO_MEMORY;
+
+    /* Every thread's memory before any starts, as each has parts of its
+     * own: fewer threads when there is not enough for all. */
+    size_t threads = request->threads != 0 ? request->threads : 1;
+    if (threads > request->part_count)
+        threads = request->part_count;
+    uint8_t *stripes = NULL;
+    for (;;) {
+        plan(&call, threads);
+        call.workers = malloc(threads * sizeof *call.workers);
+        stripes = malloc(threads * call.lanes * call.stripe_len);
+        if (call.workers != NULL && stripes != NULL)
+            break;
+        free(call.workers);
+        free(stripes);
+        if (threads == 1)
+            return FD_PARTS_NO_MEMORY;
+        threads = (threads + 1) / 2;
+    }
+    for (size_t t = 0; t < threads; t++) {
+        worker *w = &call.workers[t];
+        /* Lanes beyond the thread's hash into chains nobody reads, given
+         * a value all the same. */
+        memset(w, 0, sizeof *w);
+        w->call = &call;
+        w->thread = t;
+        w->stripes = stripes + t * call.lanes * call.stripe_len;
+        w->asked_ms = fd_monotonic_ms();
+        w->status = FD_PARTS_DONE;
     }
 
     fd_parallel_run(threads, run_thread, &call);
 
-    /* The first failure by thread, the calling thread's (a stop) first;
-     * a thread without memory fails the call only if no thread had any. */
+    /* The first failure by thread: the calling thread's (a stop) first. */
     fd_parts_status status = FD_PARTS_DONE;
-    size_t without_memory = 0;
-    for (size_t t = 0; t < threads; t++) {
-        if (call.statuses[t] == FD_PARTS_NO_MEMORY)
-            without_memory++;
-        else if (status == FD_PARTS_DONE && call.statuses[t] != FD_PARTS_DONE) {
-            status = call.statuses[t];
-            *error = call.errors[t];
-        }
+    for (size_t t = 0; t < threads && status == FD_PARTS_DONE; t++) {
+        status = call.workers[t].status;
+        *error = call.workers[t].error;
     }
-    if (status == FD_PARTS_DONE && without_memory == threads)
-        status = FD_PARTS_NO_MEMORY;
-    free(call.statuses);
-    free(call.errors);
+    free(call.workers);
+    free(stripes);
     if (status != FD_PARTS_DONE)
         return status;
 

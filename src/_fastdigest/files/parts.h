@@ -9,8 +9,8 @@
  * offset) into a buffer of its own and hands the stripes to the kernel in
  * one call, so that each lane is a part fed chunk by chunk. Each byte is
  * read once, memory is a stripe per lane per thread whatever the size of
- * the file, and a lane whose part is done takes the next part not yet
- * taken. A thread with too few parts for the lanes to pay
+ * the file, and each thread starts with parts of its own, after which a
+ * lane whose part is done takes the next part not yet taken. A thread with too few parts for the lanes to pay
  * (fd_batch_lanes_pay) hashes its stripes with the single-stream kernel.
  *
  * A part's digest is of the bytes the file held when it was opened: a read
@@ -58,7 +58,7 @@ typedef enum fd_parts_status {
     FD_PARTS_DONE,
     FD_PARTS_FAILED,    /* a read or the stamp failed: the error code says why */
     FD_PARTS_CHANGED,   /* the file ended early, or its stamp changed */
-    FD_PARTS_NO_MEMORY, /* no buffer for any thread */
+    FD_PARTS_NO_MEMORY, /* no buffers even for one thread */
     FD_PARTS_STOPPED,   /* keep_going said to stop */
 } fd_parts_status;
 
