@@ -15,6 +15,9 @@ import pytest
 from fastdigest import cli
 from fastdigest.cli.names import escape_name
 
+# Every call hashes on fastdigest's threads (threads=None), or names threads= itself.
+pytestmark = pytest.mark.threads
+
 MIB = 1 << 20
 
 
@@ -64,7 +67,6 @@ def expected_lines(contents, part_size):
     return b''.join(lines)
 
 
-@pytest.mark.threads
 @pytest.mark.parametrize('args, part_size', [([], 8 * MIB), ([b'--part-size', b'5M'], 5 * MIB)])
 def test_lines_equal_hashlib_part_loop(files, args, part_size):
     status, out, err = run_ours([b'--s3-etag', *args, *files])
@@ -83,7 +85,6 @@ def test_part_size_spellings(files, spelling, size):
     assert out == hashlib_etag(files[b'eleven and more'], size).encode() + b'  eleven and more\n'
 
 
-@pytest.mark.threads
 def test_check_reads_the_lines_back_with_and_without_the_part_size(files, tmp_path):
     status, out, _ = run_ours([b'--s3-etag', b'--part-size', b'5M', *files])
     assert status == 0

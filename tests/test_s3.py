@@ -29,6 +29,9 @@ from conftest import ALGORITHMS, examples
 from docs_blocks import run_by, run_python, write_fixtures
 from fastdigest import _fastdigest
 
+# Every call hashes on fastdigest's threads (threads=None), or names threads= itself.
+pytestmark = pytest.mark.threads
+
 MIB = 1 << 20
 PART = 5 * MIB  # S3's least part size, so that the files stay small
 SIZES = [0, 1, PART - 1, PART, PART + 1, 2 * PART, 2 * PART + 17]
@@ -173,7 +176,6 @@ def test_the_recipe_as_written(s3, tmp_path, monkeypatch):
 # ---- against a hashlib part loop ------------------------------------------------------------------------------
 
 
-@pytest.mark.threads
 @settings(max_examples=examples(60), deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(
     size=st.integers(0, 40_000),
@@ -193,7 +195,6 @@ def test_parts_equal_hashlib_loop(tmp_path, size, part_size, name, threads, lane
     assert digests == b''.join(hashlib_parts(data, name, part_size))
 
 
-@pytest.mark.threads
 @settings(max_examples=examples(10), deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(
     size=st.sampled_from([PART - 1, PART, PART + 1, 2 * PART + 17, 3 * PART + 64]),
@@ -346,7 +347,6 @@ def change_on_call(count, change):
 FAULT_SIZE = 4 * MIB + 100  # parts of 1 MiB: several rounds of reads
 
 
-@pytest.mark.threads
 @pytest.mark.parametrize('threads', [1, 2])
 @pytest.mark.parametrize('when', [1, 2])
 @pytest.mark.parametrize(
@@ -425,7 +425,6 @@ def test_a_file_that_is_not_regular_raises_value_error():
 BENCH_S3 = pathlib.Path(__file__).resolve().parent.parent / 'benchmarks' / 'bench_s3.py'
 
 
-@pytest.mark.threads
 @pytest.mark.skipif(not BENCH_S3.exists(), reason='benchmarks/ is not beside the tests (an installed copy)')
 def test_bench_s3_runs_at_tiny_sizes(tmp_path):
     # A 12 MiB file, one round: the script checks that every case gives the same value before it times them,
