@@ -84,7 +84,8 @@ def _hash_parts(path, name, part_size, threshold, threads):
             f'in parts of {_boto3_part_size(size)} bytes)'
         )
     _, multipart, digests = _fastdigest._hash_parts(path, name, part_size, threshold, threads, True)
-    digest_size = len(_fastdigest.new(name).digest())
+    # name is an algorithm's name or one of fastdigest's constructors, which the extension took.
+    digest_size = (name() if callable(name) else _fastdigest.new(name)).digest_size
     return multipart, [digests[i : i + digest_size] for i in range(0, len(digests), digest_size)]
 
 

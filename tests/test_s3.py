@@ -217,6 +217,14 @@ def test_public_functions_equal_hashlib_loop(tmp_path, size, part_size, threads)
         assert fastdigest.s3_checksum(path, name, part_size=part_size, threads=threads) == want
 
 
+def test_part_digests_take_a_constructor_and_refuse_other_names(tmp_path):
+    path = tmp_path / 'object.bin'
+    data = write(path, PART + 1)
+    assert fastdigest.s3_part_digests(path, fastdigest.sha512, part_size=PART) == hashlib_parts(data, 'sha512', PART)
+    with pytest.raises(ValueError, match='unsupported hash type'):
+        fastdigest.s3_part_digests(path, 'sha3_256', part_size=PART)
+
+
 # ---- s3_etag_matches --------------------------------------------------------------------------------------------
 
 
