@@ -7,6 +7,7 @@ multi-buffer kernels and on threads, and returns the parts' digests; what S3 mak
 import base64
 import os
 import re
+import stat
 from typing import NamedTuple
 
 from fastdigest import _fastdigest  # type: ignore[attr-defined]
@@ -72,11 +73,17 @@ def _boto3_part_size(size):
 def _hash_parts(path, name, part_size, threshold, threads):
     """(multipart, parts' digests as a list) of the file uploaded in parts of part_size."""
     part_size, threshold = _check_sizes(part_size, threshold)
-    # The same check as the extension's after its open, here first with a hint.
+    # The extension's checks after its open, here first: a FIFO would block the open until a writer came, and
+    # the part count's error gets a hint.
     try:
-        size = os.stat(path).st_size
+        status = os.stat(path)
     except (OSError, TypeError, ValueError):
-        size = None  # the extension raises open()'s error
+        status = None  # the extension raises open()'s error
+    size = None
+    if status is not None and not stat.S_ISDIR(status.st_mode):
+        if not stat.S_ISREG(status.st_mode):
+            raise ValueError(f"{os.fspath(path)!r} is not a regular file: an upload's parts need the file's size first")
+        size = status.st_size
     if size is not None and size >= threshold and -(-size // part_size) > MAX_PARTS:
         raise ValueError(
             f'{os.fspath(path)!r} has {size} bytes, which parts of {part_size} bytes cut into '

@@ -426,6 +426,18 @@ def test_unreadable_file_raises_permission_error(tmp_path):
 def test_a_file_that_is_not_regular_raises_value_error():
     with pytest.raises(ValueError, match="is not a regular file: an upload's parts need the file's size first"):
         fastdigest.s3_etag('/dev/zero')
+    # The extension's own check, after its open.
+    with pytest.raises(ValueError, match="is not a regular file: an upload's parts need the file's size first"):
+        _fastdigest._hash_parts('/dev/zero', 'md5', PART, PART, 1, True)
+
+
+@pytest.mark.skipif(not hasattr(os, 'mkfifo'), reason='no FIFOs on Windows')
+def test_a_fifo_raises_value_error_without_waiting_for_a_writer(tmp_path):
+    # Its open would wait for a writer: the FIFO is refused before it.
+    fifo = tmp_path / 'fifo'
+    os.mkfifo(fifo)
+    with pytest.raises(ValueError, match='is not a regular file'):
+        fastdigest.s3_etag(fifo)
 
 
 # ---- the benchmark ----------------------------------------------------------------------------------------------
