@@ -90,6 +90,11 @@ __all__ = [
     'implementation',
     'new',
     'pbkdf2_hmac',
+    'S3ETagMatch',
+    's3_checksum',
+    's3_etag',
+    's3_etag_matches',
+    's3_part_digests',
     'self_test',
     'set_gil_minsize',
     'sha3_224',
@@ -135,6 +140,9 @@ _SETS_FROM_HASHLIB = frozenset(('algorithms_available', 'algorithms_guaranteed')
 # The types self_test() returns, defined with it in _self_test, which is imported on first use (a star
 # import of fastdigest included): it needs typing, which the command line's start-up does without.
 _FROM_SELF_TEST = frozenset(('KernelReport', 'SelfTestReport'))
+# S3's ETags and checksums (_s3), imported on first use as well: the command line's start-up does without
+# base64, re and typing.
+_FROM_S3 = frozenset(('S3ETagMatch', 's3_checksum', 's3_etag', 's3_etag_matches', 's3_part_digests'))
 
 _stdlib_modules = {}
 
@@ -216,6 +224,10 @@ def __getattr__(name):
         from fastdigest import _self_test
 
         value = getattr(_self_test, name)
+    elif name in _FROM_S3:
+        from fastdigest import _s3
+
+        value = getattr(_s3, name)
     else:
         raise AttributeError(f'module {__name__!r} has no attribute {name!r}')
     globals()[name] = value
@@ -224,7 +236,7 @@ def __getattr__(name):
 
 def __dir__():
     present = (name for name in _FROM_HASHLIB if hasattr(_stdlib_hashlib(), name))
-    return sorted({*globals(), *present, *_SETS_FROM_HASHLIB, *_FROM_SELF_TEST, 'batch_implementation'})
+    return sorted({*globals(), *present, *_SETS_FROM_HASHLIB, *_FROM_SELF_TEST, *_FROM_S3, 'batch_implementation'})
 
 
 def get_include():

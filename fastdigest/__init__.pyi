@@ -162,6 +162,11 @@ __all__ = [
     'md5',
     'new',
     'pbkdf2_hmac',
+    'S3ETagMatch',
+    's3_checksum',
+    's3_etag',
+    's3_etag_matches',
+    's3_part_digests',
     'self_test',
     'set_gil_minsize',
     'sha1',
@@ -989,6 +994,160 @@ def digest_files(name: _Algorithm, paths: Iterable[_Path], /, *, threads: Suppor
 def digest_files(
     name: tuple[_Algorithm, ...], paths: Iterable[_Path], /, *, threads: SupportsIndex | None = None
 ) -> list[tuple[bytes, ...]]: ...
+
+# S3's ETags and checksums (fastdigest/_s3.py over the extension's _hash_parts; docs/objects.md).
+
+def s3_etag(
+    path: _Path,
+    /,
+    *,
+    part_size: SupportsIndex = 8388608,
+    threshold: SupportsIndex | None = None,
+    threads: SupportsIndex | None = None,
+) -> str:
+    """Return the ETag S3 gives the file uploaded in parts of part_size, as boto3 and aws-cli upload it.
+
+    For a file of threshold bytes or more (by default the part size, as boto3's and aws-cli's
+    multipart_threshold is their multipart_chunksize), an upload in parts: the hex MD5 of the
+    concatenated MD5 digests of its parts, then `-` and the number of parts
+    (`'a94f4ee8acccec15a2eaf780c5f2b29a-3'`). For a smaller file, or an empty one, one PUT: the
+    file's hex MD5. Without the double quotes that S3's ETag header and boto3's `ETag` field put
+    around it. Holds for objects stored with SSE-S3 or no encryption; an object encrypted with
+    SSE-KMS or SSE-C has an ETag that is no MD5 of its data.
+
+    The file is read once: its parts are hashed side by side, as lanes of the multi-buffer kernels,
+    on several threads, each holding a stripe of each of its parts at a time, so that memory stays
+    about a megabyte per thread whatever the file's size; without the GIL, which the calling
+    thread takes back about every 100 ms to run signal handlers (Ctrl-C).
+
+    Args:
+        path: A str, bytes or os.PathLike path of a regular file, as open() takes it.
+        part_size: The size of every part but the last, in bytes: boto3's and aws-cli's 8 MiB by
+            default (`TransferConfig(multipart_chunksize=...)`, `aws configure set
+            default.s3.multipart_chunksize`).
+        threshold: The size from which the file goes up in parts (`multipart_threshold`): None for
+            part_size.
+        threads: The most threads to hash on, the calling one included: None for every CPU the
+            process may run on, 1 for the calling thread alone; never more than there are parts.
+
+    Returns:
+        The ETag as a str of 32 lowercase hex digits, with `-N` for an upload in N parts.
+
+    Raises:
+        ValueError: part_size is below S3's minimum part size of 5 MiB or above its maximum of 5
+            GiB; the file would take more than S3's limit of 10,000 parts (the message says the
+            part size boto3 and aws-cli grow to for it); a file below the threshold has more than
+            the 5 GiB S3 takes in one PUT; threshold is negative; threads is less than 1; the path
+            is no regular file (its size is not known up front); the path holds a NUL.
+        OSError: the file cannot be opened or read, as open() raises it, with the path as
+            filename; or the file changed while it was hashed: it ended before the size it had
+            when it was opened, or its size or modification time differ after the last read (the
+            message names the file). No ETag is returned then.
+        TypeError: part_size, threshold or threads is no integer; path is no path.
+        MemoryError: no memory for any thread's buffers.
+    """
+
+def s3_checksum(
+    path: _Path,
+    /,
+    name: Literal['sha256', 'sha1', 'md5'] = 'sha256',
+    *,
+    part_size: SupportsIndex = 8388608,
+    threshold: SupportsIndex | None = None,
+    threads: SupportsIndex | None = None,
+) -> str:
+    """Return S3's checksum of the file uploaded as s3_etag() says: `ChecksumSHA256`, `ChecksumSHA1`
+    or `ChecksumMD5`.
+
+    For an upload in parts, the composite checksum: the base64 of the hash of the concatenated
+    digests of the parts, then `-` and the number of parts, as S3's documentation gives it (Amazon
+    S3 User Guide, "Checking object integrity", checksums of multipart uploads). moto's S3 gives
+    the same value without the `-N`. For one PUT, the base64 of the file's digest. Read and hashed
+    as s3_etag() does.
+
+    Args:
+        path: As for s3_etag().
+        name: The checksum's algorithm, as S3's `ChecksumAlgorithm` names it, in any case:
+            `'sha256'`, `'sha1'` or `'md5'`. (S3's CRC checksums are not computed here.)
+        part_size: As for s3_etag().
+        threshold: As for s3_etag().
+        threads: As for s3_etag().
+
+    Returns:
+        The checksum as a str: base64, with `-N` for an upload in N parts.
+
+    Raises:
+        ValueError: name is none of those three; and as s3_etag() raises it.
+        TypeError: name is no str; and as s3_etag() raises it.
+        OSError: as s3_etag() raises it.
+        MemoryError: as s3_etag() raises it.
+    """
+
+def s3_part_digests(
+    path: _Path,
+    /,
+    name: _Algorithm = 'md5',
+    *,
+    part_size: SupportsIndex = 8388608,
+    threshold: SupportsIndex | None = None,
+    threads: SupportsIndex | None = None,
+) -> list[bytes]:
+    """Return the digests of the parts of the file uploaded as s3_etag() says, in order: what S3
+    lists for each part (a part's ETag is the hex of its MD5, a part's `ChecksumSHA256` the base64
+    of its SHA-256).
+
+    Args:
+        path: As for s3_etag().
+        name: Any of the eight algorithms, as new() takes it, or a fastdigest constructor.
+        part_size: As for s3_etag().
+        threshold: As for s3_etag().
+        threads: As for s3_etag().
+
+    Returns:
+        A list of one digest per part as bytes; for a file below the threshold (one PUT), a list of
+            one, the digest of the whole file.
+
+    Raises:
+        ValueError: name is not one of the eight algorithms; and as s3_etag() raises it.
+        TypeError: as s3_etag() raises it.
+        OSError: as s3_etag() raises it.
+        MemoryError: as s3_etag() raises it.
+    """
+
+class S3ETagMatch(NamedTuple):
+    """What s3_etag_matches() found: the upload that gives the file that ETag."""
+
+    part_size: int | None
+    """The part size in bytes, or None for an ETag of one PUT. For an upload in one part, the smallest
+    common part size that makes one part of the file."""
+    parts: int
+    """The number of parts: the ETag's `-N`, or 1 for one PUT."""
+
+def s3_etag_matches(path: _Path, etag: str, /, *, threads: SupportsIndex | None = None) -> S3ETagMatch | None:
+    """Return how the file uploaded to S3 gives this ETag, or None when no common upload of it does.
+
+    An ETag without `-N` is checked against the file's MD5 (one PUT). An ETag of N parts is checked
+    against the file's ETag for each part size that cuts the file into N parts within S3's limits,
+    in this order, until one matches: the part size boto3 and aws-cli use for a file of this size (8
+    MiB, doubled until the file takes no more than 10,000 parts), then 8, 5, 16, 15 and 64 MiB, then
+    every other whole number of MiB from the smallest up, at most 64 of them. Each tried size reads
+    the file once, as s3_etag() does.
+
+    Args:
+        path: As for s3_etag().
+        etag: The ETag as S3 gives it: 32 hex digits, in any case, with `-N` after them for an upload
+            in N parts; with or without its double quotes, and surrounding white space.
+        threads: As for s3_etag().
+
+    Returns:
+        An S3ETagMatch with the part size and number of parts that give the ETag, or None.
+
+    Raises:
+        ValueError: etag is no ETag of that form.
+        TypeError: etag is no str.
+        OSError: as s3_etag() raises it.
+        MemoryError: as s3_etag() raises it.
+    """
 
 # The Arrow PyCapsule interface: __arrow_c_array__ returns (ArrowSchema capsule,
 # ArrowArray capsule), __arrow_c_stream__ an ArrowArrayStream capsule.

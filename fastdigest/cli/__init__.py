@@ -80,7 +80,12 @@ def run(
 
     runner = Runner(options, stdin, stdout, stderr)
     work: Callable[[], bool]
-    if options.check:
+    if options.s3_etag:
+        from fastdigest.cli.s3 import S3ETags
+
+        etags = S3ETags(runner)
+        work = etags.check_all if options.check else etags.print_etags
+    elif options.check:
         from fastdigest.cli.check import Checker
 
         work = Checker(runner).check_all

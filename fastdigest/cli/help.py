@@ -30,6 +30,16 @@ The following five options are useful only when verifying checksums:
       --strict          exit non-zero for improperly formatted checksum lines
   -w, --warn            warn about improperly formatted checksum lines
 
+      --s3-etag         print (or with --check, check) the ETag S3 gives each
+                        FILE uploaded in parts, as aws-cli and boto3 upload
+                        it: the MD5 of the parts' MD5s and -N for N parts,
+                        the file's MD5 below the part size
+      --part-size=SIZE  with --s3-etag, the part size (and multipart
+                        threshold): bytes, or with K, M or G (KiB, MiB,
+                        GiB); 8M by default. --check without it accepts an
+                        ETag of any part size boto3, aws-cli or another
+                        common uploader uses
+
       --self-test       run every hashing kernel this CPU runs against known
                         answers and the standard library, print a report
                         and exit: what to run on a new machine

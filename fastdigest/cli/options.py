@@ -34,8 +34,10 @@ LONG_OPTIONS: tuple[tuple[str, bool], ...] = (
     ('binary', False),
     ('check', False),
     ('ignore-missing', False),
+    ('part-size', True),
     ('quiet', False),
     ('recursive', False),
+    ('s3-etag', False),
     ('self-test', False),
     ('status', False),
     ('strict', False),
@@ -81,6 +83,10 @@ class Options:
         self.help = False
         self.version = False
         self.self_test = False
+        # --s3-etag, and its --part-size in bytes (None: fastdigest.s3_etag's default)
+        self.s3_etag = False
+        self.part_size: int | None = None
+        self.algorithm_given = False
         self.files: list[bytes] = []
 
     @property
@@ -116,6 +122,12 @@ def _apply_option(options: Options, name: str, value: str | None) -> None:
         # counts once.
         algorithms = [_canonical_algorithm(part) for part in value.split(',')]
         options.algorithms = list(dict.fromkeys(algorithms))
+        options.algorithm_given = True
+    elif name == 'part-size':
+        assert value is not None
+        options.part_size = _part_size(value)
+    elif name == 's3-etag':
+        options.s3_etag = True
     elif name == 'binary':
         options.binary = True
     elif name == 'text':
@@ -135,6 +147,24 @@ def _apply_option(options: Options, name: str, value: str | None) -> None:
         options.status = name == 'status'
     else:
         setattr(options, name, True)
+
+
+_SIZE_UNITS = {'': 1, 'K': 1 << 10, 'M': 1 << 20, 'G': 1 << 30}
+
+
+def _part_size(value: str) -> int:
+    """--part-size's SIZE: digits, then K, M or G (with or without B or iB, binary all, as aws-cli reads
+    its multipart_chunksize)."""
+    text = value.strip().upper()
+    for suffix in ('IB', 'B'):
+        if text.endswith(suffix) and text[: -len(suffix)][-1:] in ('K', 'M', 'G'):
+            text = text[: -len(suffix)]
+            break
+    unit = text[-1:] if text[-1:] in _SIZE_UNITS else ''
+    digits = text[: len(text) - len(unit)]
+    if not digits.isdigit() or not digits.isascii():
+        raise UsageError(f"invalid part size: '{value}'")
+    return int(digits) * _SIZE_UNITS[unit]
 
 
 def _canonical_algorithm(value: str) -> str:
@@ -205,6 +235,17 @@ def validate_options(options: Options) -> None:
         raise UsageError('the --zero option is not supported when verifying checksums')
     if len(options.algorithms) > 1 and options.binary is False and not options.check:
         raise UsageError('several algorithms print BSD-style lines, which do not support --text mode')
+    if options.part_size is not None and not options.s3_etag:
+        raise UsageError('the --part-size option is meaningful only with --s3-etag')
+    if options.s3_etag and (options.tag or options.algorithm_given):
+        raise UsageError('--s3-etag prints ETags, which are of MD5: --tag and --algorithm do not apply')
+    if options.part_size is not None:
+        from fastdigest import _s3
+
+        try:
+            _s3._check_sizes(options.part_size, None)
+        except ValueError as problem:
+            raise UsageError(f'invalid part size: {problem}') from None
     if options.tag and options.check:
         raise UsageError('the --tag option is meaningless when verifying checksums')
     if options.recursive and options.check:

@@ -249,6 +249,12 @@ int fd_hmac_module_exec(PyObject *module, fd_module_state *state);
 int fd_resume_module_exec(PyObject *module, fd_module_state *state);
 int fd_batch_module_exec(PyObject *module, fd_module_state *state);
 int fd_files_module_exec(PyObject *module, fd_module_state *state);
+/* files.c: open()'s OSError for a file the core could not open or read:
+ * the exception class of the system's error code, its errno (or winerror)
+ * and message, and the path as os.fspath gave it. */
+void fd_raise_file_error(unsigned long error, PyObject *name);
+/* parts.c: _hash_parts(), the parts of an S3 upload (fastdigest/_s3.py). */
+int fd_parts_module_exec(PyObject *module, fd_module_state *state);
 int fd_arrow_module_exec(PyObject *module, fd_module_state *state);
 int fd_surrogate_module_exec(PyObject *module, fd_module_state *state);
 /* capi.c: the C API's capsule, _C_API (fastdigest/include/fastdigest.h). */

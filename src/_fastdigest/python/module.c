@@ -682,6 +682,8 @@ static int module_exec(PyObject *module)
         return -1;
     if (fd_capi_module_exec(module, state) < 0 || fd_aio_module_exec(module, state) < 0)
         return -1;
+    if (fd_parts_module_exec(module, state) < 0)
+        return -1;
     return fd_batch_module_exec(module, state);
 }
 
