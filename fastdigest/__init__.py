@@ -66,6 +66,8 @@ from fastdigest._fastdigest import (
     sha512_256,
     surrogate_key,
 )
+from fastdigest._git import git_object_id, git_object_ids, git_tree_id
+from fastdigest._tree import digest_tree
 from fastdigest._version import __version__ as __version__
 
 __all__ = [
@@ -85,11 +87,15 @@ __all__ = [
     'digest_files',
     'digest_many',
     'digest_rows',
+    'digest_tree',
     'file_digest',
     'fingerprint',
     'from_state',
     'get_gil_minsize',
     'get_include',
+    'git_object_id',
+    'git_object_ids',
+    'git_tree_id',
     'hexdigest',
     'implementation',
     'md5',
