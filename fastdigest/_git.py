@@ -106,6 +106,17 @@ def git_object_ids(
 # ---- trees -----------------------------------------------------------------------
 
 
+def named_as_given(error: OSError, given: str | bytes) -> OSError:
+    """The error of a walk in bytes with its file names in str when the folder was given
+    as str, as open() names a file in its errors: in the type it was given."""
+    if isinstance(given, str):
+        for attribute in ('filename', 'filename2'):
+            value = getattr(error, attribute)
+            if isinstance(value, bytes):
+                setattr(error, attribute, os.fsdecode(value))
+    return error
+
+
 def _refused_by_git(name: bytes) -> bool:
     """Whether `git add` refuses a path with this name in it (verify_path's check
     of .git under core.protectNTFS, on by default: .GIT, .git., 'git~1', ...)."""
@@ -177,11 +188,14 @@ def git_tree_id(directory: _Path, /, *, object_format: str = 'sha1', threads: in
     """The tree id `git add --all --force` then `git write-tree` give of the
     directory. See fastdigest/__init__.pyi."""
     constructor = _constructor(object_format, 'git_tree_id')
-    top = os.fsencode(directory)
+    given = os.fspath(directory)
     files: list[bytes] = []
-    tree = _read_tree(top, True, files, constructor)
     name = 'sha1' if constructor is sha1 else 'sha256'
-    file_ids = digest_files(name, files, threads=threads, _git_type='blob')  # type: ignore[call-overload]
+    try:
+        tree = _read_tree(os.fsencode(given), True, files, constructor)
+        file_ids = digest_files(name, files, threads=threads, _git_type='blob')  # type: ignore[call-overload]
+    except OSError as error:
+        raise named_as_given(error, given)  # noqa: B904 (the same exception, its filename decoded)
     raw = _write_tree(tree, file_ids, constructor)
     if raw is None:  # git's empty tree
         raw = constructor(b'tree 0\0').digest()

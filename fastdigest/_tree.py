@@ -13,6 +13,7 @@ import stat
 
 # fastdigest/__init__.py imports this module once the extension's names are bound.
 from fastdigest import digest_files, new
+from fastdigest._git import named_as_given
 
 # typing.TYPE_CHECKING without importing typing; mypy reads the name itself.
 TYPE_CHECKING = False
@@ -192,7 +193,10 @@ def digest_tree(name: str, directory: _Path, /, *, format: str = 'dirhash', thre
     if not isinstance(name, str):
         raise TypeError('digest_tree() argument 1 must be str, not %s' % type(name).__name__)
     digest_files(name, [])  # a name it does not run raises its error before the walk
-    top = os.fsencode(directory)
-    if not os.path.isdir(top):
-        raise NotADirectoryError(errno.ENOTDIR, os.strerror(errno.ENOTDIR), os.fsdecode(top))
-    return formatter(name, top, threads)
+    given = os.fspath(directory)
+    if not os.path.isdir(given):
+        raise NotADirectoryError(errno.ENOTDIR, os.strerror(errno.ENOTDIR), given)
+    try:
+        return formatter(name, os.fsencode(given), threads)
+    except OSError as error:
+        raise named_as_given(error, given)  # noqa: B904 (the same exception, its filename decoded)

@@ -71,17 +71,16 @@ static int convert_path(PyObject *item, Py_ssize_t index, converted_path *out)
 static void raise_file_error(unsigned long error, PyObject *name)
 {
     if (error == FD_FILES_ERROR_SIZE_CHANGED || error == FD_FILES_ERROR_NOT_REGULAR) {
-        /* Found by the reader, not the system: no errno, the path as the
-         * filename and in the message. */
+        /* Found by the reader, not the system: no errno; the path as the
+         * filename, as for the system's errors. */
         PyObject *exception = PyObject_CallFunction(
-            PyExc_OSError, "N",
-            PyUnicode_FromFormat(error == FD_FILES_ERROR_SIZE_CHANGED
-                                     ? "%R changed size while it was read: its git object "
-                                       "header gave the size it had when opened"
-                                     : "%R is not a regular file: a git object's header "
-                                       "needs its size before its content",
-                                 name));
-        if (exception != NULL && PyObject_SetAttrString(exception, "filename", name) == 0)
+            PyExc_OSError, "OsO", Py_None,
+            error == FD_FILES_ERROR_SIZE_CHANGED
+                ? "File changed size while it was read (a git object's header gives the size "
+                  "it had when opened)"
+                : "Not a regular file (a git object's header needs its size before its content)",
+            name);
+        if (exception != NULL)
             PyErr_SetObject(PyExc_OSError, exception);
         Py_XDECREF(exception);
         return;
