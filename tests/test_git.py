@@ -377,3 +377,71 @@ def test_tree_errors(tmp_path):
     with pytest.raises(NotADirectoryError):
         fastdigest.git_tree_id(tmp_path / 'file')
     assert stat.S_ISREG(os.stat(tmp_path / 'file').st_mode)
+
+
+# ---- the command line: fastdigest --git ------------------------------------------
+
+
+def run_cli(arguments, stdin=b''):
+    import io
+
+    from fastdigest import cli
+
+    stdout, stderr = io.BytesIO(), io.BytesIO()
+    status = cli.run(arguments, io.BytesIO(stdin), stdout, stderr)
+    return status, stdout.getvalue(), stderr.getvalue()
+
+
+@pytest.mark.parametrize('object_format', FORMATS)
+def test_cli_git_equals_git_hash_object(tmp_path, object_format):
+    repository = git_repository(tmp_path / 'repository', object_format)
+    names = []
+    for index, size in enumerate([0, 5, 70000]):
+        path = tmp_path / ('file %d' % index)
+        path.write_bytes(os.urandom(size))
+        names.append(str(path))
+    arguments = ['--git', *names] if object_format == 'sha1' else ['--git', '-a', 'sha256', *names]
+    expected = git('hash-object', *names, cwd=repository)
+    assert run_cli(arguments) == (0, expected, b'')
+    # '-' is standard input, as `git hash-object --stdin`, in its place among the files.
+    data = b'from standard input\n'
+    from_stdin = git('hash-object', '--stdin', cwd=repository, stdin=data)
+    lines = expected.splitlines(keepends=True)
+    assert run_cli([*arguments[:-1], '-', arguments[-1]], data) == (
+        0,
+        b''.join(lines[:-1]) + from_stdin + lines[-1],
+        b'',
+    )
+    assert run_cli(arguments[: arguments.index('--git') + (3 if object_format == 'sha256' else 1)], data) == (
+        0,
+        from_stdin,
+        b'',
+    )
+
+
+def test_cli_git_stops_at_the_first_unreadable_file(tmp_path):
+    good = tmp_path / 'good'
+    good.write_bytes(b'good\n')
+    missing = str(tmp_path / 'missing')
+    status, out, err = run_cli(['--git', str(good), missing, str(good)])
+    assert status == 1
+    assert out == (fastdigest.git_object_id(good) + '\n').encode()
+    assert err == b'fastdigest: ' + missing.encode() + b': No such file or directory\n'
+
+
+@pytest.mark.parametrize(
+    ('arguments', 'message'),
+    [
+        (['--git', '-a', 'md5'], b"--git takes -a sha1 or -a sha256: the repository's object format"),
+        (['--git', '-a', 'sha1,sha256'], b'--git takes -a sha1 or -a sha256'),
+        (['--git', '-c'], b'the --check option is meaningless with --git'),
+        (['--git', '-r'], b'the --recursive option is meaningless with --git'),
+        (['--git', '--tag'], b'the --tag option is meaningless with --git'),
+        (['--git', '-z'], b'the --zero option is meaningless with --git'),
+        (['--git', '-b'], b'the --binary and --text options are meaningless with --git'),
+    ],
+)
+def test_cli_git_usage_errors(arguments, message):
+    status, out, err = run_cli(arguments)
+    assert (status, out) == (1, b'')
+    assert err.startswith(b'fastdigest: ' + message)

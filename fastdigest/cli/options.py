@@ -44,6 +44,9 @@ and sha512sum. With no FILE, or when FILE is -, read standard input.
                         algorithm, which --check reads back
   -b, --binary          read in binary mode (mark the output lines with '*')
   -c, --check           read checksums from the FILEs and check them
+      --git             print the id git gives each FILE as a blob, one
+                        line each, as `git hash-object FILE...` does;
+                        -a sha256 for a SHA-256 repository (default sha1)
   -r, --recursive       hash every file below each directory FILE, in the
                         byte order of the paths; symbolic links met below it
                         are not followed into directories
@@ -76,6 +79,7 @@ LONG_OPTIONS: tuple[tuple[str, bool], ...] = (
     ('algorithm', True),
     ('binary', False),
     ('check', False),
+    ('git', False),
     ('ignore-missing', False),
     ('quiet', False),
     ('recursive', False),
@@ -110,6 +114,9 @@ class Options:
         # one prints BSD-style lines (see tagged).
         self.algorithms: list[str] = [DEFAULT_ALGORITHM]
         self.check = False
+        self.git = False
+        # Whether -a was given: --git's default is sha1, the others' sha256.
+        self.algorithm_given = False
         self.recursive = False
         self.tag = False
         # None: neither -b nor -t given. On POSIX both modes read the same
@@ -159,6 +166,7 @@ def _apply_option(options: Options, name: str, value: str | None) -> None:
         # counts once.
         algorithms = [_canonical_algorithm(part) for part in value.split(',')]
         options.algorithms = list(dict.fromkeys(algorithms))
+        options.algorithm_given = True
     elif name == 'binary':
         options.binary = True
     elif name == 'text':
@@ -248,6 +256,8 @@ def validate_options(options: Options) -> None:
         raise UsageError('the --zero option is not supported when verifying checksums')
     if len(options.algorithms) > 1 and options.binary is False and not options.check:
         raise UsageError('several algorithms print BSD-style lines, which do not support --text mode')
+    if options.git:
+        _validate_git(options)
     if options.tag and options.check:
         raise UsageError('the --tag option is meaningless when verifying checksums')
     if options.recursive and options.check:
@@ -263,3 +273,24 @@ def validate_options(options: Options) -> None:
     ):
         if flag and not options.check:
             raise UsageError(f'the {option} option is meaningful only when verifying checksums')
+
+
+# What --git leaves out: it prints ids, not checksum lines.
+_NOT_WITH_GIT = (
+    ('check', '--check'),
+    ('recursive', '--recursive'),
+    ('tag', '--tag'),
+    ('zero', '--zero'),
+    ('binary', '--binary and --text'),
+)
+
+
+def _validate_git(options: Options) -> None:
+    """--git's object format from -a (sha1 unless given), and the options it cannot take."""
+    for attribute, option in _NOT_WITH_GIT:
+        if getattr(options, attribute) not in (False, None):
+            raise UsageError(f'the {option} option{"s are" if " and " in option else " is"} meaningless with --git')
+    if not options.algorithm_given:
+        options.algorithms = ['sha1']
+    elif options.algorithms not in (['sha1'], ['sha256']):
+        raise UsageError("--git takes -a sha1 or -a sha256: the repository's object format")
