@@ -132,14 +132,18 @@ def _checksumdir(name: str, top: bytes, threads: int | None) -> str:
                 if not entry.is_symlink():
                     pending.append(entry.path)
                 continue
-            try:
-                mode = os.stat(entry.path).st_mode
-            except OSError as error:
-                if error.errno not in (errno.ENOENT, errno.ENOTDIR, errno.ELOOP):
-                    raise
-                missing += 1
-                continue
-            if not stat.S_ISREG(mode):
+            # The entry's type from the listing, and a stat only for a link.
+            if entry.is_symlink():
+                try:
+                    regular = stat.S_ISREG(os.stat(entry.path).st_mode)
+                except OSError as error:
+                    if error.errno not in (errno.ENOENT, errno.ENOTDIR, errno.ELOOP):
+                        raise
+                    missing += 1
+                    continue
+            else:
+                regular = entry.is_file(follow_symlinks=False)
+            if not regular:
                 raise OSError(
                     'digest_tree(): %r is not a regular file: checksumdir would read it (and wait '
                     "forever for a FIFO's writer)" % os.fsdecode(entry.path)

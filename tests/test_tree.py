@@ -83,7 +83,7 @@ def test_checksumdir_of_an_empty_folder(tmp_path):
 def cli_manifest(directory, name):
     """The lines `fastdigest -r -a NAME .` prints in the folder."""
     return subprocess.run(
-        [sys.executable, '-m', 'fastdigest', '-r', '-a', name, '.'],
+        [sys.executable, '-I', '-m', 'fastdigest', '-r', '-a', name, '.'],  # -I: not a fastdigest in the folder
         cwd=directory,
         capture_output=True,
         check=True,
