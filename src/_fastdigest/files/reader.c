@@ -15,8 +15,11 @@
 
 /* The file read and hashed by this thread alone, read after read, at its
  * position. A git object's header told the size the open found, so its
- * content must be that size exactly: it is read to the read that returns 0,
- * and fails as soon as it is longer or when it ends shorter. */
+ * content must be that size exactly: it fails as soon as it is longer, or
+ * when it ends shorter. It has that size when a read that asked for more
+ * came short at it, as a regular file's read does only at its end, so that
+ * a small file takes one read; a read that filled the buffer up to it is
+ * followed by one more, which must find the end. */
 static fd_file_result hash_alone(const fd_file_hashing *h, fd_open_file *file, uint8_t *buffer,
                                  unsigned long *error)
 {
@@ -46,7 +49,7 @@ static fd_file_result hash_alone(const fd_file_hashing *h, fd_open_file *file, u
         }
         fd_files_feed(h, NULL, 0, buffer, got);
         total += got;
-        if (!exact_size && fd_file_known_end(file, total))
+        if (fd_file_known_end(file, total) && (!exact_size || got < chunk_len))
             return FD_FILE_HASHED;
         /* After every read, not only the full ones: a pipe gives less than
          * a chunk at a time, and may never end. */
