@@ -41,7 +41,6 @@ tool is missing is left out, and the table says so. Run it on an otherwise idle 
 from __future__ import annotations
 
 import argparse
-import gc
 import hashlib
 import json
 import os
@@ -52,11 +51,12 @@ import statistics
 import subprocess
 import sys
 import tempfile
-import time
 from collections.abc import Callable
 from typing import Any
 
-import fastdigest
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import fastdigest  # noqa: E402
+from bench_files import read_cpu, time_group, warm, write_small_files  # noqa: E402  (the sibling script's method)
 
 # The issue's targets against the reference of each group.
 TARGETS = {
@@ -66,50 +66,8 @@ TARGETS = {
 }
 
 
-def read_cpu() -> dict[str, Any]:
-    model, family, number = platform.processor() or platform.machine(), '?', '?'
-    try:
-        with open('/proc/cpuinfo', encoding='utf-8', errors='replace') as cpuinfo:
-            for line in cpuinfo:
-                key, _, value = line.partition(':')
-                key = key.strip()
-                if key == 'model name':
-                    model = value.strip()
-                elif key == 'cpu family':
-                    family = value.strip()
-                elif key == 'model':
-                    number = value.strip()
-                elif not line.strip():
-                    break
-    except OSError:
-        pass
-    return {'cpu_model': model, 'cpu_family': family, 'cpu_model_number': number, 'logical_cpus': os.cpu_count()}
-
-
 def available_cpus() -> int:
     return len(os.sched_getaffinity(0)) if hasattr(os, 'sched_getaffinity') else (os.cpu_count() or 1)
-
-
-def write_tree(directory: str, count: int, size: int) -> list[str]:
-    """count files of size distinct random bytes, in folders of 1,000, as a tree would hold them."""
-    paths = []
-    for index in range(count):
-        folder = os.path.join(directory, f'{index // 1000:04d}')
-        if index % 1000 == 0:
-            os.makedirs(folder, exist_ok=True)
-        path = os.path.join(folder, f'{index:06d}.bin')
-        with open(path, 'wb') as f:
-            f.write(os.urandom(size))
-        paths.append(path)
-    return paths
-
-
-def warm(paths: list[str]) -> None:
-    if hasattr(os, 'sync'):
-        os.sync()
-    for path in paths:
-        with open(path, 'rb') as f:
-            f.read()
 
 
 def hashlib_git_ids(paths: list[str]) -> list[str]:
@@ -194,22 +152,6 @@ def check(group: str, cases: dict[str, Callable[[], Any]]) -> None:
             raise SystemExit(f'{group}: {name} gives another result than the others: a benchmark of it means nothing')
 
 
-def time_group(cases: dict[str, Callable[[], Any]], rounds: int) -> dict[str, list[float]]:
-    samples: dict[str, list[float]] = {name: [] for name in cases}
-    names = list(cases)
-    gc.collect()
-    gc.disable()
-    try:
-        for index in range(rounds):
-            for name in names if index % 2 == 0 else reversed(names):
-                start = time.perf_counter()
-                cases[name]()
-                samples[name].append(time.perf_counter() - start)
-    finally:
-        gc.enable()
-    return samples
-
-
 def summarize(group: str, samples: dict[str, list[float]], reference: str, files: int) -> list[dict[str, Any]]:
     ours = samples[reference]
     return [
@@ -263,9 +205,9 @@ def main() -> int:
     rows: list[dict[str, Any]] = []
     left_out: list[str] = []
     with tempfile.TemporaryDirectory(dir=args.dir, prefix='bench_git_tree_') as directory:
-        tree = os.path.join(directory, 'tree')
         print('writing the files...', file=sys.stderr)
-        paths = write_tree(tree, args.files, args.file_size)
+        paths = write_small_files(directory, args.files, args.file_size)
+        tree = os.path.join(directory, 'small')
         warm(paths)
         for group, reference, cases, missing in groups(tree, paths):
             left_out += [f'{group}: {case}' for case in missing]
@@ -278,8 +220,8 @@ def main() -> int:
         print()
         return 0
     print(
-        f'CPU: {machine["cpu_model"]} (family {machine["cpu_family"]}, model {machine["cpu_model_number"]}), '
-        f'{machine["logical_cpus"]} logical CPUs ({machine["available_cpus"]} available)'
+        f'CPU: {machine["cpu_model"]}, {machine["logical_cpus"]} logical CPUs ({machine["available_cpus"]} '
+        f'available), {" ".join(machine["cpu_flags"])}'
     )
     print(f'Python {machine["python"]}, {machine["openssl"]}; fastdigest sha1 kernel {machine["fastdigest"]}')
     print(f'{machine["git"]}; dirhash {machine["dirhash"]}; checksumdir {machine["checksumdir"]}')
