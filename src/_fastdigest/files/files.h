@@ -92,11 +92,11 @@ typedef struct fd_files_request {
     /* NULL, or a git object type ("blob"): each file is then hashed as git
      * hashes it as an object of that type, the header "TYPE SIZE\0" (SIZE in
      * decimal, the size the open found) fed before its content, which must
-     * be exactly that size up to the read that returns 0. A file whose size
-     * changed meanwhile fails with FD_FILES_ERROR_SIZE_CHANGED, one whose
-     * size the system does not tell (a FIFO, a device) with
-     * FD_FILES_ERROR_NOT_REGULAR, since the header comes before any byte
-     * read. Such files are read by one thread each. */
+     * be exactly that size to its end (reader.c says how that end is
+     * found). A file whose size changed meanwhile fails with
+     * FD_FILES_ERROR_SIZE_CHANGED, one whose size the system does not tell
+     * (a FIFO, a device) with FD_FILES_ERROR_NOT_REGULAR, since the header
+     * comes before any byte read. Such files are read by one thread each. */
     const char *git_type;
 } fd_files_request;
 
