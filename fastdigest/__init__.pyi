@@ -1082,7 +1082,11 @@ def git_tree_id(
             warns and goes on past a folder it cannot list); as for git_object_ids().
         ValueError: object_format is neither; a folder below the top holds `.git` (git would
             stage it as a submodule); a name git refuses to add (`.GIT`, `.git.`, `git~1`, ...,
-            as core.protectNTFS refuses them).
+            as core.protectNTFS refuses them); a `.gitattributes` (or the top's
+            `.git/info/attributes`) sets `filter`, `ident` or `working-tree-encoding`, or asks
+            for end-of-line conversion while a file holds CRLF: git would stage other bytes than
+            the files hold. Git's own configuration (core.autocrlf, core.attributesFile) is not
+            read: the id is that of git's defaults.
     """
 
 # The directory digests digest_tree() computes (docs/objects.md#directories).

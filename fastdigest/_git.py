@@ -124,6 +124,80 @@ def _refused_by_git(name: bytes) -> bool:
     return base in (b'.git', b'git~1')
 
 
+# The attributes with which `git add` stages other bytes than the file's (gitattributes(5), git's
+# convert.c): the filters, encodings and $Id$ that rewrite content, and the end-of-line conversion
+# that turns CRLF into LF, in every file (text set, eol, the old crlf) or in those git takes for text
+# (text=auto).
+_REWRITING_ATTRIBUTES = frozenset((b'filter', b'ident', b'working-tree-encoding'))
+_EOL_ATTRIBUTES = frozenset((b'text', b'eol', b'crlf'))
+
+
+def _attributes_set(path: bytes) -> set[bytes]:
+    """The attributes a gitattributes file sets (not unsets) anywhere, macros' included, as
+    NAME or NAME=VALUE."""
+    with open(path, 'rb') as file:
+        lines = file.read().splitlines()
+    found: set[bytes] = set()
+    for line in lines:
+        line = line.strip()
+        if not line or line.startswith(b'#'):
+            continue
+        if line.startswith(b'"'):  # a quoted pattern, which may hold spaces
+            line = line[line.find(b'"', 1) + 1 :]
+        found.update(token for token in line.split()[1:] if not token.startswith((b'-', b'!')))
+    return found
+
+
+def _line_endings(path: bytes) -> tuple[bool, bool]:
+    """Whether the file holds CRLF, and whether it holds a NUL or a CR not before LF; read
+    in chunks, a CR at the end of one paired with the start of the next."""
+    crlf = binary = after_cr = False
+    with open(path, 'rb') as file:
+        while chunk := file.read(1 << 20):
+            if after_cr:
+                crlf |= chunk.startswith(b'\n')
+                binary |= not chunk.startswith(b'\n')
+            after_cr = chunk.endswith(b'\r')
+            body = chunk[:-1] if after_cr else chunk
+            pairs = body.count(b'\r\n')
+            crlf |= pairs > 0
+            binary |= b'\0' in chunk or body.count(b'\r') != pairs
+    return crlf, binary or after_cr
+
+
+def _check_attributes(attribute_files: list[bytes], files: list[bytes]) -> None:
+    """Raises ValueError where git could stage other bytes than the files hold, so that
+    git_tree_id never gives the id of a tree git would not make. Which pattern an
+    attribute is set for is not looked at: set for any, it counts for every file."""
+    forced_by: bytes | None = None
+    auto_by: bytes | None = None
+    for path in attribute_files:
+        for token in _attributes_set(path):
+            name = token.split(b'=', 1)[0]
+            if name in _REWRITING_ATTRIBUTES:
+                raise ValueError(
+                    'git_tree_id(): %r sets %s, with which git add stages other bytes than the files '
+                    'hold' % (os.fsdecode(path), os.fsdecode(name))
+                )
+            if token == b'text=auto':
+                auto_by = auto_by or path
+            elif name in _EOL_ATTRIBUTES:
+                forced_by = forced_by or path
+    if forced_by is None and auto_by is None:
+        return
+    # Only a file holding CRLF changes; under text=auto, only one git takes for text: with no NUL
+    # and no CR but before LF (convert.c's convert_is_binary, less its share of control bytes,
+    # so that a file it calls binary for those alone still counts as text here).
+    for path in files:
+        crlf, binary = _line_endings(path)
+        if crlf and (forced_by is not None or not binary):
+            asked_by = forced_by if forced_by is not None else auto_by
+            raise ValueError(
+                'git_tree_id(): %r holds CRLF, and %r asks git for end-of-line conversion, with which '
+                'git add stages other bytes than the file holds' % (os.fsdecode(path), os.fsdecode(asked_by or b''))
+            )
+
+
 class _Tree:
     """A directory being read: its links and files as (name, mode, raw id), or for a
     regular file the index of its path in the list the reader is handed, whose id
@@ -136,7 +210,9 @@ class _Tree:
         self.subtrees: list[tuple[bytes, _Tree]] = []
 
 
-def _read_tree(directory: bytes, top: bool, files: list[bytes], constructor: _Constructor) -> _Tree:
+def _read_tree(
+    directory: bytes, top: bool, files: list[bytes], attribute_files: list[bytes], constructor: _Constructor
+) -> _Tree:
     tree = _Tree()
     with os.scandir(directory) as listing:
         entries = list(listing)
@@ -158,13 +234,15 @@ def _read_tree(directory: bytes, top: bool, files: list[bytes], constructor: _Co
             link = _object_hasher(constructor, b'blob', target)
             tree.entries.append((name, _MODE_LINK, link.digest()))
         elif stat.S_ISDIR(mode):
-            subtree = _read_tree(path, False, files, constructor)
+            subtree = _read_tree(path, False, files, attribute_files, constructor)
             tree.subtrees.append((name, subtree))
         elif stat.S_ISREG(mode):
             # git's mode is 100755 when the owner may execute the file (ce_permissions).
             file_mode = _MODE_EXECUTABLE if mode & stat.S_IXUSR else _MODE_FILE
             tree.entries.append((name, file_mode, len(files)))
             files.append(path)
+            if name == b'.gitattributes':
+                attribute_files.append(path)
         # FIFOs, sockets and devices are left out, as git add leaves them out.
     return tree
 
@@ -192,7 +270,14 @@ def git_tree_id(directory: _Path, /, *, object_format: str = 'sha1', threads: in
     files: list[bytes] = []
     name = 'sha1' if constructor is sha1 else 'sha256'
     try:
-        tree = _read_tree(os.fsencode(given), True, files, constructor)
+        top = os.fsencode(given)
+        attribute_files: list[bytes] = []
+        tree = _read_tree(top, True, files, attribute_files, constructor)
+        # The repository's own, when the folder is its work tree.
+        info = os.path.join(top, b'.git', b'info', b'attributes')
+        if os.path.isfile(info):
+            attribute_files.append(info)
+        _check_attributes(attribute_files, files)
         file_ids = digest_files(name, files, threads=threads, _git_type='blob')  # type: ignore[call-overload]
     except OSError as error:
         raise named_as_given(error, given)  # noqa: B904 (the same exception, its filename decoded)

@@ -344,6 +344,63 @@ def _all_names(root):
         yield from files
 
 
+# A PNG's signature holds CRLF, and its chunks NULs: git takes it for binary under text=auto.
+PNG_LIKE = b'\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR'
+
+
+@pytest.mark.parametrize(
+    'attributes',
+    [
+        b'* text=auto\n',
+        b'*.png binary\n*.md linguist-documentation -text\n# filter=lfs in a comment\n',
+        b'"with space.txt" -text\n[attr]mine -diff\n*.txt mine\n',
+    ],
+)
+@pytest.mark.parametrize('object_format', FORMATS)
+def test_gitattributes_that_change_nothing_equal_git(tmp_path, attributes, object_format):
+    (tmp_path / '.gitattributes').write_bytes(attributes)
+    (tmp_path / 'lf.txt').write_bytes(b'one\ntwo\n')
+    (tmp_path / 'image.png').write_bytes(PNG_LIKE)
+    (tmp_path / 'with space.txt').write_bytes(b'lone\rcr\n')
+    assert fastdigest.git_tree_id(tmp_path, object_format=object_format) == git_write_tree(tmp_path, object_format)
+
+
+@pytest.mark.parametrize(
+    ('attributes', 'content', 'message'),
+    [
+        (b'* text=auto\n', b'crlf\r\ntext\r\n', 'holds CRLF'),  # git stages it with LF
+        (b'*.png eol=crlf\n', PNG_LIKE, 'holds CRLF'),  # eol forces text: even a binary's CRLF goes
+        (b'*.bin filter=lfs diff=lfs merge=lfs -text\n', b'x', 'sets filter'),
+        (b'*.c ident\n', b'x', 'sets ident'),
+        (b'*.txt working-tree-encoding=UTF-16\n', b'x', 'sets working-tree-encoding'),
+    ],
+)
+def test_gitattributes_that_may_change_content_raise(tmp_path, attributes, content, message):
+    (tmp_path / 'sub').mkdir()
+    (tmp_path / 'sub' / '.gitattributes').write_bytes(attributes)
+    (tmp_path / 'file.png').write_bytes(content)
+    with pytest.raises(ValueError, match=message):
+        fastdigest.git_tree_id(tmp_path)
+
+
+def test_crlf_under_text_auto_is_what_git_changes(tmp_path):
+    # The case the check is for: git stages the CRLF file with LF, a tree of other bytes than
+    # those on disk, which is refused rather than given wrong.
+    for name, content in (('crlf', b'a\r\nb\r\n'), ('lf', b'a\nb\n')):
+        (tmp_path / name).mkdir()
+        (tmp_path / name / '.gitattributes').write_bytes(b'* text=auto\n')
+        (tmp_path / name / 'file.txt').write_bytes(content)
+    with pytest.raises(ValueError, match='holds CRLF'):
+        fastdigest.git_tree_id(tmp_path / 'crlf')
+    assert git_write_tree(tmp_path / 'crlf', 'sha1') == fastdigest.git_tree_id(tmp_path / 'lf')
+    # The repository's own attributes count too, once the folder is its work tree.
+    (tmp_path / 'crlf' / '.gitattributes').unlink()
+    (tmp_path / 'crlf' / '.git' / 'info').mkdir(parents=True, exist_ok=True)
+    (tmp_path / 'crlf' / '.git' / 'info' / 'attributes').write_bytes(b'* text\n')
+    with pytest.raises(ValueError, match='holds CRLF'):
+        fastdigest.git_tree_id(tmp_path / 'crlf')
+
+
 def test_a_name_git_refuses_raises(tmp_path):
     for name in ('.GIT', '.git.', 'GIT~1', '.git '):
         folder = tmp_path / name.strip().replace('~', '_')
