@@ -739,6 +739,29 @@ static bool truncate_later(void *context, size_t part)
     return truncate(t->path, (off_t)t->cut) == 0;
 }
 
+/* Writes data[0..size) to the call's one file, runs the call while another
+ * thread cuts the file short at a random page boundary after a random
+ * delay, and returns the cut; UINT64_MAX, with the failure noted, when the
+ * file could not be written. */
+static uint64_t run_while_cut_short(files_call *call, const uint8_t *data, size_t size,
+                                    test_rng *rng, group_tally *tally)
+{
+    const char *path = call->names[0];
+    const size_t page = 4096;
+    if (!write_file(path, data, size)) {
+        check(tally, false, "could not write %s", path);
+        return UINT64_MAX;
+    }
+    truncation t = {.path = path,
+                    .cut = page * rng_below(rng, size / page),
+                    .delay_ns = (long)rng_below(rng, 400000)};
+    fd_parallel_thread *truncator = fd_parallel_start(truncate_later, &t, 0);
+    run_call(call);
+    const bool truncated = truncator != NULL ? fd_parallel_join(truncator) : truncate_later(&t, 0);
+    check(tally, truncated, "could not truncate %s", path);
+    return t.cut;
+}
+
 /* The length L of data whose digests the call gave file 0, every
  * algorithm's the same; SIZE_MAX when there is none. L is looked for where
  * a reader that ends at its first short read can stop: at the cut, at the
@@ -785,30 +808,21 @@ static void test_shrinking_file(void)
     for (size_t m = 0; m < 3; m++) {
         size_t shortened = 0;
         for (int attempt = 0; attempt < 100; attempt++) {
-            if (!write_file(path, data, size)) {
-                check(&tally, false, "could not write %s", path);
-                break;
-            }
-            truncation t = {.path = path,
-                            .cut = page * rng_below(&rng, size / page),
-                            .delay_ns = (long)rng_below(&rng, 400000)};
             files_call call = {
                 .count = 1, .threads = threads[m], .chunk_len = chunk_len, .pairing = pairings[m]};
             call.names[0] = path;
             set_algorithms(&call, THREE, 3);
-            fd_parallel_thread *truncator = fd_parallel_start(truncate_later, &t, 0);
-            run_call(&call);
-            const bool truncated = truncator != NULL ? fd_parallel_join(truncator)
-                                                     : truncate_later(&t, 0);
-            check(&tally, truncated, "could not truncate %s", path);
+            const uint64_t cut = run_while_cut_short(&call, data, size, &rng, &tally);
+            if (cut == UINT64_MAX)
+                break;
             check(&tally, call.status == FD_FILES_DONE && call.outcome.failed == 1,
                   "pairing %d on %zu threads: status %d, failed at %zu (error %lu)",
                   (int)pairings[m], threads[m], (int)call.status, call.outcome.failed,
                   call.outcome.error);
-            const size_t len = common_prefix(&call, data, size, (size_t)t.cut, chunk_len);
+            const size_t len = common_prefix(&call, data, size, (size_t)cut, chunk_len);
             check(&tally, len != SIZE_MAX,
                   "pairing %d on %zu threads, cut to %llu: the digests are of no one prefix",
-                  (int)pairings[m], threads[m], (unsigned long long)t.cut);
+                  (int)pairings[m], threads[m], (unsigned long long)cut);
             shortened += len < size;
             free(call.digests);
         }
@@ -855,26 +869,17 @@ static void test_git_object_faults(void)
     join(path, scratch, "git-shrinking.bin");
     size_t refused = 0;
     for (int attempt = 0; attempt < 100; attempt++) {
-        if (!write_file(path, data, size)) {
-            check(&tally, false, "could not write %s", path);
-            break;
-        }
-        truncation t = {.path = path,
-                        .cut = page * rng_below(&rng, size / page),
-                        .delay_ns = (long)rng_below(&rng, 400000)};
         files_call cut_call = {.count = 1, .threads = 1, .chunk_len = 512, .git_type = "blob"};
         cut_call.names[0] = path;
         set_algorithms(&cut_call, GIT_FORMATS, 1);
-        fd_parallel_thread *truncator = fd_parallel_start(truncate_later, &t, 0);
-        run_call(&cut_call);
-        const bool truncated = truncator != NULL ? fd_parallel_join(truncator)
-                                                 : truncate_later(&t, 0);
-        check(&tally, truncated, "could not truncate %s", path);
+        const uint64_t cut = run_while_cut_short(&cut_call, data, size, &rng, &tally);
+        if (cut == UINT64_MAX)
+            break;
         const bool failed = cut_call.outcome.failed == 0 &&
                             cut_call.outcome.error == FD_FILES_ERROR_SIZE_CHANGED;
         check(&tally, failed || git_digests_match(&cut_call, 0, "blob", data, size),
               "cut to %llu: neither the whole file's id nor the failure (error %lu)",
-              (unsigned long long)t.cut, cut_call.outcome.error);
+              (unsigned long long)cut, cut_call.outcome.error);
         refused += failed;
         free(cut_call.digests);
     }
