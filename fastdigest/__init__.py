@@ -81,11 +81,15 @@ __all__ = [
     'digest_files',
     'digest_many',
     'digest_rows',
+    'digest_tree',
     'file_digest',
     'fingerprint',
     'from_state',
     'get_gil_minsize',
     'get_include',
+    'git_object_id',
+    'git_object_ids',
+    'git_tree_id',
     'hexdigest',
     'implementation',
     'new',
@@ -143,6 +147,9 @@ _FROM_SELF_TEST = frozenset(('KernelReport', 'SelfTestReport'))
 # S3's ETags and checksums (_s3), imported on first use as well: the command line's start-up does without
 # base64, re and typing.
 _FROM_S3 = frozenset(('S3ETagMatch', 's3_checksum', 's3_etag', 's3_etag_matches', 's3_part_digests'))
+# git's ids (_git) and directory digests (_tree), the same way: the start-up does without their walks.
+_FROM_GIT = frozenset(('git_object_id', 'git_object_ids', 'git_tree_id'))
+_FROM_TREE = frozenset(('digest_tree',))
 
 _stdlib_modules = {}
 
@@ -228,6 +235,14 @@ def __getattr__(name):
         from fastdigest import _s3
 
         value = getattr(_s3, name)
+    elif name in _FROM_GIT:
+        from fastdigest import _git
+
+        value = getattr(_git, name)
+    elif name in _FROM_TREE:
+        from fastdigest import _tree
+
+        value = getattr(_tree, name)
     else:
         raise AttributeError(f'module {__name__!r} has no attribute {name!r}')
     globals()[name] = value
@@ -236,7 +251,18 @@ def __getattr__(name):
 
 def __dir__():
     present = (name for name in _FROM_HASHLIB if hasattr(_stdlib_hashlib(), name))
-    return sorted({*globals(), *present, *_SETS_FROM_HASHLIB, *_FROM_SELF_TEST, *_FROM_S3, 'batch_implementation'})
+    return sorted(
+        {
+            *globals(),
+            *present,
+            *_SETS_FROM_HASHLIB,
+            *_FROM_SELF_TEST,
+            *_FROM_S3,
+            *_FROM_GIT,
+            *_FROM_TREE,
+            'batch_implementation',
+        }
+    )
 
 
 def get_include():

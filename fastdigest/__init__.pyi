@@ -152,11 +152,15 @@ __all__ = [
     'digest_files',
     'digest_many',
     'digest_rows',
+    'digest_tree',
     'file_digest',
     'fingerprint',
     'from_state',
     'get_gil_minsize',
     'get_include',
+    'git_object_id',
+    'git_object_ids',
+    'git_tree_id',
     'hexdigest',
     'implementation',
     'md5',
@@ -994,6 +998,145 @@ def digest_files(name: _Algorithm, paths: Iterable[_Path], /, *, threads: Suppor
 def digest_files(
     name: tuple[_Algorithm, ...], paths: Iterable[_Path], /, *, threads: SupportsIndex | None = None
 ) -> list[tuple[bytes, ...]]: ...
+
+# git's object types and repository formats (docs/objects.md#git).
+_GitKind: TypeAlias = Literal['blob', 'tree', 'commit', 'tag']
+_GitFormat: TypeAlias = Literal['sha1', 'sha256']
+
+def git_object_id(
+    data_or_path: _ReadableBuffer | str | os.PathLike[str] | os.PathLike[bytes],
+    /,
+    *,
+    kind: _GitKind = 'blob',
+    object_format: _GitFormat = 'sha1',
+) -> str:
+    """Return the id git gives an object, in hex: `git hash-object` of a file, or of the bytes given.
+
+    The id is the hash of the header `KIND SIZE\\0` (SIZE in decimal) followed by the object's
+    bytes: SHA-1, or SHA-256 for a repository made with `git init --object-format=sha256`.
+    A bytes-like object is hashed in place, with no copy (`git hash-object --stdin`); a str or
+    os.PathLike is a file's path, read once as git_object_ids() reads it. Nothing checks that
+    the bytes are a valid object of a kind other than blob (`git hash-object -t KIND
+    --literally`).
+
+    Args:
+        data_or_path: The object's bytes (any C-contiguous buffer), or the path of a file
+            holding them (bytes are data: pass a path in bytes as os.fsdecode(path) or a
+            pathlib.Path).
+        kind: The object's type: 'blob' (a file's content), 'tree', 'commit' or 'tag'.
+        object_format: The repository's hash, 'sha1' or 'sha256'.
+
+    Returns:
+        The id as git prints it: 40 hex digits, or 64 for 'sha256'.
+
+    Raises:
+        ValueError: kind or object_format is none of those.
+        TypeError: data_or_path is neither a buffer, a str nor an os.PathLike.
+        OSError: as for git_object_ids().
+    """
+
+def git_object_ids(
+    paths: Iterable[_Path],
+    /,
+    *,
+    kind: _GitKind = 'blob',
+    object_format: _GitFormat = 'sha1',
+    threads: SupportsIndex | None = None,
+) -> list[str]:
+    """Return the ids git gives the files as objects, in hex and in order (`git hash-object --stdin-paths`).
+
+    Each file is read once, by digest_files()'s reader, on every core: the header `KIND SIZE\\0`
+    with the size the open found is hashed first, then the content, which must be exactly that
+    size, to its end of file. Symbolic links are followed, as `git hash-object` follows them.
+
+    Args:
+        paths: As for digest_files().
+        kind: As for git_object_id().
+        object_format: As for git_object_id().
+        threads: As for digest_files(); a file is read by one thread.
+
+    Returns:
+        A list of hex ids, one per path, in the paths' order.
+
+    Raises:
+        OSError: a file cannot be opened or read, as for digest_files(); or (with no errno, the
+            path as filename and in the message) its size changed while it was read, or it is no
+            regular file (a FIFO or a device, whose size the header needs before the content).
+            The first in the paths' order.
+        ValueError: kind or object_format is none of those; as for digest_files().
+        TypeError: as for digest_files().
+    """
+
+def git_tree_id(
+    directory: _Path, /, *, object_format: _GitFormat = 'sha1', threads: SupportsIndex | None = None
+) -> str:
+    """Return the id of the tree `git add --all --force` then `git write-tree` make of a directory.
+
+    As git stages a working tree (core.filemode and core.symlinks on, as on Linux and macOS): a
+    regular file is a blob of mode 100644, or 100755 when its owner may execute it; a symbolic
+    link a blob of its target's bytes, mode 120000, never followed; a folder a tree, mode 40000,
+    left out when it holds no file at any depth; a FIFO, socket or device is left out; `.git`
+    in the directory itself is left out. Entries are sorted by their names' bytes, a tree's
+    name taken as NAME/. The files are read once each on every core, as git_object_ids() reads
+    them. An empty directory gives git's empty tree.
+
+    Args:
+        directory: The folder to read, as the work tree's top.
+        object_format: As for git_object_id().
+        threads: As for digest_files().
+
+    Returns:
+        The tree's id in hex, as `git write-tree` prints it.
+
+    Raises:
+        OSError: a folder cannot be listed or a file read, with its path as filename (where git
+            warns and goes on past a folder it cannot list); as for git_object_ids().
+        ValueError: object_format is neither; a folder below the top holds `.git` (git would
+            stage it as a submodule); a name git refuses to add (`.GIT`, `.git.`, `git~1`, ...,
+            as core.protectNTFS refuses them); a `.gitattributes` (or the top's
+            `.git/info/attributes`) sets `filter`, `ident` or `working-tree-encoding`, or asks
+            for end-of-line conversion while a file holds CRLF: git would stage other bytes than
+            the files hold. Git's own configuration (core.autocrlf, core.attributesFile) is not
+            read: the id is that of git's defaults.
+    """
+
+# The directory digests digest_tree() computes (docs/objects.md#directories).
+_TreeFormat: TypeAlias = Literal['dirhash', 'checksumdir', 'sha256sum']
+
+def digest_tree(
+    name: _FastdigestName, directory: _Path, /, *, format: _TreeFormat = 'dirhash', threads: SupportsIndex | None = None
+) -> str:
+    """Return a directory's digest in hex, as another tool computes it, reading each file once on every core.
+
+    - 'dirhash': the Dirhash standard, as `dirhash.dirhash(directory, name)` computes it with its
+      defaults: links to files and folders followed; a dangling link, a FIFO, a socket or a
+      device left out; folders without files left out; names in UTF-8.
+    - 'checksumdir': as `checksumdir.dirhash(directory, name)`: the contents of every file
+      below, links to folders not followed, names not counted; a dangling link counts as an
+      empty file.
+    - 'sha256sum': the digest of the lines `cd DIRECTORY && fastdigest -r -a NAME .` prints
+      (`HEX  ./PATH`, in the paths' byte order, names escaped as coreutils escapes them).
+
+    Args:
+        name: One of the eight algorithms, the files' and the combining hash.
+        directory: The folder.
+        format: One of the three above.
+        threads: As for digest_files().
+
+    Returns:
+        The hex digest, as the tool prints it.
+
+    Raises:
+        OSError: a folder cannot be listed or a file read, with its path as filename (where
+            checksumdir passes over a folder it cannot list); for 'dirhash', a link that loops
+            (ELOOP), or a link back to a folder on its own path (ELOOP, where dirhash raises its
+            SymlinkRecursionError); for 'checksumdir', a FIFO, socket or device, which
+            checksumdir would read. NotADirectoryError: directory is not a folder.
+        ValueError: format is none of those; name is not one of the eight algorithms
+            (`unsupported hash type NAME`); for 'dirhash', a name that is not UTF-8, or no file
+            at all in the tree (dirhash's "Nothing to hash").
+        TypeError: name is not a str.
+    """
 
 # S3's ETags and checksums (fastdigest/_s3.py over the extension's _hash_parts; docs/objects.md).
 

@@ -78,6 +78,17 @@ def run(
     if options.self_test:
         return _self_test(stdout)
 
+    if options.git:
+        from fastdigest.cli.git import print_git_ids
+
+        try:
+            ok = print_git_ids(options, stdin, stdout, stderr)
+            stdout.flush()
+        except OSError:  # the output's write, as below
+            _report_write_error(stderr)
+            ok = False
+        return 0 if ok else 1
+
     runner = Runner(options, stdin, stdout, stderr)
     work: Callable[[], bool]
     if options.s3_etag:

@@ -15,6 +15,9 @@ and sha512sum. With no FILE, or when FILE is -, read standard input.
 {algorithm_option}
   -b, --binary          read in binary mode (mark the output lines with '*')
   -c, --check           read checksums from the FILEs and check them
+      --git             print the id git gives each FILE as a blob, one
+                        line each, as `git hash-object FILE...` does;
+                        -a sha256 for a SHA-256 repository (default sha1)
   -r, --recursive       hash every file below each directory FILE, in the
                         byte order of the paths; symbolic links met below it
                         are not followed into directories

@@ -33,6 +33,7 @@ LONG_OPTIONS: tuple[tuple[str, bool], ...] = (
     ('algorithm', True),
     ('binary', False),
     ('check', False),
+    ('git', False),
     ('ignore-missing', False),
     ('part-size', True),
     ('quiet', False),
@@ -69,6 +70,9 @@ class Options:
         # one prints BSD-style lines (see tagged).
         self.algorithms: list[str] = [DEFAULT_ALGORITHM]
         self.check = False
+        self.git = False
+        # Whether -a was given: --git's default is sha1, the others' sha256.
+        self.algorithm_given = False
         self.recursive = False
         self.tag = False
         # None: neither -b nor -t given. On POSIX both modes read the same
@@ -246,6 +250,8 @@ def validate_options(options: Options) -> None:
             _s3._check_sizes(options.part_size, None)
         except ValueError as problem:
             raise UsageError(f'invalid part size: {problem}') from None
+    if options.git:
+        _validate_git(options)
     if options.tag and options.check:
         raise UsageError('the --tag option is meaningless when verifying checksums')
     if options.recursive and options.check:
@@ -261,3 +267,24 @@ def validate_options(options: Options) -> None:
     ):
         if flag and not options.check:
             raise UsageError(f'the {option} option is meaningful only when verifying checksums')
+
+
+# What --git leaves out: it prints ids, not checksum lines.
+_NOT_WITH_GIT = (
+    ('check', '--check'),
+    ('recursive', '--recursive'),
+    ('tag', '--tag'),
+    ('zero', '--zero'),
+    ('binary', '--binary and --text'),
+)
+
+
+def _validate_git(options: Options) -> None:
+    """--git's object format from -a (sha1 unless given), and the options it cannot take."""
+    for attribute, option in _NOT_WITH_GIT:
+        if getattr(options, attribute) not in (False, None):
+            raise UsageError(f'the {option} option{"s are" if " and " in option else " is"} meaningless with --git')
+    if not options.algorithm_given:
+        options.algorithms = ['sha1']
+    elif options.algorithms not in (['sha1'], ['sha256']):
+        raise UsageError("--git takes -a sha1 or -a sha256: the repository's object format")

@@ -21,7 +21,13 @@
  *     a call stopped while another thread than the calling one reads
  *     /dev/zero or a FIFO that never ends; and a file cut short by another
  *     thread while it is hashed plainly, in relay and split: every digest
- *     of one call of the same prefix of it.
+ *     of one call of the same prefix of it;
+ *   - files hashed as git objects (git_type): the header with the size,
+ *     then the content, for every size around the chunks, on 1 and 2
+ *     threads, a big file never paired; and on POSIX /dev/null refused, on
+ *     Linux a /proc file whose size is not its content's, and a file cut
+ *     short while it is hashed: the id of the whole file or the failure,
+ *     never that of a prefix under the whole file's header.
  *
  * Usage: test_files [--seed=N] [SCRATCH_PARENT]
  * Prints a line per group, then "C files: N passed, N failed"; exits 1 on
@@ -130,6 +136,7 @@ typedef struct files_call {
     void *keep_going_context;
     unsigned keep_going_ms;
     fd_files_pairing pairing;
+    const char *git_type;
     /* Results: */
     uint8_t *digests;
     fd_files_outcome outcome;
@@ -156,6 +163,7 @@ static void run_call(files_call *call)
         .keep_going_context = call->keep_going_context,
         .keep_going_ms = call->keep_going_ms,
         .pairing = call->pairing,
+        .git_type = call->git_type,
     };
     call->status = fd_hash_files(&request, &call->outcome);
     for (size_t i = 0; i < call->count; i++)
@@ -235,6 +243,29 @@ static size_t sizes_for(size_t chunk_len, test_rng *rng, size_t *sizes, size_t m
     return count;
 }
 
+/* Writes the call's call->count files into the scratch folder, PREFIX-i.bin
+ * each the first sizes[i] bytes of random data (distinct sizes give
+ * distinct contents), and names them in the call. Returns the data. */
+static uint8_t *write_sized_files(files_call *call, char (*names)[MAX_NAME], const char *prefix,
+                                  const size_t *sizes, test_rng *rng, group_tally *tally)
+{
+    size_t largest = 1;
+    for (size_t i = 0; i < call->count; i++)
+        largest = sizes[i] > largest ? sizes[i] : largest;
+    uint8_t *data = checked_malloc(largest);
+    rng_fill(rng, data, largest);
+    bool written = true;
+    for (size_t i = 0; i < call->count; i++) {
+        char name[48];
+        snprintf(name, sizeof name, "%s-%zu.bin", prefix, i);
+        join(names[i], scratch, name);
+        written = write_file(names[i], data, sizes[i]) && written;
+        call->names[i] = names[i];
+    }
+    check(tally, written, "could not write the files in %s", scratch);
+    return data;
+}
+
 static void test_digests(void)
 {
     /* A block multiple, one that is not, a page, and the default. */
@@ -247,25 +278,9 @@ static void test_digests(void)
         size_t sizes[40];
         /* The default chunk's files are large: fewer of them. */
         const size_t count = sizes_for(chunk_len, &rng, sizes, chunk_lens[c] != 0 ? 40 : 20);
-        size_t largest = 0;
-        for (size_t i = 0; i < count; i++)
-            largest = sizes[i] > largest ? sizes[i] : largest;
-        uint8_t *data = checked_malloc(largest);
-        rng_fill(&rng, data, largest);
-
         static char names[40][MAX_NAME];
         files_call call = {.count = count, .chunk_len = chunk_lens[c]};
-        bool written = true;
-        for (size_t i = 0; i < count; i++) {
-            char name[32];
-            snprintf(name, sizeof name, "size-%zu.bin", i);
-            join(names[i], scratch, name);
-            /* Each file the first sizes[i] bytes of data: distinct sizes give
-             * distinct contents. */
-            written = write_file(names[i], data, sizes[i]) && written;
-            call.names[i] = names[i];
-        }
-        check(&tally, written, "could not write the files in %s", scratch);
+        uint8_t *data = write_sized_files(&call, names, "size", sizes, &rng, &tally);
 
         for (size_t l = 0; l < sizeof LISTS / sizeof LISTS[0]; l++) {
             for (size_t t = 0; t < sizeof THREADS / sizeof THREADS[0]; t++) {
@@ -558,6 +573,84 @@ static void test_pairs(void)
     report_group("files", "-", "pairs", "relay and split, 1 to 4 files", &tally);
 }
 
+/* ---- files as git objects ------------------------------------------------------ */
+
+/* Whether file `index` of the call has the digests of git's object of
+ * type `type` holding data[0..len): "TYPE LEN\0" then the data. */
+static bool git_digests_match(const files_call *call, size_t index, const char *type,
+                              const uint8_t *data, size_t len)
+{
+    char header[64];
+    const int header_len = snprintf(header, sizeof header, "%s %zu", type, len) + 1;
+    uint8_t *object = checked_malloc((size_t)header_len + len + 1);
+    memcpy(object, header, (size_t)header_len);
+    if (len > 0)
+        memcpy(object + header_len, data, len);
+    const bool match = digests_match(call, index, object, (size_t)header_len + len);
+    free(object);
+    return match;
+}
+
+static const enum fd_algorithm_id GIT_FORMATS[] = {FD_SHA1, FD_SHA256};
+
+static void test_git_objects(void)
+{
+    static const char *const TYPES[] = {"blob", "commit"};
+    const size_t chunk_lens[] = {64, 100, 0};
+    test_rng rng = rng_for(5, 0);
+    group_tally tally = {0, 0};
+    for (size_t c = 0; c < sizeof chunk_lens / sizeof chunk_lens[0]; c++) {
+        const size_t chunk_len = chunk_lens[c] != 0 ? chunk_lens[c] : FD_FILES_CHUNK_LEN;
+        size_t sizes[24];
+        const size_t count = sizes_for(chunk_len, &rng, sizes, 24);
+        static char names[24][MAX_NAME];
+        files_call call = {.count = count, .chunk_len = chunk_lens[c]};
+        uint8_t *data = write_sized_files(&call, names, "git", sizes, &rng, &tally);
+        for (size_t t = 0; t < 2; t++) {
+            for (size_t k = 0; k < 2; k++) {
+                set_algorithms(&call, GIT_FORMATS, 2);
+                call.threads = 1 + t;
+                call.git_type = TYPES[k];
+                run_call(&call);
+                check(&tally, call.status == FD_FILES_DONE && call.outcome.failed == count,
+                      "git %s, chunk %zu, %zu threads: status %d, failed at %zu (error %lu)",
+                      TYPES[k], chunk_len, call.threads, (int)call.status, call.outcome.failed,
+                      call.outcome.error);
+                for (size_t i = 0; i < count; i++)
+                    check(&tally, git_digests_match(&call, i, TYPES[k], data, sizes[i]),
+                          "git %s, chunk %zu, %zu threads: wrong id of %zu bytes", TYPES[k],
+                          chunk_len, call.threads, sizes[i]);
+                free(call.digests);
+            }
+        }
+        for (size_t i = 0; i < count; i++)
+            remove(names[i]);
+        free(data);
+    }
+
+    /* A file long enough to be paired stays on its thread. */
+    const size_t big_len = 40 * (size_t)4096;
+    uint8_t *big = checked_malloc(big_len);
+    rng_fill(&rng, big, big_len);
+    char big_name[MAX_NAME];
+    join(big_name, scratch, "git-big.bin");
+    check(&tally, write_file(big_name, big, big_len), "could not write %s", big_name);
+    files_call call = {.count = 1, .threads = 2, .chunk_len = 4096, .git_type = "blob"};
+    call.names[0] = big_name;
+    set_algorithms(&call, GIT_FORMATS, 2);
+    call.pairing = FD_FILES_PAIR_RELAY;
+    run_call(&call);
+    check(&tally,
+          call.outcome.failed == 1 && call.outcome.relayed == 0 && call.outcome.split == 0 &&
+              git_digests_match(&call, 0, "blob", big, big_len),
+          "a big git blob: failed at %zu, %zu relayed, or a wrong id", call.outcome.failed,
+          call.outcome.relayed);
+    free(call.digests);
+    remove(big_name);
+    free(big);
+    report_group("files", "-", "git objects", "sizes around the chunks, 1 and 2 threads", &tally);
+}
+
 #ifndef _WIN32
 /* Files that are not regular: what open() and read() give. */
 static void test_special_files(void)
@@ -647,6 +740,29 @@ static bool truncate_later(void *context, size_t part)
     return truncate(t->path, (off_t)t->cut) == 0;
 }
 
+/* Writes data[0..size) to the call's one file, runs the call while another
+ * thread cuts the file short at a random page boundary after a random
+ * delay, and returns the cut; UINT64_MAX, with the failure noted, when the
+ * file could not be written. */
+static uint64_t run_while_cut_short(files_call *call, const uint8_t *data, size_t size,
+                                    test_rng *rng, group_tally *tally)
+{
+    const char *path = call->names[0];
+    const size_t page = 4096;
+    if (!write_file(path, data, size)) {
+        check(tally, false, "could not write %s", path);
+        return UINT64_MAX;
+    }
+    truncation t = {.path = path,
+                    .cut = page * rng_below(rng, size / page),
+                    .delay_ns = (long)rng_below(rng, 400000)};
+    fd_parallel_thread *truncator = fd_parallel_start(truncate_later, &t, 0);
+    run_call(call);
+    const bool truncated = truncator != NULL ? fd_parallel_join(truncator) : truncate_later(&t, 0);
+    check(tally, truncated, "could not truncate %s", path);
+    return t.cut;
+}
+
 /* The length L of data whose digests the call gave file 0, every
  * algorithm's the same; SIZE_MAX when there is none. L is looked for where
  * a reader that ends at its first short read can stop: at the cut, at the
@@ -693,30 +809,21 @@ static void test_shrinking_file(void)
     for (size_t m = 0; m < 3; m++) {
         size_t shortened = 0;
         for (int attempt = 0; attempt < 100; attempt++) {
-            if (!write_file(path, data, size)) {
-                check(&tally, false, "could not write %s", path);
-                break;
-            }
-            truncation t = {.path = path,
-                            .cut = page * rng_below(&rng, size / page),
-                            .delay_ns = (long)rng_below(&rng, 400000)};
             files_call call = {
                 .count = 1, .threads = threads[m], .chunk_len = chunk_len, .pairing = pairings[m]};
             call.names[0] = path;
             set_algorithms(&call, THREE, 3);
-            fd_parallel_thread *truncator = fd_parallel_start(truncate_later, &t, 0);
-            run_call(&call);
-            const bool truncated = truncator != NULL ? fd_parallel_join(truncator)
-                                                     : truncate_later(&t, 0);
-            check(&tally, truncated, "could not truncate %s", path);
+            const uint64_t cut = run_while_cut_short(&call, data, size, &rng, &tally);
+            if (cut == UINT64_MAX)
+                break;
             check(&tally, call.status == FD_FILES_DONE && call.outcome.failed == 1,
                   "pairing %d on %zu threads: status %d, failed at %zu (error %lu)",
                   (int)pairings[m], threads[m], (int)call.status, call.outcome.failed,
                   call.outcome.error);
-            const size_t len = common_prefix(&call, data, size, (size_t)t.cut, chunk_len);
+            const size_t len = common_prefix(&call, data, size, (size_t)cut, chunk_len);
             check(&tally, len != SIZE_MAX,
                   "pairing %d on %zu threads, cut to %llu: the digests are of no one prefix",
-                  (int)pairings[m], threads[m], (unsigned long long)t.cut);
+                  (int)pairings[m], threads[m], (unsigned long long)cut);
             shortened += len < size;
             free(call.digests);
         }
@@ -731,6 +838,57 @@ static void test_shrinking_file(void)
     }
     remove(path);
     free(data);
+}
+
+/* What a git object's header cannot be given: a device's size, a /proc
+ * file's (fstat says 0), a file cut short while it is read. */
+static void test_git_object_faults(void)
+{
+    group_tally tally = {0, 0};
+    files_call call = {.count = 1, .threads = 1, .git_type = "blob"};
+    set_algorithms(&call, GIT_FORMATS, 1);
+    call.names[0] = "/dev/null";
+    run_call(&call);
+    check(&tally, call.outcome.failed == 0 && call.outcome.error == FD_FILES_ERROR_NOT_REGULAR,
+          "/dev/null as a git blob: failed at %zu with %lu", call.outcome.failed,
+          call.outcome.error);
+    free(call.digests);
+#ifdef __linux__
+    call.names[0] = "/proc/self/cmdline";
+    run_call(&call);
+    check(&tally, call.outcome.failed == 0 && call.outcome.error == FD_FILES_ERROR_SIZE_CHANGED,
+          "/proc/self/cmdline as a git blob: failed at %zu with %lu", call.outcome.failed,
+          call.outcome.error);
+    free(call.digests);
+#endif
+
+    test_rng rng = rng_for(6, 0);
+    const size_t page = 4096, size = 32 * page;
+    uint8_t *data = checked_malloc(size);
+    rng_fill(&rng, data, size);
+    char path[MAX_NAME];
+    join(path, scratch, "git-shrinking.bin");
+    size_t refused = 0;
+    for (int attempt = 0; attempt < 100; attempt++) {
+        files_call cut_call = {.count = 1, .threads = 1, .chunk_len = 512, .git_type = "blob"};
+        cut_call.names[0] = path;
+        set_algorithms(&cut_call, GIT_FORMATS, 1);
+        const uint64_t cut = run_while_cut_short(&cut_call, data, size, &rng, &tally);
+        if (cut == UINT64_MAX)
+            break;
+        const bool failed = cut_call.outcome.failed == 0 &&
+                            cut_call.outcome.error == FD_FILES_ERROR_SIZE_CHANGED;
+        check(&tally, failed || git_digests_match(&cut_call, 0, "blob", data, size),
+              "cut to %llu: neither the whole file's id nor the failure (error %lu)",
+              (unsigned long long)cut, cut_call.outcome.error);
+        refused += failed;
+        free(cut_call.digests);
+    }
+    remove(path);
+    free(data);
+    char detail[80];
+    snprintf(detail, sizeof detail, "/dev/null, /proc, %zu of 100 cut short refused", refused);
+    report_group("files", "-", "git faults", detail, &tally);
 }
 
 /* A child process that writes into the FIFO until its reader closes it
@@ -833,8 +991,10 @@ int main(int argc, char **argv)
     test_failures();
     test_keep_going();
     test_pairs();
+    test_git_objects();
 #ifndef _WIN32
     test_special_files();
+    test_git_object_faults();
     test_stop_while_another_reads();
     test_shrinking_file();
 #endif

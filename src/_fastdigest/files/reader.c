@@ -14,17 +14,28 @@
 #define PAIR_MIN_CHUNKS 32
 
 /* The file read and hashed by this thread alone, read after read, at its
- * position. */
+ * position. A git object's header told the size the open found, so its
+ * content must be that size exactly: it fails as soon as it is longer, or
+ * when it ends shorter. It has that size when a read that asked for more
+ * came short at it, as a regular file's read does only at its end, so that
+ * a small file takes one read; a read that filled the buffer up to it is
+ * followed by one more, which must find the end. */
 static fd_file_result hash_alone(const fd_file_hashing *h, fd_open_file *file, uint8_t *buffer,
                                  unsigned long *error)
 {
     const size_t chunk_len = h->run->chunk_len;
+    const bool exact_size = h->run->request->git_type != NULL;
     uint64_t total = 0;
     for (;;) {
         size_t got = 0;
         const fd_io_result read = fd_file_read(file, buffer, chunk_len, &got, error);
-        if (read == FD_IO_END)
+        if (read == FD_IO_END) {
+            if (exact_size && total != file->size) {
+                *error = FD_FILES_ERROR_SIZE_CHANGED;
+                return FD_FILE_FAILED;
+            }
             return FD_FILE_HASHED;
+        }
         if (read == FD_IO_FAILED)
             return FD_FILE_FAILED;
         if (read == FD_IO_INTERRUPTED) {
@@ -32,9 +43,13 @@ static fd_file_result hash_alone(const fd_file_hashing *h, fd_open_file *file, u
                 return FD_FILE_ABANDONED;
             continue;
         }
+        if (exact_size && got > file->size - total) {
+            *error = FD_FILES_ERROR_SIZE_CHANGED;
+            return FD_FILE_FAILED;
+        }
         fd_files_feed(h, NULL, 0, buffer, got);
         total += got;
-        if (fd_file_known_end(file, total))
+        if (fd_file_known_end(file, total) && (!exact_size || got < chunk_len))
             return FD_FILE_HASHED;
         /* After every read, not only the full ones: a pipe gives less than
          * a chunk at a time, and may never end. */
@@ -230,6 +245,29 @@ static bool hash_in_pair(const fd_file_hashing *h, fd_open_file *file, uint8_t *
 
 /* ---- one file ------------------------------------------------------------------- */
 
+/* Feeds git's object header, "TYPE SIZE\0", for a file of the size the open
+ * found: the size in decimal, without leading zeros. */
+static void feed_git_header(const fd_file_hashing *h, const char *type, uint64_t size)
+{
+    char header[FD_FILES_GIT_TYPE_MAX + 1 + 20 + 1]; /* the type, a space, 2^64 - 1, NUL */
+    size_t len = 0;
+    while (type[len] != '\0' && len < FD_FILES_GIT_TYPE_MAX) {
+        header[len] = type[len];
+        len++;
+    }
+    header[len++] = ' ';
+    char digits[20];
+    size_t count = 0;
+    do {
+        digits[count++] = (char)('0' + size % 10);
+        size /= 10;
+    } while (size != 0);
+    while (count > 0)
+        header[len++] = digits[--count];
+    header[len++] = '\0';
+    fd_files_feed(h, NULL, 0, (const uint8_t *)header, len);
+}
+
 fd_file_result fd_files_hash_file(fd_files_run *run, size_t part, size_t index,
                                   unsigned long *error)
 {
@@ -256,10 +294,20 @@ fd_file_result fd_files_hash_file(fd_files_run *run, size_t part, size_t index,
         return FD_FILE_ABANDONED;
     }
 
+    if (request->git_type != NULL && !file.regular) {
+        fd_file_close(&file);
+        *error = FD_FILES_ERROR_NOT_REGULAR;
+        return FD_FILE_FAILED;
+    }
     for (size_t k = 0; k < request->algorithm_count; k++)
         fd_algorithms[request->algorithms[k]].init(&h.states[k]);
+    if (request->git_type != NULL)
+        feed_git_header(&h, request->git_type, file.size);
     fd_file_result result;
-    if (take_second_thread(run, &file)) {
+    /* A git object's file stays with this thread: the pair reads no
+     * further than the size the open found, and its size must be checked
+     * against the end of the file. */
+    if (request->git_type == NULL && take_second_thread(run, &file)) {
         fd_files_pairing used = FD_FILES_PAIR_CHOSEN;
         const bool paired = hash_in_pair(&h, &file, buffer, &result, error, &used);
         give_back_second_thread(run, used);

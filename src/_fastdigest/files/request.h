@@ -6,6 +6,7 @@
 #ifndef FD_FILES_REQUEST_H
 #define FD_FILES_REQUEST_H
 
+#include <limits.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -63,7 +64,24 @@ typedef struct fd_files_request {
     void *keep_going_context;
     unsigned keep_going_ms; /* 0: between every two files and reads, every 1 ms while waiting */
     fd_files_pairing pairing;
+    /* NULL, or a git object type ("blob"): each file is then hashed as git
+     * hashes it as an object of that type, the header "TYPE SIZE\0" (SIZE in
+     * decimal, the size the open found) fed before its content, which must
+     * be exactly that size to its end (reader.c says how that end is
+     * found). A file whose size changed meanwhile fails with
+     * FD_FILES_ERROR_SIZE_CHANGED, one whose size the system does not tell
+     * (a FIFO, a device) with FD_FILES_ERROR_NOT_REGULAR, since the header
+     * comes before any byte read. Such files are read by one thread each. */
+    const char *git_type;
 } fd_files_request;
+
+/* The failures the reader finds itself, as fd_files_outcome.error: values
+ * no errno and no Windows error code takes. */
+#define FD_FILES_ERROR_SIZE_CHANGED ULONG_MAX
+#define FD_FILES_ERROR_NOT_REGULAR (ULONG_MAX - 1)
+
+/* The longest git_type the reader takes (git's own are at most "commit"). */
+#define FD_FILES_GIT_TYPE_MAX 16
 
 typedef enum fd_files_status {
     FD_FILES_DONE,      /* every file hashed, or one failed: see fd_files_outcome */
@@ -78,7 +96,8 @@ typedef struct fd_files_outcome {
     size_t failed;
     /* The system's error code for that file (errno on POSIX, GetLastError()
      * on Windows) of what failed: the open, the read, or on POSIX EISDIR
-     * for a directory, which opens but cannot be read. 0 when none failed. */
+     * for a directory, which opens but cannot be read; or one of the
+     * FD_FILES_ERROR_ codes above. 0 when none failed. */
     unsigned long error;
     /* How many big files two threads hashed, in relay or with the
      * algorithms split between them (files/pair.h): for tests. */

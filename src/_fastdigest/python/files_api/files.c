@@ -70,6 +70,21 @@ static int convert_path(PyObject *item, Py_ssize_t index, converted_path *out)
  * errno and message, and the path as os.fspath gave it. */
 void fd_raise_file_error(unsigned long error, PyObject *name)
 {
+    if (error == FD_FILES_ERROR_SIZE_CHANGED || error == FD_FILES_ERROR_NOT_REGULAR) {
+        /* Found by the reader, not the system: no errno; the path as the
+         * filename, as for the system's errors. */
+        PyObject *exception = PyObject_CallFunction(
+            PyExc_OSError, "OsO", Py_None,
+            error == FD_FILES_ERROR_SIZE_CHANGED
+                ? "File changed size while it was read (a git object's header gives the size "
+                  "it had when opened)"
+                : "Not a regular file (a git object's header needs its size before its content)",
+            name);
+        if (exception != NULL)
+            PyErr_SetObject(PyExc_OSError, exception);
+        Py_XDECREF(exception);
+        return;
+    }
 #ifdef _WIN32
     PyErr_SetExcFromWindowsErrWithFilenameObject(PyExc_OSError, (int)error, name);
 #else
@@ -210,9 +225,9 @@ static PyObject *fastdigest_digest_files(PyObject *module, PyObject *const *args
     /* name and paths are positional-only, threads alone bound by name, as
      * digest_many binds it; _stop is fastdigest.aio's, a stop flag that
      * ends the call with None once set. */
-    static const char *const names[] = {"threads", "_stop"};
+    static const char *const names[] = {"threads", "_stop", "_git_type"};
     static const fd_signature signature = {.function = "digest_files", FD_PARAMETERS(names)};
-    PyObject *bound[2];
+    PyObject *bound[3];
     if (fd_bind_arguments(&fd_get_module_state(module)->compat, &signature, args + nargs, 0,
                           kwnames, bound) < 0)
         return NULL;
@@ -220,6 +235,21 @@ static PyObject *fastdigest_digest_files(PyObject *module, PyObject *const *args
     fd_published_flag *stop = NULL;
     if (bound[1] != NULL && (stop = fd_stop_flag_of(bound[1])) == NULL)
         return NULL;
+    /* _git_type is fastdigest.git_object_ids', a git object type each file
+     * is hashed as (files.h). */
+    const char *git_type = NULL;
+    if (bound[2] != NULL && bound[2] != Py_None) {
+        Py_ssize_t git_type_len = 0;
+        git_type = PyUnicode_Check(bound[2]) ? PyUnicode_AsUTF8AndSize(bound[2], &git_type_len)
+                                             : NULL;
+        if (git_type == NULL || git_type_len == 0 || git_type_len > FD_FILES_GIT_TYPE_MAX ||
+            strlen(git_type) != (size_t)git_type_len) {
+            if (!PyErr_Occurred())
+                PyErr_SetString(PyExc_ValueError, "digest_files() _git_type must be a git "
+                                                  "object type such as 'blob'");
+            return NULL;
+        }
+    }
     size_t threads;
     if (fd_parse_threads(threads_argument != NULL ? threads_argument : Py_None, "digest_files",
                          &threads) < 0)
@@ -281,6 +311,7 @@ static PyObject *fastdigest_digest_files(PyObject *module, PyObject *const *args
         .keep_going = stop != NULL ? not_stopped : no_signal_raised,
         .keep_going_context = stop != NULL ? (void *)stop : (void *)&check,
         .keep_going_ms = stop != NULL ? 0 : FD_FILES_KEEP_GOING_MS,
+        .git_type = git_type,
     };
     fd_files_outcome outcome;
     check.saved = PyEval_SaveThread();
