@@ -379,6 +379,46 @@ class ListItemsDict(dict):
         return [['k', 'v']]
 
 
+class SelfUnequalFloat(float):
+    """The pure-Python encoder asks `o != o` for NaN and `o == inf`: this float says it is NaN."""
+
+    def __eq__(self, other):
+        return False
+
+    def __ne__(self, other):
+        return True
+
+    __hash__ = float.__hash__
+
+
+class InfiniteFloat(float):
+    def __eq__(self, other):
+        return other == math.inf
+
+    __hash__ = float.__hash__
+
+
+class WordyInt(int):
+    """json writes int.__repr__, never the subclass's own texts."""
+
+    def __repr__(self):
+        return 'WordyInt(...)'
+
+    def __str__(self):
+        return 'wordy'
+
+    def __index__(self):
+        return 5
+
+
+class WordyFloat(float):
+    def __repr__(self):
+        return 'WordyFloat(...)'
+
+    def __str__(self):
+        return 'wordy'
+
+
 SUBCLASSES = {
     'lying list': LyingList([1, 2]),
     'empty iterating list': EmptyIteratingList([1]),
@@ -397,6 +437,9 @@ SUBCLASSES = {
     'float subclass': [Ratio(1.25), {Ratio(2.5): Ratio(-0.0)}],
     'bool keys': {True: 1, False: 2, None: 3},
     'mixed number keys': {1: 'a', 2.5: 'b', -3: 'c'},
+    'self-unequal float': [SelfUnequalFloat(1.5), {SelfUnequalFloat(2.5): SelfUnequalFloat('nan')}],
+    'infinite float': [InfiniteFloat(0.25), {InfiniteFloat(-1.0): 1}],
+    'wordy numbers': [WordyInt(7), WordyFloat(0.5), {WordyInt(-3): WordyFloat(1e300), WordyFloat(2.0): 0}],
 }
 
 
@@ -405,6 +448,7 @@ SUBCLASSES = {
 @pytest.mark.parametrize('case', list(SUBCLASSES), ids=list(SUBCLASSES))
 def test_subclasses_as_json_reads_them(case, options):
     assert_like_json(SUBCLASSES[case], **options)
+    assert_like_json(SUBCLASSES[case], allow_nan=False, **options)
 
 
 @pytest.mark.skipif(not hasattr(builtins, 'frozendict'), reason='frozendict is new in 3.15')

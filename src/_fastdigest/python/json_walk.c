@@ -277,6 +277,41 @@ static int write_int(walker *w, PyObject *number, bool quoted)
     return 0;
 }
 
+/* Whether `number <op> other` is true, as Python's operator asks it: not
+ * PyObject_RichCompareBool, which takes an object as equal to itself
+ * without asking it. 1, 0, or -1 with an exception set. */
+static int compare_as_python(PyObject *number, PyObject *other, int op)
+{
+    PyObject *answer = PyObject_RichCompare(number, other, op);
+    if (answer == NULL)
+        return -1;
+    const int truth = PyObject_IsTrue(answer);
+    Py_DECREF(answer);
+    return truth;
+}
+
+/* The pure-Python encoder's floatstr tells NaN and the infinities apart
+ * by `o != o`, `o == inf` and `o == -inf`, which a float subclass may
+ * answer otherwise than its value would: the name floatstr writes for
+ * number, or NULL for float.__repr__'s text, or NULL with an exception
+ * set. */
+static const char *py_special_float_name(PyObject *number)
+{
+    int truth = compare_as_python(number, number, Py_NE);
+    if (truth != 0)
+        return truth > 0 ? "NaN" : NULL;
+    for (int sign = 1; sign >= -1; sign -= 2) {
+        PyObject *infinity = PyFloat_FromDouble(sign * (double)INFINITY);
+        if (infinity == NULL)
+            return NULL;
+        truth = compare_as_python(number, infinity, Py_EQ);
+        Py_DECREF(infinity);
+        if (truth != 0)
+            return truth < 0 ? NULL : sign > 0 ? "Infinity" : "-Infinity";
+    }
+    return NULL;
+}
+
 /* A float as float.__repr__ writes it, NaN and the infinities as json
  * names them (or its ValueError with allow_nan=False), in quotes for a
  * key. */
@@ -288,7 +323,21 @@ static int write_float(walker *w, PyObject *number, bool quoted)
     const char *special = NULL;
     size_t len = 0;
 
-    if (!isfinite(value)) {
+    if (options->python_encoder && !PyFloat_CheckExact(number)) {
+        special = py_special_float_name(number);
+        if (special == NULL && PyErr_Occurred())
+            return -1;
+        if (special != NULL && !options->allow_nan) {
+            PyErr_Format(PyExc_ValueError, "Out of range float values are not JSON compliant: %R",
+                         number);
+            return -1;
+        }
+        /* float.__repr__'s 'nan' or 'inf' (PyOS_double_to_string below)
+         * where the subclass says its value is none of them. */
+        if (special == NULL && isfinite(value))
+            len = fd_json_format_double(value, text);
+    }
+    else if (!isfinite(value)) {
         if (!options->allow_nan) {
             if (options->python_encoder || options->compat->json.float_error_names_value)
                 PyErr_Format(PyExc_ValueError,
