@@ -975,8 +975,21 @@ def json_digest(
         obj: Anything json.dumps writes: dict (keys str, int, float, bool or None), list, tuple,
             str, int, float, bool, None and their subclasses, and whatever default= turns into
             those.
-        skipkeys, ensure_ascii, check_circular, allow_nan, indent, separators, default, sort_keys:
-            json.dumps's options, with its defaults and meanings.
+        skipkeys: As json.dumps takes it: True to leave out keys of other types than str, int,
+            float, bool and None instead of raising TypeError.
+        ensure_ascii: As json.dumps takes it: True to write every non-ASCII character as a
+            \\uXXXX escape, False to write it as it is (in UTF-8).
+        check_circular: As json.dumps takes it: False to skip the check for circular references
+            (one then ends in RecursionError).
+        allow_nan: As json.dumps takes it: False to raise ValueError for nan and the infinities
+            instead of writing NaN, Infinity and -Infinity.
+        indent: As json.dumps takes it: None for one line; an int (that many spaces) or a str to
+            indent each level by.
+        separators: As json.dumps takes it: (item_separator, key_separator); None for
+            (', ', ': '), or (',', ': ') with indent=.
+        default: As json.dumps takes it: a function called with each object json cannot write,
+            returning one it can write, or raising TypeError.
+        sort_keys: As json.dumps takes it: True to write each dict's keys in sorted order.
         hex: True for the digest as hexadecimal digits (`hexdigest()`).
 
     Returns:
@@ -1052,7 +1065,8 @@ def json_digest_many(
     multi-buffer kernels (batch_implementation), a text longer than a chunk on its own as it is
     written: the memory used is the chunk's, whatever the number or size of the objects. Any
     iterable is gathered into a tuple first. The digests and exceptions are those of the loop:
-    the first object that raises stops the call.
+    the first object that raises stops the call. The options from skipkeys= to sort_keys= are
+    json.dumps's, as json_digest() takes them, for every object.
 
     With out=, the digests are written one after another into that buffer, which is returned (with
     hex=True, their hexadecimal digits as ASCII bytes).
@@ -1060,8 +1074,6 @@ def json_digest_many(
     Args:
         name: As for json_digest(); a name of hashlib's own gets a hashlib object per object.
         objs: Any iterable of objects, as json_digest() takes each.
-        skipkeys, ensure_ascii, check_circular, allow_nan, indent, separators, default, sort_keys:
-            json.dumps's options, for every object.
         hex: True for hexadecimal digits instead of bytes.
         out: None for a list; or a writable C-contiguous buffer of exactly n x digest_size bytes
             (twice that with hex=True).
