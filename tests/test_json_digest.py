@@ -550,6 +550,145 @@ def test_a_list_emptied_by_its_own_iteration(options):
     assert outcome(fastdigest.json_digest, 'sha256', make(), **options) == outcome(idiom, 'sha256', make(), **options)
 
 
+# Hostile walks, drawn: containers (and their subclasses whose __len__, __iter__ or items() change them)
+# changed by default= and by their own methods in every way, garbage collected meanwhile. Under
+# tests/hardening/sanitize_python.sh (ASan) this is the walk's fuzzer; everywhere it holds the walk to
+# json.dumps, change for change.
+
+
+class HostileList(list):
+    """A list whose __len__ and __iter__ run the next changes of the program first."""
+
+    def __len__(self):
+        self.program.step()
+        return list.__len__(self)
+
+    def __iter__(self):
+        self.program.step()
+        return list.__iter__(list(list.__iter__(self)))
+
+
+class HostileDict(dict):
+    """A dict whose __len__ and items() run the next changes of the program first."""
+
+    def __len__(self):
+        self.program.step()
+        return dict.__len__(self)
+
+    def items(self):
+        self.program.step()
+        return list(dict.items(self))
+
+
+class Marker:
+    """An object json cannot write: default= runs the next changes and writes its number."""
+
+    def __init__(self, n):
+        self.n = n
+
+
+class Program:
+    """Changes to the containers of one document, run one or two at a time as the walk calls back."""
+
+    def __init__(self, ops, containers):
+        self.ops, self.containers, self.next = ops, containers, 0
+
+    def step(self):
+        for _ in range(2):
+            if self.next >= len(self.ops):
+                return
+            op, target, n = self.ops[self.next]
+            self.next += 1
+            container = self.containers[target % len(self.containers)]
+            self.apply(op, container, n)
+
+    @staticmethod
+    def apply(op, container, n):
+        if op == 'collect':
+            gc.collect(0)  # the youngest generation: what the walk's objects are in, and quick
+        elif isinstance(container, dict):
+            keys = list(dict.keys(container))
+            if op == 'add':
+                dict.__setitem__(container, f'n{n}', [n, Marker(n)] if n % 3 == 0 else n)
+            elif op == 'remove' and keys:
+                dict.__delitem__(container, keys[n % len(keys)])
+            elif op == 'clear':
+                dict.clear(container)
+            elif op == 'replace' and keys:
+                dict.__setitem__(container, keys[n % len(keys)], {'r': n})
+        else:
+            items = list(list.__iter__(container))
+            if op == 'add':
+                list.append(container, Marker(n) if n % 3 == 0 else n)
+            elif op == 'remove' and items:
+                list.__delitem__(container, n % len(items))
+            elif op == 'clear':
+                list.clear(container)
+            elif op == 'replace' and items:
+                list.__setitem__(container, n % len(items), [n])
+
+
+# A document's shape: ('list' | 'dict' | 'hostile list' | 'hostile dict', children) or a leaf.
+shapes = st.recursive(
+    st.one_of(st.integers(-5, 5), st.sampled_from(['s', 'é', 1.5, None, True]), st.builds(Marker, st.integers(0, 9))),
+    lambda children: st.tuples(st.sampled_from(['list', 'dict', 'hostile list', 'hostile dict']),
+                               st.lists(children, max_size=5)),  # fmt: skip
+    max_leaves=20,
+)
+programs = st.lists(
+    st.tuples(st.sampled_from(['add', 'remove', 'clear', 'replace', 'collect']), st.integers(0, 50), st.integers(0, 99)),
+    max_size=30,
+)
+
+
+def build(shape, ops):
+    """The document of a shape, with its program: a fresh one per call, so that each walk gets its own."""
+    containers = []
+    program = Program(ops, containers)
+
+    def make(node):
+        if not isinstance(node, tuple):
+            return Marker(node.n) if isinstance(node, Marker) else node
+        kind, children = node
+        if kind.endswith('dict'):
+            made = (HostileDict if kind.startswith('hostile') else dict)()
+            for i, child in enumerate(children):
+                dict.__setitem__(made, f'k{i}', make(child))
+        else:
+            made = (HostileList if kind.startswith('hostile') else list)(make(child) for child in children)
+        if kind.startswith('hostile'):
+            made.program = program
+        containers.append(made)
+        return made
+
+    document = make(shape)
+    if not containers:
+        containers.append([document])
+
+    def default(obj):
+        program.step()
+        if isinstance(obj, Marker):
+            return [obj.n] if obj.n % 2 else {'m': obj.n}
+        raise TypeError(f'Object of type {type(obj).__name__} is not JSON serializable')
+
+    return document, default
+
+
+@settings(max_examples=examples(300), deadline=None)
+@given(shape=shapes, ops=programs, options=st.sampled_from([{}, {'sort_keys': True}, {'indent': 1},
+                                                             {'indent': 1, 'sort_keys': True}, {'check_circular': False}]))  # fmt: skip
+def test_hostile_walks_are_json_dumps(shape, ops, options):
+    document, default = build(shape, ops)
+    want = outcome(idiom, 'sha256', document, default=default, **options)
+    document, default = build(shape, ops)
+    assert outcome(fastdigest.json_digest, 'sha256', document, default=default, **options) == want
+    # Three such documents sharing one program, side by side in json_digest_many's chunk, and in a loop.
+    documents, default = build(('list', [shape] * 3), ops)
+    want = outcome(lambda: [idiom('sha256', d, default=default, **options) for d in list(documents)])
+    documents, default = build(('list', [shape] * 3), ops)
+    assert outcome(fastdigest.json_digest_many, 'sha256', list(documents), default=default, **options) == want
+
+
 # --- deep nesting -------------------------------------------------------------------------------------------
 
 
