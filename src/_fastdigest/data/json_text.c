@@ -209,15 +209,30 @@ bool fd_json_write_string(fd_sink *sink, const void *data, size_t length, unsign
  * their count. */
 static size_t write_digits(uint64_t value, char *out)
 {
-    char reversed[20];
-    size_t n = 0;
-    do {
-        reversed[n++] = (char)('0' + value % 10);
-        value /= 10;
-    } while (value != 0);
-    for (size_t i = 0; i < n; i++)
-        out[i] = reversed[n - 1 - i];
-    return n;
+    /* Two digits per division, from the end of a buffer of the widest. */
+    static const char pairs[] = "00010203040506070809101112131415161718192021222324"
+                                "25262728293031323334353637383940414243444546474849"
+                                "50515253545556575859606162636465666768697071727374"
+                                "75767778798081828384858687888990919293949596979899";
+    char text[20];
+    size_t start = sizeof text;
+    while (value >= 100) {
+        const size_t pair = (size_t)(value % 100) * 2;
+        value /= 100;
+        start -= 2;
+        text[start] = pairs[pair];
+        text[start + 1] = pairs[pair + 1];
+    }
+    if (value >= 10) {
+        start -= 2;
+        text[start] = pairs[value * 2];
+        text[start + 1] = pairs[value * 2 + 1];
+    }
+    else {
+        text[--start] = (char)('0' + value);
+    }
+    memcpy(out, text + start, sizeof text - start);
+    return sizeof text - start;
 }
 
 size_t fd_json_format_int(int64_t value, char *out)
@@ -279,12 +294,33 @@ static const double powers_of_ten[] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6, 
 #define POWERS_OF_TEN (sizeof powers_of_ten / sizeof powers_of_ten[0])
 
 /* 5^0 .. 5^22, each below 2^52. */
+static const uint64_t powers_of_five[] = {UINT64_C(1),
+                                          UINT64_C(5),
+                                          UINT64_C(25),
+                                          UINT64_C(125),
+                                          UINT64_C(625),
+                                          UINT64_C(3125),
+                                          UINT64_C(15625),
+                                          UINT64_C(78125),
+                                          UINT64_C(390625),
+                                          UINT64_C(1953125),
+                                          UINT64_C(9765625),
+                                          UINT64_C(48828125),
+                                          UINT64_C(244140625),
+                                          UINT64_C(1220703125),
+                                          UINT64_C(6103515625),
+                                          UINT64_C(30517578125),
+                                          UINT64_C(152587890625),
+                                          UINT64_C(762939453125),
+                                          UINT64_C(3814697265625),
+                                          UINT64_C(19073486328125),
+                                          UINT64_C(95367431640625),
+                                          UINT64_C(476837158203125),
+                                          UINT64_C(2384185791015625)};
+
 static uint64_t power_of_five(int t)
 {
-    uint64_t p = 1;
-    for (int i = 0; i < t; i++)
-        p *= 5;
-    return p;
+    return powers_of_five[t];
 }
 
 /* A double's exact value and its rounding interval, over one power of two:
@@ -356,34 +392,49 @@ static bool floor_scaled(const exact_double *d, int t, uint64_t *whole, uint64_t
 /* Fifteen digits or fewer, for magnitude from 1e-4 to below 1e15: why the
  * search finds float.__repr__'s digits when there are so few.
  *
- * - Two decimals of at most 15 significant digits differ by at least
- *   1e-15 of their size, while the doubles that read back as d span at most
- *   2^-52 of it: at most one such decimal reads back as d, so the shortest
- *   one is also the only one, and no tie is broken. Its digits, with k
- *   places after the point, are n / 10^k for the least k that has one.
- * - For that k, |n - d*10^k| <= 2^-53 * d*10^k < 0.12 (n/10^k rounds to d),
- *   and d*10^k computed in double (10^k is exact to 10^22, so one
- *   rounding) is within 0.12 of the true product: rounding it to the
- *   nearest integer gives n.
+ * - Let k be the most places after the point that keep magnitude * 10^k
+ *   below 1e15 (at least 1e14 then, as magnitude is 1e-4 or more). Two
+ *   decimals with k places differ by at least 1e-15 of their size, while
+ *   the doubles that read back as d span at most 2^-52 of it: at most one
+ *   such decimal reads back as d. A decimal with fewer places is one with
+ *   k places too, so the shortest one that reads back, if any, is that
+ *   one, with its trailing zeros dropped; and no tie is broken.
+ * - Its digits are n / 10^k with |n - d*10^k| <= 2^-53 * d*10^k < 0.12
+ *   (n/10^k rounds to d), and d*10^k computed in double (10^k is exact to
+ *   10^22, so one rounding) is within 0.12 of the true product: rounding
+ *   it to the nearest integer gives n.
  * - n / 10^k in double is the correctly rounded quotient of two exact
  *   doubles: d exactly when the decimal reads back as d, as strtod reads it.
  *
- * Returns the digits in *digits, with *scale places after the point, or
- * false when there are more than fifteen. */
-static bool short_digits(double magnitude, uint64_t *digits, int *scale)
+ * One division, then, where a search from no places up would divide at
+ * every step. Returns the digits in *digits, with *scale places after the
+ * point, or false when there are more than fifteen; *places is k either
+ * way, from which the longer search starts. */
+static bool short_digits(double magnitude, uint64_t *digits, int *scale, int *places)
 {
-    for (size_t k = 0; k < POWERS_OF_TEN; k++) {
-        const double scaled = magnitude * powers_of_ten[k];
-        if (scaled >= 1e15)
-            return false;
-        const uint64_t n = (uint64_t)(scaled + 0.5);
-        if ((double)n / powers_of_ten[k] == magnitude) {
-            *digits = n;
-            *scale = (int)k;
-            return true;
-        }
+    /* Up from a few places below k, found from the binary exponent:
+     * magnitude < 2^e, so log10(magnitude) < e * log10(2) < a + 1 for a
+     * that product truncated, and magnitude * 10^(13 - a) < 1e14. */
+    int exponent;
+    frexp(magnitude, &exponent);
+    const int lower = 13 - exponent * 30103 / 100000;
+    size_t k = lower > 0 ? (size_t)lower : 0;
+    while (k + 1 < POWERS_OF_TEN && magnitude * powers_of_ten[k + 1] < 1e15)
+        k++;
+    *places = (int)k;
+    const double scaled = magnitude * powers_of_ten[k];
+    if (scaled >= 1e15)
+        return false;
+    uint64_t n = (uint64_t)(scaled + 0.5);
+    if ((double)n / powers_of_ten[k] != magnitude)
+        return false;
+    while (k > 0 && n % 10 == 0) {
+        n /= 10;
+        k--;
     }
-    return false;
+    *digits = n;
+    *scale = (int)k;
+    return true;
 }
 
 /* Sixteen or seventeen digits, for magnitude from 1e-4 to below 1e15
@@ -392,14 +443,15 @@ static bool short_digits(double magnitude, uint64_t *digits, int *scale)
  * to 17 digits, which always reads back. Exact: the candidates and the
  * interval are compared as integers. False for a tie between two
  * candidates, whose choice is CPython's. */
-static bool long_digits(double magnitude, uint64_t *digits, int *scale)
+static bool long_digits(double magnitude, int places, uint64_t *digits, int *scale)
 {
     const exact_double d = exact_of(magnitude);
     const uint64_t ten_16 = UINT64_C(10000000000000000), ten_17 = 10 * ten_16;
     uint64_t whole, remainder, half;
-    /* The scale that puts 17 digits before the point: log10 may be one
-     * off near a power of ten, which the integer test corrects. */
-    int t = 16 - (int)floor(log10(magnitude));
+    /* The scale that puts 17 digits before the point: two places more
+     * than short_digits' 15, which its rounding may leave one off near a
+     * power of ten, as the integer test corrects. */
+    int t = places + 2;
     for (int tries = 0;; tries++) {
         if (tries == 3 || t < 1 || t >= (int)POWERS_OF_TEN ||
             !floor_scaled(&d, t, &whole, &remainder, &half))
@@ -456,7 +508,9 @@ size_t fd_json_format_double(double value, char *out)
         return 0;
     uint64_t n;
     int scale;
-    if (!short_digits(magnitude, &n, &scale) && !long_digits(magnitude, &n, &scale))
+    int places;
+    if (!short_digits(magnitude, &n, &scale, &places) &&
+        !long_digits(magnitude, places, &n, &scale))
         return 0;
     /* The digits with `scale` of them after the point: '.0' after a whole
      * number, '0.' and zeros before a fraction below 1. */
