@@ -45,7 +45,7 @@ def outcome(call, *args, **kwargs):
     """A call's result, or its exception's type, words and notes."""
     try:
         return 'returned', call(*args, **kwargs)
-    except Exception as error:  # noqa: BLE001: every exception json.dumps raises is compared
+    except Exception as error:  # noqa: BLE001 - every exception json.dumps raises is compared
         return 'raised', type(error), str(error), getattr(error, '__notes__', None)
 
 
@@ -102,7 +102,11 @@ floats = st.one_of(
     st.floats(min_value=1e-4, max_value=1e15),
     st.builds(lambda n, k: round(n / 10**k, k), st.integers(-(10**9), 10**9), st.integers(0, 8)),
 )
-texts = st.one_of(st.text(), st.text(alphabet=st.characters(max_codepoint=0xFF)), st.sampled_from(['', 'é', '\x7f', '\u2028', '😀', '\ud800', '"\\\n\t\x00']))
+texts = st.one_of(
+    st.text(),
+    st.text(alphabet=st.characters(max_codepoint=0xFF)),
+    st.sampled_from(['', 'é', '\x7f', '\u2028', '😀', '\ud800', '"\\\n\t\x00']),
+)
 scalars = st.one_of(
     st.none(),
     st.booleans(),
@@ -631,12 +635,15 @@ class Program:
 # A document's shape: ('list' | 'dict' | 'hostile list' | 'hostile dict', children) or a leaf.
 shapes = st.recursive(
     st.one_of(st.integers(-5, 5), st.sampled_from(['s', 'é', 1.5, None, True]), st.builds(Marker, st.integers(0, 9))),
-    lambda children: st.tuples(st.sampled_from(['list', 'dict', 'hostile list', 'hostile dict']),
-                               st.lists(children, max_size=5)),  # fmt: skip
+    lambda children: st.tuples(
+        st.sampled_from(['list', 'dict', 'hostile list', 'hostile dict']), st.lists(children, max_size=5)
+    ),
     max_leaves=20,
 )
 programs = st.lists(
-    st.tuples(st.sampled_from(['add', 'remove', 'clear', 'replace', 'collect']), st.integers(0, 50), st.integers(0, 99)),
+    st.tuples(
+        st.sampled_from(['add', 'remove', 'clear', 'replace', 'collect']), st.integers(0, 50), st.integers(0, 99)
+    ),
     max_size=30,
 )
 
