@@ -18,6 +18,7 @@ import math
 import random
 import struct
 import sys
+import threading
 
 import pytest
 from hypothesis import given, settings
@@ -694,6 +695,55 @@ def test_hostile_walks_are_json_dumps(shape, ops, options):
     want = outcome(lambda: [idiom('sha256', d, default=default, **options) for d in list(documents)])
     documents, default = build(('list', [shape] * 3), ops)
     assert outcome(fastdigest.json_digest_many, 'sha256', list(documents), default=default, **options) == want
+
+
+@pytest.mark.parametrize('options', [{}, {'sort_keys': True}, {'indent': 1}], ids=['plain', 'sorted', 'indented'])
+def test_a_document_other_threads_change(options):
+    # Two threads change the lists and dicts of one document while two others hash it. On a free-threaded
+    # build they run at once, each container read under its lock: each call gives a digest or json's
+    # RuntimeError for a dict that changed size, and never reads a freed item. With a GIL the walk, which
+    # calls no Python code here, runs whole between two switches, and every call gives a digest.
+    document = {'rows': [[i, str(i)] for i in range(50)], 'index': {str(i): [i] for i in range(50)}}
+    stop = threading.Event()
+    outcomes, failures = [], []
+
+    def change(seed):
+        rng = random.Random(seed)
+        while not stop.is_set():
+            rows, index = document['rows'], document['index']
+            key = str(rng.randrange(100))
+            if rng.random() < 0.5:
+                rows.append([key, {key: key}]) if len(rows) < 100 else rows.pop(rng.randrange(len(rows)))
+            else:
+                index[key] = [key] if key not in index else index.pop(key, None)
+
+    def hash_it():
+        try:
+            for _ in range(200):
+                try:
+                    outcomes.append(len(fastdigest.json_digest('sha256', document, **options)))
+                except RuntimeError as error:
+                    outcomes.append(str(error))
+        except BaseException as error:  # noqa: BLE001 - reported below, in the main thread
+            failures.append(error)
+
+    interval = sys.getswitchinterval()
+    sys.setswitchinterval(1e-6)
+    threads = [threading.Thread(target=change, args=(seed,)) for seed in range(2)]
+    threads += [threading.Thread(target=hash_it) for _ in range(2)]
+    try:
+        for thread in threads:
+            thread.start()
+        for thread in threads[2:]:
+            thread.join()
+    finally:
+        stop.set()
+        for thread in threads:
+            thread.join()
+        sys.setswitchinterval(interval)
+    assert failures == []
+    assert len(outcomes) == 400
+    assert set(outcomes) <= {32, 'dictionary changed size during iteration', 'dictionary keys changed during iteration'}
 
 
 # --- deep nesting -------------------------------------------------------------------------------------------
