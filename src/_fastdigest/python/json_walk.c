@@ -971,16 +971,26 @@ static PyObject *py_next_item(PyObject *list, PyObject *iterator, Py_ssize_t i)
     return PyIter_Next(iterator);
 }
 
+/* The start of _iterencode_list and _iterencode_dict: `if not lst:
+ * yield '[]'` (empty, "[]" or "{}", written), then the marker. 1 when the
+ * container was written empty, 0 to go on, or -1 with an exception set. */
+static int py_open_container(walker *w, PyObject *container, const char *empty)
+{
+    const int truth = PyObject_IsTrue(container);
+    if (truth == 0) {
+        write_bytes(w, empty, 2);
+        return 1;
+    }
+    if (truth < 0 || mark(w, container) < 0)
+        return -1;
+    return 0;
+}
+
 static int py_write_list(walker *w, PyObject *list, Py_ssize_t level)
 {
-    const int truth = PyObject_IsTrue(list);
-    if (truth <= 0) {
-        if (truth == 0)
-            write_bytes(w, "[]", 2);
-        return truth;
-    }
-    if (mark(w, list) < 0)
-        return -1;
+    const int opened = py_open_container(w, list, "[]");
+    if (opened != 0)
+        return opened > 0 ? 0 : -1;
     PyObject *iterator = NULL;
     if (!PyList_CheckExact(list) && !PyTuple_CheckExact(list)) {
         iterator = PyObject_GetIter(list);
@@ -1159,14 +1169,9 @@ static int py_write_items(walker *w, PyObject *dict, Py_ssize_t level, bool *fir
 
 static int py_write_dict(walker *w, PyObject *dict, Py_ssize_t level)
 {
-    const int truth = PyObject_IsTrue(dict);
-    if (truth <= 0) {
-        if (truth == 0)
-            write_bytes(w, "{}", 2);
-        return truth;
-    }
-    if (mark(w, dict) < 0)
-        return -1;
+    const int opened = py_open_container(w, dict, "{}");
+    if (opened != 0)
+        return opened > 0 ? 0 : -1;
     fd_sink_byte(w->sink, '{');
     write_newline_indent(w, ++level);
     bool first = true;
