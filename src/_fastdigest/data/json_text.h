@@ -2,9 +2,8 @@
  * json_digest (python/json_walk.c), which walks the Python objects and
  * writes each value's text here into a byte sink (data/byte_sink.h) that
  * hashes what it is given: strings, integers and floats, in UTF-8, the
- * bytes of `json.dumps(...).encode()`. Plain C: no Python.h, so that the C
- * drivers (tests/c/test_json.c) and the fuzzer (tests/fuzz/fuzz_json.c)
- * run it without an interpreter. */
+ * bytes of `json.dumps(...).encode()`. Plain C: no Python.h, so that the
+ * fuzzer (tests/fuzz/fuzz_json.c) runs it without an interpreter. */
 #ifndef FD_DATA_JSON_TEXT_H
 #define FD_DATA_JSON_TEXT_H
 
