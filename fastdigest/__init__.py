@@ -55,20 +55,16 @@ from fastdigest._fastdigest import (
     implementation,
     json_digest,
     json_digest_many,
-    md5,
     new,
     pbkdf2_hmac,
     set_gil_minsize,
-    sha1,
-    sha224,
-    sha256,
-    sha384,
-    sha512,
-    sha512_224,
-    sha512_256,
     surrogate_key,
 )
 from fastdigest._version import __version__ as __version__
+
+# A constructor for each of the extension's algorithms (md5, sha256, ...), named as hashlib names it: the
+# extension makes them from its table of algorithms, and hands them over by name in _algorithms.
+globals().update(_fastdigest._algorithms)
 
 __all__ = [
     'HASH',
@@ -96,25 +92,23 @@ __all__ = [
     'implementation',
     'json_digest',
     'json_digest_many',
-    'md5',
     'new',
     'pbkdf2_hmac',
+    'S3ETagMatch',
+    's3_checksum',
+    's3_etag',
+    's3_etag_matches',
+    's3_part_digests',
     'self_test',
     'set_gil_minsize',
-    'sha1',
-    'sha224',
-    'sha256',
-    'sha384',
     'sha3_224',
     'sha3_256',
     'sha3_384',
     'sha3_512',
-    'sha512',
-    'sha512_224',
-    'sha512_256',
     'shake_128',
     'shake_256',
     'surrogate_key',
+    *_fastdigest._algorithms,
 ]
 # hashlib lists scrypt in its __all__ from 3.15, where it has it (from OpenSSL): so does fastdigest,
 # without importing OpenSSL to find out. Which Pythons do is the extension's decision (its _compat), as is
@@ -150,6 +144,9 @@ _SETS_FROM_HASHLIB = frozenset(('algorithms_available', 'algorithms_guaranteed')
 # The types self_test() returns, defined with it in _self_test, which is imported on first use (a star
 # import of fastdigest included): it needs typing, which the command line's start-up does without.
 _FROM_SELF_TEST = frozenset(('KernelReport', 'SelfTestReport'))
+# S3's ETags and checksums (_s3), imported on first use as well: the command line's start-up does without
+# base64, re and typing.
+_FROM_S3 = frozenset(('S3ETagMatch', 's3_checksum', 's3_etag', 's3_etag_matches', 's3_part_digests'))
 
 _stdlib_modules = {}
 
@@ -219,10 +216,10 @@ def __getattr__(name):
             raise AttributeError(f'module {__name__!r} has no attribute {name!r}') from None
     elif name == 'algorithms_guaranteed':
         # hashlib's set: what every Python's hashlib has. (It leaves out sha512_224 and sha512_256,
-        # which fastdigest always has; `implementation` lists the eight.)
+        # which fastdigest always has; `implementation` lists fastdigest's algorithms.)
         value = frozenset(_stdlib_hashlib().algorithms_guaranteed)
     elif name == 'algorithms_available':
-        # hashlib's set, which on any OpenSSL build already names the eight.
+        # hashlib's set and fastdigest's algorithms: every name new() accepts.
         value = frozenset(_stdlib_hashlib().algorithms_available | implementation.keys())
     elif name == 'batch_implementation':
         # Made on first use: the multi-buffer kernels are checked at the first batch, not at import.
@@ -231,6 +228,10 @@ def __getattr__(name):
         from fastdigest import _self_test
 
         value = getattr(_self_test, name)
+    elif name in _FROM_S3:
+        from fastdigest import _s3
+
+        value = getattr(_s3, name)
     else:
         raise AttributeError(f'module {__name__!r} has no attribute {name!r}')
     globals()[name] = value
@@ -239,7 +240,7 @@ def __getattr__(name):
 
 def __dir__():
     present = (name for name in _FROM_HASHLIB if hasattr(_stdlib_hashlib(), name))
-    return sorted({*globals(), *present, *_SETS_FROM_HASHLIB, *_FROM_SELF_TEST, 'batch_implementation'})
+    return sorted({*globals(), *present, *_SETS_FROM_HASHLIB, *_FROM_SELF_TEST, *_FROM_S3, 'batch_implementation'})
 
 
 def get_include():

@@ -12,7 +12,7 @@
 
 """hashlib's MD5, SHA-1 and SHA-2, faster: a drop-in for hashlib, written in C.
 
-Every public name of hashlib is here. The eight algorithms (md5, sha1, sha224, sha256, sha384,
+Every public name of hashlib is here. MD5, SHA-1 and SHA-2 (md5, sha1, sha224, sha256, sha384,
 sha512, sha512_224, sha512_256) are fastdigest's own; the rest of hashlib's namespace (sha3_*,
 shake_*, blake2b, blake2s, scrypt, and new() or pbkdf2_hmac() for their names) is the standard
 library's own objects, passed through untouched. Beyond hashlib: the one-shots digest() and
@@ -24,7 +24,7 @@ of every kernel this CPU runs (self_test()).
 
 import os
 import sys
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 
 # The rest of hashlib's namespace is the standard library's own objects at runtime, so it is typed by
 # typeshed's hashlib stubs. (scrypt exists only where hashlib has it.)
@@ -93,7 +93,7 @@ def surrogate_key(
             pyarrow's Table.from_pandas, without the index).
         columns: The names of the columns to key on, in order (a list or tuple of str, one or
             more; a name may repeat).
-        name: As for digest(): one of the eight algorithms, or a fastdigest constructor. dbt
+        name: As for digest(): one of fastdigest's algorithms, or a fastdigest constructor. dbt
             uses md5.
         separator: What is written between two columns' texts.
         null: What is written for a null (dbt's variable `surrogate_key_treat_nulls_as_empty_strings`
@@ -164,6 +164,11 @@ __all__ = [
     'md5',
     'new',
     'pbkdf2_hmac',
+    'S3ETagMatch',
+    's3_checksum',
+    's3_etag',
+    's3_etag_matches',
+    's3_part_digests',
     'self_test',
     'set_gil_minsize',
     'sha1',
@@ -192,17 +197,17 @@ algorithms_guaranteed: frozenset[str]
 """hashlib.algorithms_guaranteed, as a frozenset: the names every Python's hashlib has.
 
 Like hashlib's, it leaves out sha512_224 and sha512_256, which fastdigest always has; the keys of
-`implementation` are fastdigest's eight. Looked up in hashlib on first use.
+`implementation` are fastdigest's algorithms. Looked up in hashlib on first use.
 """
 
 algorithms_available: frozenset[str]
-"""hashlib.algorithms_available and fastdigest's eight, as a frozenset: every name new() accepts.
+"""hashlib.algorithms_available and fastdigest's algorithms, as a frozenset: every name new() accepts.
 
 Looked up in hashlib on first use.
 """
 
 implementation: dict[str, str]
-"""The kernel each of the eight algorithms runs in this process for one message at a time (hash
+"""The kernel each of fastdigest's algorithms runs in this process for one message at a time (hash
 objects, the one-shots, HMAC, PBKDF2, files), by algorithm name.
 
 Chosen once, at import, from the CPU's features (less those FASTDIGEST_DISABLE hides), or the
@@ -268,6 +273,11 @@ class SelfTestReport(NamedTuple):
     them; those this CPU does not run have `ran` False."""
     seed: int
     """The seed of the random inputs: `self_test(seed=...)` runs the same inputs again."""
+    references: Mapping[str, str]
+    """What each algorithm's results were compared with, by algorithm name: `'hashlib'` (the
+    standard library's hashlib, hmac and hashlib.pbkdf2_hmac), or `'portable'` where this Python's
+    hashlib lacks the algorithm (this build's portable C kernel, with HMAC and PBKDF2 computed over
+    it by the self-test itself)."""
     @property
     def passed(self) -> bool:
         """True when every kernel that ran passed: what `python -m fastdigest --self-test` exits 0
@@ -283,7 +293,8 @@ def self_test(*, seed: int | None = None) -> SelfTestReport:
     random lengths at random alignments against the standard library's hashlib, and HMAC and PBKDF2
     (with each kernel's own code for them, where it has some) against hmac and
     hashlib.pbkdf2_hmac; a multi-buffer kernel hashes batches of such messages, and derives PBKDF2
-    keys through its lanes where it can. It takes well under a second on a current CPU.
+    keys through its lanes where it can. An algorithm this Python's hashlib lacks is compared with
+    this build's portable C kernel instead, and the report's `references` say which was used. It takes well under a second on a current CPU.
     `python -m fastdigest --self-test` prints the report and exits 1 if anything differed.
 
     The kernels are run directly, never installed: what this process hashes with stays as it was,
@@ -342,7 +353,7 @@ def set_gil_minsize(minsize: SupportsIndex, /) -> int:
 
 @final
 class HASH:
-    """A hash object of one of the eight algorithms, as hashlib's are.
+    """A hash object of one of fastdigest's algorithms, as hashlib's are.
 
     Made by the constructors (md5() ... sha512_256()), new(), file_digest() and from_state();
     calling HASH itself raises TypeError (`cannot create 'fastdigest.HASH' instances`). Beyond
@@ -406,16 +417,16 @@ class HASH:
     def __deepcopy__(self, memo: dict[int, Any], /) -> Self:
         """copy.deepcopy(): the same as copy(); the state refers to no other object."""
 
-# hashlib's names of the eight algorithms. new() accepts them, and their aliases ('sha-256', OIDs), as
+# hashlib's names of fastdigest's algorithms. new() accepts them, and their aliases ('sha-256', OIDs), as
 # hashlib.new() does; a name typed as a plain str may be one of them or any other.
 _FastdigestName: TypeAlias = Literal['md5', 'sha1', 'sha224', 'sha256', 'sha384', 'sha512', 'sha512_224', 'sha512_256']
 
-# fastdigest's hash object for the eight algorithms; any other name, with every keyword, goes to
+# fastdigest's hash object for its algorithms; any other name, with every keyword, goes to
 # hashlib.new, whose object (typed as typeshed types hashlib.new's) or exception it returns. The
 # signatures are those of this Python's hashlib: from 3.14, new(name, *args, **kwargs) in front of
 # OpenSSL's new(name, data=b'', *, usedforsecurity=True, string=None), and the constructors take
 # data or (deprecated from 3.15) string; before 3.14, new(name, data=b'', **kwargs), whose one keyword
-# for the eight is usedforsecurity, and constructors that take string. (3.13 took 3.14's signatures in a
+# for fastdigest's algorithms is usedforsecurity, and constructors that take string. (3.13 took 3.14's signatures in a
 # patch release, which fastdigest follows at run time; a stub can only tell minor versions apart, so these
 # give 3.13 its first releases' signatures.)
 # The reference (docs/reference) renders the last definition of each name: the newest Python's.
@@ -444,7 +455,7 @@ else:
     ) -> HASH:
         """Return a new hash object of the named algorithm, optionally fed data, as hashlib.new() does.
 
-        For the eight algorithms, name is any spelling hashlib.new() accepts for them: OpenSSL's in
+        For fastdigest's algorithms, name is any spelling hashlib.new() accepts for them: OpenSSL's in
         any letter case (`'sha256'`, `'SHA256'`, `'Sha-256'`, `'SHA2-256'`, `'sha512-224'`, the OIDs
         such as `'2.16.840.1.101.3.4.2.1'`), and CPython's `'sha512_224'` and `'sha512_256'` in lower
         or upper case only (`'Sha512_224'` is refused, as hashlib refuses it). Any other name goes to the standard library's hashlib.new()
@@ -460,7 +471,7 @@ else:
                 deprecates it, and so does fastdigest there (DeprecationWarning).
 
         Returns:
-            A HASH for the eight algorithms; for any other name, what hashlib.new() returns.
+            A HASH for fastdigest's algorithms; for any other name, what hashlib.new() returns.
 
         Raises:
             TypeError: name is not a str (`new() argument 'name' must be str, not int`); data is a
@@ -673,7 +684,7 @@ def pbkdf2_hmac(
 ) -> bytes:
     """Derive a key from a password with PBKDF2-HMAC (PKCS #5 v2.0, RFC 8018), as hashlib.pbkdf2_hmac().
 
-    For the eight algorithms the whole derivation runs in C without the GIL; any other name goes to
+    For fastdigest's algorithms the whole derivation runs in C without the GIL; any other name goes to
     the standard library's hashlib.pbkdf2_hmac() with the arguments as given.
 
     Args:
@@ -772,7 +783,7 @@ def file_digest(
             them.
 
     Returns:
-        The hash object, fed the whole file: a HASH for the eight algorithms, else what digest
+        The hash object, fed the whole file: a HASH for fastdigest's algorithms, else what digest
             (or hashlib.new()) returns; for a tuple, a tuple of those.
 
     Raises:
@@ -809,7 +820,7 @@ def digest(name: _Algorithm, data: _ReadableBuffer, /) -> bytes:
     """Return the digest of data: new(name, data).digest() in one call, with no hash object made.
 
     Args:
-        name: One of the eight algorithms, by any name new() accepts for it, or one of fastdigest's
+        name: One of fastdigest's algorithms, by any name new() accepts for it, or one of fastdigest's
             constructors (fastdigest.sha256).
         data: The message: any C-contiguous buffer.
 
@@ -817,7 +828,7 @@ def digest(name: _Algorithm, data: _ReadableBuffer, /) -> bytes:
         The digest, as bytes.
 
     Raises:
-        ValueError: name is not one of the eight algorithms (`unsupported hash type NAME`; the
+        ValueError: name is not one of fastdigest's algorithms (`unsupported hash type NAME`; the
             one-shots do not pass other names to hashlib).
         TypeError: name is neither a str nor a fastdigest constructor (`digest() argument 1 must
             be str or a fastdigest constructor, not ...`); data is a str or has no buffer; not
@@ -836,7 +847,7 @@ def hexdigest(name: _Algorithm, data: _ReadableBuffer, /) -> str:
         The digest as lowercase hexadecimal digits.
 
     Raises:
-        ValueError: name is not one of the eight algorithms (`unsupported hash type NAME`).
+        ValueError: name is not one of fastdigest's algorithms (`unsupported hash type NAME`).
         TypeError: name is neither a str nor a fastdigest constructor; data is a str or has no
             buffer; not exactly two arguments.
         BufferError: data is not C-contiguous.
@@ -875,7 +886,7 @@ def digest_many(
     it.
 
     Args:
-        name: As for digest(): one of the eight algorithms, or a fastdigest constructor.
+        name: As for digest(): one of fastdigest's algorithms, or a fastdigest constructor.
         messages: Any iterable of C-contiguous buffers; or a 2-D buffer whose rows are each
             contiguous (a C-contiguous NumPy `(n, k)` array, rows of one picked at a stride, a
             memoryview cast to two dimensions), which is n messages of its rows' bytes, read in
@@ -898,7 +909,7 @@ def digest_many(
         order; with out=, out.
 
     Raises:
-        ValueError: name is not one of the eight algorithms (`unsupported hash type NAME`); threads
+        ValueError: name is not one of fastdigest's algorithms (`unsupported hash type NAME`); threads
             is less than 1; out is not exactly the digests' size (`digest_many() argument 'out'
             must be 64 bytes long (2 digests of 32 bytes), not 63`); an item shares memory with
             out (`digest_many() item 3 shares memory with argument 'out'`).
@@ -1140,7 +1151,7 @@ def digest_files(name: _Algorithm, paths: Iterable[_Path], /, *, threads: Suppor
     read, to run the signal handlers: Ctrl-C raises KeyboardInterrupt from the call.
 
     Args:
-        name: As for digest_many(): one of the eight algorithms, or a fastdigest constructor; or
+        name: As for digest_many(): one of fastdigest's algorithms, or a fastdigest constructor; or
             a tuple of them (repeats allowed), for one tuple of digests per file, in that order.
         paths: Any iterable of str, bytes or os.PathLike paths (not a single str or bytes), as
             open() takes them; relative to the current directory. Symbolic links are followed. A
@@ -1162,7 +1173,7 @@ def digest_files(name: _Algorithm, paths: Iterable[_Path], /, *, threads: Suppor
             first in the paths' order, whatever the threads. Nothing is returned then. On
             Windows the error carries winerror, as the system reported it (a directory is
             PermissionError there, as for open()).
-        ValueError: name is not one of the eight algorithms (`unsupported hash type NAME`), or an
+        ValueError: name is not one of fastdigest's algorithms (`unsupported hash type NAME`), or an
             empty tuple; a path holds a NUL (`embedded null byte`); threads is less than 1.
         TypeError: name is neither a str, a fastdigest constructor nor a tuple of them; paths is
             not iterable, or is a single str or bytes; an item is no path, named by its position
@@ -1176,6 +1187,160 @@ def digest_files(name: _Algorithm, paths: Iterable[_Path], /, *, threads: Suppor
 def digest_files(
     name: tuple[_Algorithm, ...], paths: Iterable[_Path], /, *, threads: SupportsIndex | None = None
 ) -> list[tuple[bytes, ...]]: ...
+
+# S3's ETags and checksums (fastdigest/_s3.py over the extension's _hash_parts; docs/objects.md).
+
+def s3_etag(
+    path: _Path,
+    /,
+    *,
+    part_size: SupportsIndex = 8388608,
+    threshold: SupportsIndex | None = None,
+    threads: SupportsIndex | None = None,
+) -> str:
+    """Return the ETag S3 gives the file uploaded in parts of part_size, as boto3 and aws-cli upload it.
+
+    For a file of threshold bytes or more (by default the part size, as boto3's and aws-cli's
+    multipart_threshold is their multipart_chunksize), an upload in parts: the hex MD5 of the
+    concatenated MD5 digests of its parts, then `-` and the number of parts
+    (`'a94f4ee8acccec15a2eaf780c5f2b29a-3'`). For a smaller file, or an empty one, one PUT: the
+    file's hex MD5. Without the double quotes that S3's ETag header and boto3's `ETag` field put
+    around it. Holds for objects stored with SSE-S3 or no encryption; an object encrypted with
+    SSE-KMS or SSE-C has an ETag that is no MD5 of its data.
+
+    The file is read once: its parts are hashed side by side, as lanes of the multi-buffer kernels,
+    on several threads, each holding a stripe of each of its parts at a time, so that memory stays
+    about a megabyte per thread whatever the file's size; without the GIL, which the calling
+    thread takes back about every 100 ms to run signal handlers (Ctrl-C).
+
+    Args:
+        path: A str, bytes or os.PathLike path of a regular file, as open() takes it.
+        part_size: The size of every part but the last, in bytes: boto3's and aws-cli's 8 MiB by
+            default (`TransferConfig(multipart_chunksize=...)`, `aws configure set
+            default.s3.multipart_chunksize`).
+        threshold: The size from which the file goes up in parts (`multipart_threshold`): None for
+            part_size.
+        threads: The most threads to hash on, the calling one included: None for every CPU the
+            process may run on, 1 for the calling thread alone; never more than there are parts.
+
+    Returns:
+        The ETag as a str of 32 lowercase hex digits, with `-N` for an upload in N parts.
+
+    Raises:
+        ValueError: part_size is below S3's minimum part size of 5 MiB or above its maximum of 5
+            GiB; the file would take more than S3's limit of 10,000 parts (the message says the
+            part size boto3 and aws-cli grow to for it); a file below the threshold has more than
+            the 5 GiB S3 takes in one PUT; threshold is negative; threads is less than 1; the path
+            is no regular file (its size is not known up front); the path holds a NUL.
+        OSError: the file cannot be opened or read, as open() raises it, with the path as
+            filename; or the file changed while it was hashed: it ended before the size it had
+            when it was opened, or its size or modification time differ after the last read (the
+            message names the file). No ETag is returned then.
+        TypeError: part_size, threshold or threads is no integer; path is no path.
+        MemoryError: no memory for any thread's buffers.
+    """
+
+def s3_checksum(
+    path: _Path,
+    /,
+    name: Literal['sha256', 'sha1', 'md5'] = 'sha256',
+    *,
+    part_size: SupportsIndex = 8388608,
+    threshold: SupportsIndex | None = None,
+    threads: SupportsIndex | None = None,
+) -> str:
+    """Return S3's checksum of the file uploaded as s3_etag() says: `ChecksumSHA256`, `ChecksumSHA1`
+    or `ChecksumMD5`.
+
+    For an upload in parts, the composite checksum: the base64 of the hash of the concatenated
+    digests of the parts, then `-` and the number of parts, as S3's documentation gives it (Amazon
+    S3 User Guide, "Checking object integrity", checksums of multipart uploads). moto's S3 gives
+    the same value without the `-N`. For one PUT, the base64 of the file's digest. Read and hashed
+    as s3_etag() does.
+
+    Args:
+        path: As for s3_etag().
+        name: The checksum's algorithm, as S3's `ChecksumAlgorithm` names it, in any case:
+            `'sha256'`, `'sha1'` or `'md5'`. (S3's CRC checksums are not computed here.)
+        part_size: As for s3_etag().
+        threshold: As for s3_etag().
+        threads: As for s3_etag().
+
+    Returns:
+        The checksum as a str: base64, with `-N` for an upload in N parts.
+
+    Raises:
+        ValueError: name is none of those three; and as s3_etag() raises it.
+        TypeError: name is no str; and as s3_etag() raises it.
+        OSError: as s3_etag() raises it.
+        MemoryError: as s3_etag() raises it.
+    """
+
+def s3_part_digests(
+    path: _Path,
+    /,
+    name: _Algorithm = 'md5',
+    *,
+    part_size: SupportsIndex = 8388608,
+    threshold: SupportsIndex | None = None,
+    threads: SupportsIndex | None = None,
+) -> list[bytes]:
+    """Return the digests of the parts of the file uploaded as s3_etag() says, in order: what S3
+    lists for each part (a part's ETag is the hex of its MD5, a part's `ChecksumSHA256` the base64
+    of its SHA-256).
+
+    Args:
+        path: As for s3_etag().
+        name: Any of the eight algorithms, as new() takes it, or a fastdigest constructor.
+        part_size: As for s3_etag().
+        threshold: As for s3_etag().
+        threads: As for s3_etag().
+
+    Returns:
+        A list of one digest per part as bytes; for a file below the threshold (one PUT), a list of
+            one, the digest of the whole file.
+
+    Raises:
+        ValueError: name is not one of the eight algorithms; and as s3_etag() raises it.
+        TypeError: as s3_etag() raises it.
+        OSError: as s3_etag() raises it.
+        MemoryError: as s3_etag() raises it.
+    """
+
+class S3ETagMatch(NamedTuple):
+    """What s3_etag_matches() found: the upload that gives the file that ETag."""
+
+    part_size: int | None
+    """The part size in bytes, or None for an ETag of one PUT. For an upload in one part, the smallest
+    common part size that makes one part of the file."""
+    parts: int
+    """The number of parts: the ETag's `-N`, or 1 for one PUT."""
+
+def s3_etag_matches(path: _Path, etag: str, /, *, threads: SupportsIndex | None = None) -> S3ETagMatch | None:
+    """Return how the file uploaded to S3 gives this ETag, or None when no common upload of it does.
+
+    An ETag without `-N` is checked against the file's MD5 (one PUT). An ETag of N parts is checked
+    against the file's ETag for each part size that cuts the file into N parts within S3's limits,
+    in this order, until one matches: the part size boto3 and aws-cli use for a file of this size (8
+    MiB, doubled until the file takes no more than 10,000 parts), then 8, 5, 16, 15 and 64 MiB, then
+    every other whole number of MiB from the smallest up, at most 64 of them. Each tried size reads
+    the file once, as s3_etag() does.
+
+    Args:
+        path: As for s3_etag().
+        etag: The ETag as S3 gives it: 32 hex digits, in any case, with `-N` after them for an upload
+            in N parts; with or without its double quotes, and surrounding white space.
+        threads: As for s3_etag().
+
+    Returns:
+        An S3ETagMatch with the part size and number of parts that give the ETag, or None.
+
+    Raises:
+        ValueError: etag is no ETag of that form.
+        TypeError: etag is no str.
+        OSError: as s3_etag() raises it.
+        MemoryError: as s3_etag() raises it.
+    """
 
 # The Arrow PyCapsule interface: __arrow_c_array__ returns (ArrowSchema capsule,
 # ArrowArray capsule), __arrow_c_stream__ an ArrowArrayStream capsule.
@@ -1279,7 +1444,7 @@ def digest_array(
     its elements' or fields' nullness and lengths, so that layouts and producers agree.
 
     Args:
-        name: As for digest(): one of the eight algorithms, or a fastdigest constructor.
+        name: As for digest(): one of fastdigest's algorithms, or a fastdigest constructor.
         array: An object with `__arrow_c_array__` (pyarrow arrays and record batches) or
             `__arrow_c_stream__` (chunked arrays, tables, polars Series and DataFrames, DuckDB
             relations, pandas Series 3.0+), of any Arrow type but a union (an extension type as
@@ -1302,7 +1467,7 @@ def digest_array(
             '+ud:0,1' (a dense union)`), or is nested more than 64 levels deep; name is neither a
             str nor a fastdigest constructor; threads is a bool, a float or anything without
             `__index__`.
-        ValueError: name is not one of the eight algorithms (`unsupported hash type NAME`); threads
+        ValueError: name is not one of fastdigest's algorithms (`unsupported hash type NAME`); threads
             is less than 1; the C structs the producer exported are inconsistent (a capsule already
             consumed, a negative or overflowing length or offset, a wrong buffer or child count,
             decreasing offsets, a list or view outside its child or buffers, run ends that do not
@@ -1339,7 +1504,7 @@ def digest_rows(
     same row from any producer or layout gives the same digest. A row of nulls has a digest.
 
     Args:
-        name: As for digest(): one of the eight algorithms, or a fastdigest constructor.
+        name: As for digest(): one of fastdigest's algorithms, or a fastdigest constructor.
         table: An object with `__arrow_c_array__` or `__arrow_c_stream__` whose Arrow type is a
             struct: a pyarrow Table, RecordBatch or RecordBatchReader, a polars or pandas
             DataFrame, a DuckDB relation, a struct array (whose null rows hash as rows of nulls).
@@ -1396,7 +1561,7 @@ def fingerprint(name: _Algorithm, obj: object, /, *, hex: Literal[False] = False
     from its own storage (a subclass's `__len__`, `__iter__` or `items` is never called).
 
     Args:
-        name: As for digest(): one of the eight algorithms, or a fastdigest constructor.
+        name: As for digest(): one of fastdigest's algorithms, or a fastdigest constructor.
         obj: None, a bool, int (any size), float, complex, str, bytes, bytearray or memoryview; a
             list, tuple, dict, set or frozenset of such values (subclasses as their base types);
             a datetime.date, time, datetime or timedelta (not their subclasses); a

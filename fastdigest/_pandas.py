@@ -1,4 +1,4 @@
-"""pandas DataFrames as digest_array, digest_rows and surrogate_key read them (python/arrow_capsules.c).
+"""pandas DataFrames as digest_array, digest_rows and surrogate_key read them (python/data_api/arrow_capsules.c).
 
 A DataFrame's own Arrow export (__arrow_c_stream__, pandas 2.2 and newer) is pyarrow's Table.from_pandas
 of the whole frame: every column is converted, so one that pyarrow cannot convert (an object column of

@@ -3,10 +3,13 @@
 The import checks only the kernels it selects, with a few known answers (hash/known_answers.c). The
 self-test takes every kernel of the build whose instructions this CPU has (less those
 FASTDIGEST_DISABLE hides), selected or not: the same known answers, then messages of random lengths at
-random alignments against the standard library's hashlib, and for the single-stream kernels HMAC and
-PBKDF2, which run the kernels' own HMAC and PBKDF2 code where they have it, against hmac and
-hashlib.pbkdf2_hmac; a multi-buffer kernel hashes batches of such messages, and derives PBKDF2 keys
-through its lanes where it can.
+random alignments against a reference, and for the single-stream kernels HMAC and PBKDF2, which run the
+kernels' own HMAC and PBKDF2 code where they have it; a multi-buffer kernel hashes batches of such
+messages, and derives PBKDF2 keys through its lanes where it can. The reference is the standard
+library's hashlib, hmac and hashlib.pbkdf2_hmac; for an algorithm the running hashlib lacks, the build's
+portable C kernel (see _Reference).
+
+The algorithms, their families and sizes are the extension's (its _families(), made from its table).
 
 It runs each kernel directly, through private functions of the extension (python/kernels.c), never by
 installing it: the kernels the process hashes with stay as they are, so other threads may hash
@@ -18,21 +21,13 @@ from __future__ import annotations
 
 import os
 import random
+from collections.abc import Mapping
 from typing import NamedTuple
 
 import fastdigest
 
 # The extension's private functions and the package's _stdlib_module, which the stubs do not describe.
 from fastdigest import _fastdigest, _stdlib_module  # type: ignore[attr-defined]
-
-# The algorithms of each family, whose kernels they share (hash/algorithms.h).
-FAMILY_ALGORITHMS = {
-    'md5': ('md5',),
-    'sha1': ('sha1',),
-    'sha256': ('sha224', 'sha256'),
-    'sha512': ('sha384', 'sha512', 'sha512_224', 'sha512_256'),
-}
-BLOCK_LENGTHS = {'md5': 64, 'sha1': 64, 'sha256': 64, 'sha512': 128}
 
 # Work per kernel and algorithm: enough random cases to meet every padding boundary and alignment,
 # few enough that the whole self-test takes seconds.
@@ -43,6 +38,12 @@ BATCHES = 16
 
 # The failures the command line prints of each kernel: a wrong kernel is usually wrong for many inputs.
 FAILURES_PRINTED = 5
+
+# The references as the report's first line names them.
+REFERENCE_NAMES = {
+    'hashlib': "the standard library's hashlib and hmac",
+    'portable': "this build's portable C kernel, as this Python's hashlib lacks them,",
+}
 
 
 class KernelReport(NamedTuple):
@@ -77,6 +78,9 @@ class SelfTestReport(NamedTuple):
     """Every kernel of this build, in the order the selection prefers them within each family."""
     seed: int
     """The seed of the random inputs: `self_test(seed=...)` runs the same inputs again."""
+    references: Mapping[str, str]
+    """What each algorithm's results were compared with: 'hashlib', or 'portable' where hashlib lacks
+    the algorithm."""
 
     @property
     def passed(self) -> bool:
@@ -84,18 +88,71 @@ class SelfTestReport(NamedTuple):
         return all(kernel.passed for kernel in self.kernels if kernel.ran)
 
 
+class _Reference:
+    """What one algorithm's results are compared with.
+
+    The standard library's hashlib, hmac and hashlib.pbkdf2_hmac, independent of fastdigest, where the
+    running hashlib has the algorithm. Where it lacks it (a family OpenSSL does not offer), the build's
+    portable C kernel, the code the C drivers test every other kernel against (tests/c), run through the
+    extension and never installed, with HMAC (RFC 2104) and PBKDF2 (RFC 8018, 5.2) written out here over
+    its digests rather than fastdigest's own code for them. The portable kernel is then checked by the
+    known answers alone.
+    """
+
+    def __init__(self, algorithm, stdlib_hashlib, stdlib_hmac):
+        self.algorithm = algorithm
+        self.hashlib = stdlib_hashlib
+        self.hmac_module = stdlib_hmac
+        prototype = fastdigest.new(algorithm)
+        self.digest_size = prototype.digest_size
+        self.block_size = prototype.block_size
+        try:
+            stdlib_hashlib.new(algorithm)
+        except ValueError:
+            self.name = 'portable'
+        else:
+            self.name = 'hashlib'
+
+    def digest(self, data):
+        if self.name == 'hashlib':
+            return self.hashlib.new(self.algorithm, data).digest()
+        return _fastdigest._digest_with('portable', self.algorithm, data)
+
+    def hmac(self, key, message):
+        if self.name == 'hashlib':
+            return self.hmac_module.digest(key, message, self.algorithm)
+        if len(key) > self.block_size:
+            key = self.digest(key)
+        key = bytes(key).ljust(self.block_size, b'\0')
+        inner = self.digest(bytes(byte ^ 0x36 for byte in key) + bytes(message))
+        return self.digest(bytes(byte ^ 0x5C for byte in key) + inner)
+
+    def pbkdf2(self, password, salt, iterations, dklen):
+        if self.name == 'hashlib':
+            return self.hashlib.pbkdf2_hmac(self.algorithm, password, salt, iterations, dklen)
+        derived = b''
+        for index in range(1, -(-dklen // self.digest_size) + 1):
+            u = self.hmac(password, bytes(salt) + index.to_bytes(4, 'big'))
+            t = int.from_bytes(u, 'big')
+            for _ in range(iterations - 1):
+                u = self.hmac(password, u)
+                t ^= int.from_bytes(u, 'big')
+            derived += t.to_bytes(self.digest_size, 'big')
+        return derived[:dklen]
+
+
 class _Kernel:
     """One kernel under test: its checks and failures so far."""
 
-    def __init__(self, family, name, lanes, capabilities, rng, stdlib_hashlib, stdlib_hmac):
+    def __init__(self, family, name, lanes, capabilities, rng, references):
         self.family = family
         self.name = name
         self.lanes = lanes
         self.capabilities = capabilities
         self.rng = rng
-        self.hashlib = stdlib_hashlib
-        self.hmac = stdlib_hmac
-        self.block_len = BLOCK_LENGTHS[family]
+        self.algorithms = _fastdigest._families()[family]
+        self.references = references
+        self.block_len = references[self.algorithms[0]].block_size
         self.checks = 0
         self.failures = []
 
@@ -125,13 +182,13 @@ class _Kernel:
     def random_bytes(self, length):
         return self.rng.randbytes(length)
 
-    def run_single_stream(self, algorithm):
+    def run_single_stream(self, algorithm, reference):
         for case in range(MESSAGES):
             length = self.message_length(case)
             data = self.aligned(self.random_bytes(length))
             self.compare(
                 _fastdigest._digest_with(self.name, algorithm, data),
-                self.hashlib.new(algorithm, data).digest(),
+                reference.digest(data),
                 f'{algorithm} of {length} random bytes at offset {_offset(data)}',
             )
         block = self.block_len
@@ -141,25 +198,24 @@ class _Kernel:
             message = self.aligned(self.random_bytes(self.message_length(case)))
             self.compare(
                 _fastdigest._hmac_with(self.name, algorithm, key, message),
-                self.hmac.digest(key, message, algorithm),
+                reference.hmac(key, message),
                 f'HMAC-{algorithm} with a {len(key)}-byte key of {len(message)} bytes',
             )
-        self.run_pbkdf2(algorithm, max_blocks=4)
+        self.run_pbkdf2(algorithm, reference, max_blocks=4)
 
-    def run_pbkdf2(self, algorithm, max_blocks):
-        digest_size = self.hashlib.new(algorithm).digest_size
+    def run_pbkdf2(self, algorithm, reference, max_blocks):
         for _ in range(PBKDF2_CASES):
             password = self.random_bytes(self.rng.randrange(0, 2 * self.block_len))
             salt = self.random_bytes(self.rng.randrange(0, 40))
             iterations = self.rng.randrange(1, 6)
-            dklen = self.rng.randrange(1, max_blocks * digest_size + 2)
+            dklen = self.rng.randrange(1, max_blocks * reference.digest_size + 2)
             self.compare(
                 _fastdigest._pbkdf2_hmac_with(self.name, algorithm, password, salt, iterations, dklen),
-                self.hashlib.pbkdf2_hmac(algorithm, password, salt, iterations, dklen),
+                reference.pbkdf2(password, salt, iterations, dklen),
                 f'PBKDF2-HMAC-{algorithm}, {iterations} iterations, {dklen} bytes',
             )
 
-    def run_multi_buffer(self, algorithm):
+    def run_multi_buffer(self, algorithm, reference):
         for batch in range(BATCHES):
             count = self.rng.randrange(self.lanes, 3 * self.lanes + 2)
             lengths = [self.message_length((batch * count + i) % MESSAGES) for i in range(count)]
@@ -175,22 +231,24 @@ class _Kernel:
             for i, (start, length) in enumerate(spans):
                 self.compare(
                     digests[i],
-                    self.hashlib.new(algorithm, view[start : start + length]).digest(),
+                    reference.digest(view[start : start + length]),
                     f'{algorithm} of batch message {i} of {count} ({length} bytes at offset {start % 64})',
                 )
         if 'pbkdf2' in self.capabilities:
-            self.run_pbkdf2(algorithm, max_blocks=self.lanes + 1)
+            self.run_pbkdf2(algorithm, reference, max_blocks=self.lanes + 1)
 
     def run(self):
-        reason = _fastdigest._check_kernel(self.name, FAMILY_ALGORITHMS[self.family][-1])
+        reason = _fastdigest._check_kernel(self.name, self.algorithms[-1])
         self.checks += 1
         if reason is not None:
             self.failures.append(f'known answers: {reason}')
-        for algorithm in FAMILY_ALGORITHMS[self.family]:
-            if self.lanes == 1:
-                self.run_single_stream(algorithm)
-            else:
-                self.run_multi_buffer(algorithm)
+        for algorithm in self.algorithms:
+            reference = self.references[algorithm]
+            if self.lanes > 1:
+                self.run_multi_buffer(algorithm, reference)
+            elif not (reference.name == 'portable' and self.name == 'portable'):
+                # The portable kernel is not compared with itself.
+                self.run_single_stream(algorithm, reference)
 
 
 def _offset(view):
@@ -205,11 +263,13 @@ def run(seed=None):
         seed = int.from_bytes(os.urandom(8), 'little')
     stdlib_hashlib = _stdlib_module('hashlib')
     stdlib_hmac = _stdlib_module('hmac')
+    references = {
+        algorithm: _Reference(algorithm, stdlib_hashlib, stdlib_hmac) for algorithm in _fastdigest._algorithms
+    }
     active = {
-        (family, kernel)
+        (family, selection[algorithms[0]])
         for selection in (fastdigest.implementation, fastdigest.batch_implementation)
-        for family, algorithms in FAMILY_ALGORITHMS.items()
-        for kernel in (selection[algorithms[0]],)
+        for family, algorithms in _fastdigest._families().items()
     }
     reports = []
     for index, (family, name, lanes, runs, capabilities) in enumerate(_fastdigest._kernels()):
@@ -217,17 +277,25 @@ def run(seed=None):
             reports.append(KernelReport(family, name, lanes, False, False, 0, ()))
             continue
         # One stream of inputs per kernel: a kernel's inputs do not depend on the others of the build.
-        kernel = _Kernel(family, name, lanes, capabilities, random.Random(seed + index), stdlib_hashlib, stdlib_hmac)
+        kernel = _Kernel(family, name, lanes, capabilities, random.Random(seed + index), references)
         kernel.run()
         reports.append(
             KernelReport(family, name, lanes, (family, name) in active, True, kernel.checks, tuple(kernel.failures))
         )
-    return SelfTestReport(tuple(reports), seed)
+    return SelfTestReport(
+        tuple(reports), seed, {algorithm: reference.name for algorithm, reference in references.items()}
+    )
 
 
 def format_report(report):
     """The report as the command line prints it: a line per kernel, a line per failure, a summary."""
-    lines = [f'fastdigest self-test, seed {report.seed}: every kernel this CPU runs, against known answers and hashlib']
+    by_reference = {}
+    for algorithm, reference in report.references.items():
+        by_reference.setdefault(reference, []).append(algorithm)
+    lines = [f'fastdigest self-test, seed {report.seed}: every kernel this CPU runs, against known answers and:']
+    lines.extend(
+        f'  {REFERENCE_NAMES[reference]} for {", ".join(algorithms)}' for reference, algorithms in by_reference.items()
+    )
     for kernel in report.kernels:
         kind = 'single-stream' if kernel.lanes == 1 else f'{kernel.lanes} lanes'
         label = f'{kernel.family:<7} {kernel.kernel:<11} {kind:<13} {"active" if kernel.active else "":<6}'

@@ -1,6 +1,6 @@
 """HMAC (RFC 2104) on fastdigest's hashes: a drop-in for the standard library's hmac module.
 
-new(), digest(), compare_digest, the HMAC type and digest_size behave as hmac's do. For the eight
+new(), digest(), compare_digest, the HMAC type and digest_size behave as hmac's do. For the
 algorithms fastdigest implements, given by name (as hashlib.new() accepts them), as a fastdigest
 constructor such as fastdigest.sha256, or as one of the constructors hashlib is made of (hashlib.sha256,
 that is _hashlib.openssl_sha256 or the builtin _sha2.sha256), the work is done in C: the key's inner and

@@ -8,7 +8,7 @@
 
 """HMAC (RFC 2104) on fastdigest's hashes: a drop-in for the standard library's hmac module.
 
-For the eight algorithms, given by name, as a fastdigest constructor (fastdigest.sha256) or as
+For fastdigest's algorithms, given by name, as a fastdigest constructor (fastdigest.sha256) or as
 one of the constructors hashlib is made of (hashlib.sha256), the work is done in C. Any other
 digestmod (a name fastdigest lacks such as 'sha3_256', another callable such as a patched
 hashlib.sha256, a PEP 247 module) is handed to the standard library's hmac with the same
@@ -44,7 +44,7 @@ class HMAC:
     """An HMAC object (RFC 2104), as the standard library's hmac.HMAC.
 
     Made by new(), or by calling HMAC as new() is called (with the same arguments, results and
-    errors). For the eight algorithms the key's inner and outer states are computed once and kept
+    errors). For fastdigest's algorithms the key's inner and outer states are computed once and kept
     in the object, so copy() and digest() allocate nothing but their result; for any other
     digestmod the object hands every call to the standard library's hmac.HMAC. HMAC objects cannot
     be pickled (TypeError: their state is as good as the key); copy.copy() and copy.deepcopy() work.
@@ -103,7 +103,7 @@ def new(key: bytes | bytearray, msg: _ReadableBuffer | None = None, digestmod: L
     Args:
         key: The key: bytes or bytearray, as the standard library takes it.
         msg: Initial message data, or None.
-        digestmod: Required. One of the eight algorithms by name (`'sha256'`, as hashlib.new() takes
+        digestmod: Required. One of fastdigest's algorithms by name (`'sha256'`, as hashlib.new() takes
             names), or a constructor of one: fastdigest's (fastdigest.sha256) or one hashlib is made
             of (hashlib.sha256, _hashlib.openssl_sha256, _sha2.sha256). Anything else the standard
             library accepts (`'sha3_256'`, another callable such as a patched hashlib.sha256, a PEP
@@ -136,7 +136,7 @@ def digest(key: _ReadableBuffer, msg: _ReadableBuffer, digest: _DigestMod) -> by
     Args:
         key: The key: any C-contiguous buffer.
         msg: The message: any C-contiguous buffer.
-        digest: As new()'s digestmod: one of the eight algorithms by name or constructor; anything
+        digest: As new()'s digestmod: one of fastdigest's algorithms by name or constructor; anything
             else is handed to the standard library's hmac.digest().
 
     Returns:
@@ -169,7 +169,7 @@ def digest_many(
 
     With hex=True, their hex digits instead: `[new(key, m, digest).hexdigest() for m in messages]`.
 
-    For the eight algorithms the key's inner and outer states are computed once; each message then
+    For fastdigest's algorithms the key's inner and outer states are computed once; each message then
     goes through a lane of the multi-buffer kernels from the keyed inner state, and on with the
     outer hash of its inner digest in the same lanes, without the GIL and, for a large batch, on
     several threads, as fastdigest.digest_many() hashes. messages, hex, threads and out are as
@@ -181,7 +181,7 @@ def digest_many(
     Args:
         key: The key: any C-contiguous buffer.
         messages: Any iterable of C-contiguous buffers, or a 2-D buffer whose rows are the messages.
-        digest: As for digest(): one of the eight algorithms by name or constructor (fastdigest's
+        digest: As for digest(): one of fastdigest's algorithms by name or constructor (fastdigest's
             or hashlib's); anything else goes to the standard library's hmac.digest().
         hex: As for fastdigest.digest_many(): True for each MAC's lowercase hex digits.
         threads: As for fastdigest.digest_many(): the most threads, the calling one included.

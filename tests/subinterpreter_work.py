@@ -10,6 +10,7 @@ Arrow column. A mismatch raises AssertionError, which reaches the caller as the 
 Arrow inputs are ctypes structs (arrow_raw), which work in subinterpreters; pyarrow is never imported.
 """
 
+import base64
 import hashlib
 import hmac
 import importlib
@@ -157,6 +158,23 @@ def check_files(fd, rng):
             with open(paths[2], 'rb') as f:
                 assert fd.file_digest(f, name).digest() == expected(name, contents[2]), name
             assert fd.file_digest(io.BytesIO(contents[3]), name).digest() == expected(name, contents[3]), name
+
+
+@checks('s3_etag', 's3_checksum', 's3_part_digests', 's3_etag_matches', 'S3ETagMatch')
+def check_s3(fd, rng):
+    part = 5 << 20
+    content = rng.randbytes(2 * part + 17)
+    parts = [content[i : i + part] for i in range(0, len(content), part)]
+    with tempfile.TemporaryDirectory() as folder:
+        path = os.path.join(folder, 'object.bin')
+        with open(path, 'wb') as f:
+            f.write(content)
+        assert fd.s3_part_digests(path, 'sha1', part_size=part, threads=2) == [expected('sha1', p) for p in parts]
+        etag = hashlib.md5(b''.join(expected('md5', p) for p in parts)).hexdigest() + '-3'
+        assert fd.s3_etag(path, part_size=part, threads=2) == etag
+        assert fd.s3_etag_matches(path, etag) == fd.S3ETagMatch(part, 3)
+        composite = hashlib.sha256(b''.join(expected('sha256', p) for p in parts)).digest()
+        assert fd.s3_checksum(path, part_size=part) == base64.b64encode(composite).decode() + '-3'
 
 
 @checks('digest_array', 'DigestArray', 'DigestStream')

@@ -16,10 +16,20 @@ import pytest
 from conftest import finished_job
 
 RUN_SH = Path(__file__).parent / 'c' / 'run.sh'
-SUMMARY = re.compile(r'^C (core|batch|files|select|columns|fingerprint): (\d+) passed, (\d+) failed$', re.MULTILINE)
+SUMMARY = re.compile(
+    r'^C (core|batch|files|parts|select|columns|fingerprint): (\d+) passed, (\d+) failed$', re.MULTILINE
+)
 # The fewest checks each driver makes in any target: the selection's driver tests a few cases of whole
 # selections, and test_batch --threads-only (under TSan) the threaded groups alone.
-FEWEST_PASSED = {'core': 1000, 'batch': 150, 'files': 1000, 'select': 50, 'columns': 300, 'fingerprint': 400}
+FEWEST_PASSED = {
+    'core': 1000,
+    'batch': 150,
+    'files': 1000,
+    'parts': 500,
+    'select': 50,
+    'columns': 300,
+    'fingerprint': 400,
+}
 
 pytestmark = pytest.mark.c_core
 
@@ -44,5 +54,5 @@ def test_c_driver(target, jobs):
         assert int(failed) == 0 and int(passed) > FEWEST_PASSED[driver], output[-4000:]
     if target == 'tsan':
         # Each threaded driver ran under it, and none reported (a report also fails the run).
-        assert sorted(driver for driver, _, _ in summaries) == ['batch', 'columns', 'files'], output[-4000:]
+        assert sorted(driver for driver, _, _ in summaries) == ['batch', 'columns', 'files', 'parts'], output[-4000:]
         assert 'ThreadSanitizer' not in output, output[-6000:]

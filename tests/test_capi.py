@@ -208,7 +208,6 @@ def cpu_levels():
 def test_every_kernel_this_cpu_runs(probe_folder):
     """Every function through the capsule at every CPU level, each in a child process (the kernels are chosen at
     import): together they reach every kernel of the build this CPU runs, single-stream and multi-buffer."""
-    from fastdigest._self_test import FAMILY_ALGORITHMS
 
     def run(level):
         result = subprocess.run(
@@ -224,7 +223,7 @@ def test_every_kernel_this_cpu_runs(probe_folder):
     with ThreadPoolExecutor(2) as pool:
         reached = set()
         for kernels in pool.map(run, cpu_levels()):
-            for family, algorithms in FAMILY_ALGORITHMS.items():
+            for family, algorithms in fastdigest._fastdigest._families().items():
                 for algorithm in algorithms:
                     reached.update((family, kernel) for kernel in kernels[algorithm])
     runnable = {

@@ -12,6 +12,7 @@ import hashlib
 import io
 import os
 import random
+import re
 import shutil
 import subprocess
 import sys
@@ -23,7 +24,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import fastdigest
-from conftest import examples, shrink_while_hashing
+from conftest import ALGORITHMS, examples, shrink_while_hashing
 from fastdigest import cli
 from fastdigest.cli import output, pool, progress
 from fastdigest.cli.names import escape_name, quote_name
@@ -155,7 +156,7 @@ def expected_line(algorithm, name, tag=False, zero=False):
     return prefix + hexdigest + b'  ' + shown + (b'\0' if zero else b'\n')
 
 
-@pytest.mark.parametrize('algorithm', sorted(TAG_NAMES))
+@pytest.mark.parametrize('algorithm', sorted(ALGORITHMS))
 @pytest.mark.parametrize('tag', [False, True])
 def test_output_equals_hashlib_in_documented_format(in_dir, algorithm, tag):
     # Runs without coreutils, and covers SHA-512/224 and /256, which coreutils lacks.
@@ -497,6 +498,25 @@ def test_usage_errors_equal_coreutils(in_dir, args):
     expected = run_coreutils('sha256', args)
     assert expected[0] == 1
     assert run_ours(args) == expected
+
+
+def test_the_algorithms_are_the_extensions():
+    # The command takes its algorithms from the extension's table, not a list of its own: --help, the
+    # names a bad -a lists, and the tags all name exactly the table's algorithms, in its order.
+    names = list(fastdigest._fastdigest._algorithms)
+    _, out, _ = run_ours([b'--help'])
+    paragraph = out.split(b'-a, --algorithm=ALGO')[1].split(b';')[0]
+    assert [item.split()[0].decode() for item in paragraph.split(b',')] == names
+    _, _, err = run_ours([b'-a', b'crc32', b'x'])
+    assert [name.decode() for name in re.findall(rb"\n  - '([a-z0-9_]+)'", err)] == names
+    assert list(TAG_NAMES) == names
+    # coreutils' tags, where it has a tool, and Perl's shasum's for SHA-512/224 and /256.
+    assert {name: TAG_NAMES[name] for name in ('md5', 'sha1', 'sha512', 'sha512_224')} == {
+        'md5': b'MD5',
+        'sha1': b'SHA1',
+        'sha512': b'SHA512',
+        'sha512_224': b'SHA512/224',
+    }
 
 
 def test_bad_algorithm_is_a_usage_error():
@@ -1348,8 +1368,8 @@ def test_help_lists_the_new_options():
 
 @settings(deadline=None, max_examples=examples(200))
 @given(
-    algorithms=st.lists(st.sampled_from(sorted(TAG_NAMES)), min_size=2, max_size=4, unique=True),
-    line_algorithm=st.sampled_from(sorted(TAG_NAMES)),
+    algorithms=st.lists(st.sampled_from(sorted(ALGORITHMS)), min_size=2, max_size=4, unique=True),
+    line_algorithm=st.sampled_from(sorted(ALGORITHMS)),
     name=st.binary(min_size=1, max_size=40).filter(lambda name: b'\n' not in name and b'\0' not in name),
     escaped=st.booleans(),
     garbage=st.binary(max_size=80),

@@ -794,7 +794,7 @@ def test_no_c_heap_allocation(tmp_path):
     counts = json.loads(child.stdout)
     # OpenSSL allocates contexts on every call: the shim does see allocations.
     assert counts.pop('stdlib hmac.digest') >= calls
-    assert len(counts) == 8 * 8
+    assert len(counts) == len(fastdigest.implementation) * 8
     assert counts == {label: 0 for label in counts}
 
 

@@ -37,6 +37,7 @@ MAGIC = b'FDST'
 VERSION = 1
 HEADER_LEN = 16
 ALGORITHM_CODES = {name: code for code, name in enumerate(ALGORITHMS, start=1)}
+STATE_DOC = Path(__file__).resolve().parent.parent / 'docs' / 'state.md'
 
 # The chaining words of a fresh state, each big-endian, in the standard's order: MD5's A B C D from RFC 1321,
 # 3.3 (printed there low-order byte first: "word A: 01 23 45 67"), the SHA initial hash values from
@@ -329,7 +330,19 @@ def test_unknown_version_is_refused(version):
     )
 
 
-@pytest.mark.parametrize('code', [0, 9, 100, 255])
+def test_every_algorithm_writes_the_code_the_format_documents():
+    # The codes are part of the format: each algorithm's row of the extension's table (kernels/kernel.h's
+    # FD_ALGORITHMS) gives its code, and docs/state.md lists them. Every algorithm of the table is listed,
+    # with the code its states carry, and the documented codes are those the tests use.
+    row = next(line for line in STATE_DOC.read_text(encoding='utf-8').splitlines() if line.startswith('| 5 | 1 |'))
+    documented = {name: int(code) for code, name in re.findall(r'(\d+) ([a-z0-9_]+)', row)}
+    written = {name: fastdigest.new(name).state()[5] for name in fastdigest._fastdigest._algorithms}
+    assert documented == written
+    assert {name: documented[name] for name in ALGORITHMS} == ALGORITHM_CODES
+
+
+# 0, the first code past the table's (the codes are 1 to the number of algorithms), and two far off.
+@pytest.mark.parametrize('code', [0, len(fastdigest._fastdigest._algorithms) + 1, 100, 255])
 def test_unknown_algorithm_is_refused(code):
     assert_refused(replaced(valid_state('sha1', 10), 5, bytes([code])), 'unknown algorithm code %d' % code)
 

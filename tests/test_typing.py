@@ -4,6 +4,7 @@ Both checks run mypy in a subprocess. mypy is a test extra: without it these tes
 so that a CI without it cannot pass quietly with the stubs unchecked.
 """
 
+import ast
 import os
 import pathlib
 import subprocess
@@ -182,3 +183,43 @@ def test_stubs_type_user_code(run_mypy, tmp_path):
         ['-m', 'mypy', '--strict', '--warn-unused-ignores', '--no-error-summary', '--show-error-codes', str(usage)]
     )
     assert result.returncode == 0, result.stdout
+
+
+def stub_constructors(tree):
+    """The constructors of the stubs, branch by branch of the `if sys.version_info` that defines new():
+    in each branch, the names of the functions that return a bare HASH, new() aside, in their order."""
+    switch = next(
+        node
+        for node in tree.body
+        if isinstance(node, ast.If) and any(isinstance(d, ast.FunctionDef) and d.name == 'new' for d in node.body)
+    )
+    return [
+        [
+            node.name
+            for node in branch
+            if isinstance(node, ast.FunctionDef) and node.name != 'new' and ast.unparse(node.returns) == 'HASH'
+        ]
+        for branch in (switch.body, switch.orelse)
+    ]
+
+
+def test_stubs_list_exactly_the_extensions_algorithms():
+    # The stubs are written by hand; the extension makes its constructors and names from its table of
+    # algorithms (kernels/kernel.h's FD_ALGORITHMS). Each constructor, each name of the Literal that new()
+    # and the other functions take, and each name in __all__ must be one of the table's, and all of them.
+    table = list(fastdigest._fastdigest._algorithms)
+    tree = ast.parse((PACKAGE_PARENT / 'fastdigest' / '__init__.pyi').read_text(encoding='utf-8'))
+    literal = next(
+        node.value
+        for node in tree.body
+        if isinstance(node, ast.AnnAssign) and ast.unparse(node.target) == '_FastdigestName'
+    )
+    assert [element.value for element in literal.slice.elts] == table
+    assert stub_constructors(tree) == [table, table]
+    stub_all = next(
+        ast.literal_eval(node.value)
+        for node in tree.body
+        if isinstance(node, ast.Assign) and ast.unparse(node.targets[0]) == '__all__'
+    )
+    assert set(table) <= set(stub_all)
+    assert [name for name in stub_all if name in fastdigest.implementation or name in table] == sorted(table)

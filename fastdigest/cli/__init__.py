@@ -33,7 +33,7 @@ import os
 import stat
 import sys
 
-from fastdigest.cli.options import HELP_TEXT, PROGRAM, UsageError, parse_arguments, validate_options
+from fastdigest.cli.options import PROGRAM, UsageError, parse_arguments, validate_options
 from fastdigest.cli.output import Runner
 
 # typing.TYPE_CHECKING without importing typing; mypy reads the name itself.
@@ -66,7 +66,9 @@ def run(
         stderr.flush()
         return 1
     if options.help:
-        stdout.write(HELP_TEXT.encode())
+        from fastdigest.cli.help import help_text
+
+        stdout.write(help_text().encode())
         stdout.flush()
         return 0
     if options.version:
@@ -78,7 +80,12 @@ def run(
 
     runner = Runner(options, stdin, stdout, stderr)
     work: Callable[[], bool]
-    if options.check:
+    if options.s3_etag:
+        from fastdigest.cli.s3 import S3ETags
+
+        etags = S3ETags(runner)
+        work = etags.check_all if options.check else etags.print_etags
+    elif options.check:
         from fastdigest.cli.check import Checker
 
         work = Checker(runner).check_all

@@ -163,26 +163,7 @@ class Checker:
         if read_failed:
             runner.error(display_name + b': read error')
             return False
-        if not counts['proper']:
-            runner.error(display_name + b': no properly formatted checksum lines found')
-            return False
-        if not options.status:
-            for key, singular, plural in (
-                ('misformatted', 'line is improperly formatted', 'lines are improperly formatted'),
-                ('unreadable', 'listed file could not be read', 'listed files could not be read'),
-                ('mismatched', 'computed checksum did NOT match', 'computed checksums did NOT match'),
-            ):
-                if counts[key]:
-                    words = singular if counts[key] == 1 else plural
-                    runner.error(b'WARNING: %d ' % counts[key] + words.encode())
-            if options.ignore_missing and not counts['matched']:
-                runner.error(display_name + b': no file was verified')
-        return (
-            counts['mismatched'] == 0
-            and counts['unreadable'] == 0
-            and not (options.strict and counts['misformatted'])
-            and not (options.ignore_missing and not counts['matched'])
-        )
+        return summarize(runner, display_name, counts)
 
     def report_name(self, name: bytes) -> bytes:
         # The --check report escapes a name only when it holds a newline (a CR
@@ -270,6 +251,32 @@ class Checker:
         if not _is_hex(expected, hex_length) or len(expected) != hex_length:
             return None
         return _c_string(name), expected
+
+
+def summarize(runner: Runner, display_name: bytes, counts: Counter[str]) -> bool:
+    """The end of one checksum file's report, as coreutils writes it: its warnings from the counts of its
+    lines ('proper', 'misformatted', 'unreadable', 'matched', 'mismatched'); whether it passed."""
+    options = runner.options
+    if not counts['proper']:
+        runner.error(display_name + b': no properly formatted checksum lines found')
+        return False
+    if not options.status:
+        for key, singular, plural in (
+            ('misformatted', 'line is improperly formatted', 'lines are improperly formatted'),
+            ('unreadable', 'listed file could not be read', 'listed files could not be read'),
+            ('mismatched', 'computed checksum did NOT match', 'computed checksums did NOT match'),
+        ):
+            if counts[key]:
+                words = singular if counts[key] == 1 else plural
+                runner.error(b'WARNING: %d ' % counts[key] + words.encode())
+        if options.ignore_missing and not counts['matched']:
+            runner.error(display_name + b': no file was verified')
+    return (
+        counts['mismatched'] == 0
+        and counts['unreadable'] == 0
+        and not (options.strict and counts['misformatted'])
+        and not (options.ignore_missing and not counts['matched'])
+    )
 
 
 def _is_hex(text: bytes, length: int) -> bool:

@@ -17,58 +17,15 @@ if TYPE_CHECKING:
 PROGRAM = 'fastdigest'
 DEFAULT_ALGORITHM = 'sha256'
 
-# The name each algorithm carries in BSD-style (--tag) lines. The first six are
-# the ones coreutils writes; coreutils has no tool for SHA-512/224 and /256, so
-# those take the spelling of Perl's shasum --tag.
-TAG_NAMES = {
-    'md5': b'MD5',
-    'sha1': b'SHA1',
-    'sha224': b'SHA224',
-    'sha256': b'SHA256',
-    'sha384': b'SHA384',
-    'sha512': b'SHA512',
-    'sha512_224': b'SHA512/224',
-    'sha512_256': b'SHA512/256',
-}
-
-HELP_TEXT = """\
-Usage: fastdigest [OPTION]... [FILE]...
-Print or check checksums (SHA256 by default), like md5sum, sha1sum, sha256sum
-and sha512sum. With no FILE, or when FILE is -, read standard input.
-
-  -a, --algorithm=ALGO  md5, sha1, sha224, sha256 (default), sha384, sha512,
-                        sha512_224, sha512_256; with --check, the algorithm
-                        of the checksum lines. Several, separated by commas
-                        (-a md5,sha256), are computed from one read of each
-                        file and printed as BSD-style lines, one per
-                        algorithm, which --check reads back
-  -b, --binary          read in binary mode (mark the output lines with '*')
-  -c, --check           read checksums from the FILEs and check them
-  -r, --recursive       hash every file below each directory FILE, in the
-                        byte order of the paths; symbolic links met below it
-                        are not followed into directories
-      --tag             create a BSD-style checksum
-  -t, --text            read in text mode (default)
-  -z, --zero            end each output line with NUL, not newline,
-                          and disable file name escaping
-
-The following five options are useful only when verifying checksums:
-      --ignore-missing  don't fail or report status for missing files
-      --quiet           don't print OK for each successfully verified file
-      --status          don't output anything, status code shows success
-      --strict          exit non-zero for improperly formatted checksum lines
-  -w, --warn            warn about improperly formatted checksum lines
-
-      --self-test       run every hashing kernel this CPU runs against known
-                        answers and the standard library, print a report
-                        and exit: what to run on a new machine
-      --help            display this help and exit
-      --version         output version information and exit
-
-The output and the checks are those of GNU coreutils; several FILEs are hashed
-in parallel. Exit status: 0 if every file was read (and every check passed),
-1 otherwise (with --self-test: if any result was wrong).
-"""
+# The name each algorithm carries in BSD-style (--tag) lines: hashlib's name in capitals, with a slash for
+# its underscore. That is what coreutils writes for the algorithms it has tools for (MD5, SHA1, ...
+# SHA512); it has none for SHA-512/224 and /256, which take the spelling of Perl's shasum --tag
+# (SHA512/224). The names are the extension's, from its table of algorithms (_fastdigest, which the stubs
+# leave out), made all at once from the names joined: the command's start-up pays for each call.
+_ALGORITHMS = fastdigest._fastdigest._algorithms  # type: ignore[attr-defined]
+TAG_NAMES: dict[str, bytes] = dict(
+    zip(_ALGORITHMS, ' '.join(_ALGORITHMS).upper().replace('_', '/').encode().split(), strict=True)
+)
 
 # The long options in the order getopt_long lists them when an abbreviation is
 # ambiguous, each with whether it takes an argument.
@@ -77,8 +34,10 @@ LONG_OPTIONS: tuple[tuple[str, bool], ...] = (
     ('binary', False),
     ('check', False),
     ('ignore-missing', False),
+    ('part-size', True),
     ('quiet', False),
     ('recursive', False),
+    ('s3-etag', False),
     ('self-test', False),
     ('status', False),
     ('strict', False),
@@ -124,6 +83,10 @@ class Options:
         self.help = False
         self.version = False
         self.self_test = False
+        # --s3-etag, and its --part-size in bytes (None: fastdigest.s3_etag's default)
+        self.s3_etag = False
+        self.part_size: int | None = None
+        self.algorithm_given = False
         self.files: list[bytes] = []
 
     @property
@@ -159,6 +122,12 @@ def _apply_option(options: Options, name: str, value: str | None) -> None:
         # counts once.
         algorithms = [_canonical_algorithm(part) for part in value.split(',')]
         options.algorithms = list(dict.fromkeys(algorithms))
+        options.algorithm_given = True
+    elif name == 'part-size':
+        assert value is not None
+        options.part_size = _part_size(value)
+    elif name == 's3-etag':
+        options.s3_etag = True
     elif name == 'binary':
         options.binary = True
     elif name == 'text':
@@ -178,6 +147,24 @@ def _apply_option(options: Options, name: str, value: str | None) -> None:
         options.status = name == 'status'
     else:
         setattr(options, name, True)
+
+
+_SIZE_UNITS = {'': 1, 'K': 1 << 10, 'M': 1 << 20, 'G': 1 << 30}
+
+
+def _part_size(value: str) -> int:
+    """--part-size's SIZE: digits, then K, M or G (with or without B or iB, binary all, as aws-cli reads
+    its multipart_chunksize)."""
+    text = value.strip().upper()
+    for suffix in ('IB', 'B'):
+        if text.endswith(suffix) and text[: -len(suffix)][-1:] in ('K', 'M', 'G'):
+            text = text[: -len(suffix)]
+            break
+    unit = text[-1:] if text[-1:] in _SIZE_UNITS else ''
+    digits = text[: len(text) - len(unit)]
+    if not digits.isdigit() or not digits.isascii():
+        raise UsageError(f"invalid part size: '{value}'")
+    return int(digits) * _SIZE_UNITS[unit]
 
 
 def _canonical_algorithm(value: str) -> str:
@@ -248,6 +235,17 @@ def validate_options(options: Options) -> None:
         raise UsageError('the --zero option is not supported when verifying checksums')
     if len(options.algorithms) > 1 and options.binary is False and not options.check:
         raise UsageError('several algorithms print BSD-style lines, which do not support --text mode')
+    if options.part_size is not None and not options.s3_etag:
+        raise UsageError('the --part-size option is meaningful only with --s3-etag')
+    if options.s3_etag and (options.tag or options.algorithm_given):
+        raise UsageError('--s3-etag prints ETags, which are of MD5: --tag and --algorithm do not apply')
+    if options.part_size is not None:
+        from fastdigest import _s3
+
+        try:
+            _s3._check_sizes(options.part_size, None)
+        except ValueError as problem:
+            raise UsageError(f'invalid part size: {problem}') from None
     if options.tag and options.check:
         raise UsageError('the --tag option is meaningless when verifying checksums')
     if options.recursive and options.check:

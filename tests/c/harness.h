@@ -111,6 +111,12 @@ const char *hex_string(const uint8_t *bytes, size_t len);
 
 extern const char *const family_names[FD_FAMILY_COUNT]; /* "md5", "sha1", ... */
 
+/* One algorithm of each family, as an initializer of FD_FAMILY_COUNT ids
+ * (enum fd_algorithm_id, hash/algorithms.h): the one its known answers are
+ * of (kernels/kernel.h's FD_KNOWN_ANSWERS), its longest digest's. */
+#define HARNESS_FAMILY_ALGORITHM(name, NAME, ALGORITHM, ...) FD_##ALGORITHM,
+#define ONE_ALGORITHM_OF_EACH_FAMILY FD_KNOWN_ANSWERS(HARNESS_FAMILY_ALGORITHM)
+
 size_t family_block_len(enum fd_family family);
 /* The bytes of one chaining value: 16, 20, 32 or 64. */
 size_t family_chain_len(enum fd_family family);

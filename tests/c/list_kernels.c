@@ -11,12 +11,9 @@
 #include "dispatch/dispatch.h"
 #include "dispatch/features.h"
 
-static const char *const family_names[FD_FAMILY_COUNT] = {
-    [FD_FAMILY_MD5] = "md5",
-    [FD_FAMILY_SHA1] = "sha1",
-    [FD_FAMILY_SHA256] = "sha256",
-    [FD_FAMILY_SHA512] = "sha512",
-};
+#define FAMILY_NAME(name, NAME, ...) [FD_FAMILY_##NAME] = #name,
+static const char *const family_names[FD_FAMILY_COUNT] = {FD_FAMILIES(FAMILY_NAME)};
+#undef FAMILY_NAME
 
 int main(void)
 {

@@ -11,6 +11,9 @@
 #             the other targets build them out); then tests/c/test_files.c,
 #             the file reader on files it writes under BUILD_DIR (native and
 #             sanitize: its system calls are the host's, whatever the CPU);
+#             tests/c/test_parts.c, a file's parts through every
+#             multi-buffer kernel's lanes on threads, and a file changed
+#             between two rounds of reads (native, sanitize and tsan);
 #             tests/c/test_select.c, the selection's known-answer checks
 #             refusing kernels made wrong on purpose (native and sanitize:
 #             those kernels are portable C, the same on every CPU);
@@ -192,6 +195,8 @@ run_native() {
     run_timed "native batch" "$build_dir/test_batch"
     build test_files "$build_dir/test_files" "${CC:-gcc}"
     run_timed "native files" "$build_dir/test_files" "$build_dir"
+    build test_parts "$build_dir/test_parts" "${CC:-gcc}"
+    run_timed "native parts" "$build_dir/test_parts" "$build_dir"
     build test_select "$build_dir/test_select" "${CC:-gcc}"
     run_timed "native select" "$build_dir/test_select"
     build test_columns "$build_dir/test_columns" "${CC:-gcc}"
@@ -230,6 +235,11 @@ run_sanitize() {
     require_asserts "$build_dir/test_files-asan"
     ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1} \
         run_timed "sanitize files" "$build_dir/test_files-asan" "$build_dir"
+    build test_parts "$build_dir/test_parts-asan" "${CC:-gcc}" "${sanitize_flags[@]}" \
+        -fno-omit-frame-pointer
+    require_asserts "$build_dir/test_parts-asan"
+    ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1} \
+        run_timed "sanitize parts" "$build_dir/test_parts-asan" "$build_dir"
     build test_select "$build_dir/test_select-asan" "${CC:-gcc}" "${sanitize_flags[@]}" \
         -fno-omit-frame-pointer
     require_asserts "$build_dir/test_select-asan"
@@ -275,13 +285,14 @@ run_tsan() {
     if ! "$tsan_cc" -fsanitize=thread -o "$build_dir/tsan-probe" "$build_dir/tsan-probe.c" 2>/dev/null; then
         apt_install "libclang-rt-$("$tsan_cc" -dumpversion | cut -d. -f1)-dev"
     fi
-    for driver in test_batch test_files test_columns; do
+    for driver in test_batch test_files test_parts test_columns; do
         build "$driver" "$build_dir/$driver-tsan" "$tsan_cc" "${tsan_flags[@]}"
         require_asserts "$build_dir/$driver-tsan"
         require_tsan "$build_dir/$driver-tsan"
     done
     TSAN_OPTIONS=$tsan_options run_timed "tsan batch" "$build_dir/test_batch-tsan" --threads-only
     TSAN_OPTIONS=$tsan_options run_timed "tsan files" "$build_dir/test_files-tsan" "$build_dir"
+    TSAN_OPTIONS=$tsan_options run_timed "tsan parts" "$build_dir/test_parts-tsan" "$build_dir"
     TSAN_OPTIONS=$tsan_options run_timed "tsan columns" "$build_dir/test_columns-tsan"
 }
 

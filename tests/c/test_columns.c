@@ -45,7 +45,7 @@
 #define MAX_THREADS 5
 #define MAX_ROWS 3000
 
-static const enum fd_algorithm_id column_ids[] = {FD_MD5, FD_SHA1, FD_SHA256, FD_SHA512};
+static const enum fd_algorithm_id column_ids[] = {ONE_ALGORITHM_OF_EACH_FAMILY};
 
 /* ---- rows ----------------------------------------------------------------- */
 

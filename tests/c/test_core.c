@@ -62,10 +62,14 @@
 
 typedef struct test_algorithm {
     enum fd_algorithm_id id;
-    /* File name prefix of the CAVP .rsp files ("SHA512_224" for
-     * SHA512_224ShortMsg.rsp), and their directory; NULL for MD5. */
+    /* Its published digests, in the directory dir of the vectors: NIST
+     * CAVP's ShortMsg, LongMsg and Monte files, named after cavp_prefix
+     * ("SHA512_224" for SHA512_224ShortMsg.rsp); or, for an algorithm NIST
+     * has none of, suite_file, a file of the same Len, Msg and MD records
+     * (RFC 1321's test suite for MD5). One of the two is NULL. */
+    const char *dir;
     const char *cavp_prefix;
-    const char *cavp_dir;
+    const char *suite_file;
     /* The digest of 1,000,000 repetitions of 'a' (0x61). */
     const char *million_a_hex;
 } test_algorithm;
@@ -79,22 +83,23 @@ typedef struct test_algorithm {
  *   SHA-512/224, SHA-512/256: NIST's SHA-512/t example values give only the
  *        one- and two-block messages; these are the values Bouncy Castle's
  *        SHA512tDigest tests use.
- * All eight were also confirmed against OpenSSL 3.0 (Python's hashlib). */
+ * All were also confirmed against OpenSSL 3.0 (Python's hashlib). Every
+ * algorithm of FD_ALGORITHMS has its row: main() checks. */
 static const test_algorithm test_algorithms[] = {
-    {FD_MD5, NULL, NULL, "7707d6ae4e027c70eea2a935c2296f21"},
-    {FD_SHA1, "SHA1", "SHA1", "34aa973cd4c4daa4f61eeb2bdbad27316534016f"},
-    {FD_SHA224, "SHA224", "SHA2", "20794655980c91d8bbb4c1ea97618a4bf03f42581948b2ee4ee7ad67"},
-    {FD_SHA256, "SHA256", "SHA2",
+    {FD_MD5, "MD5", NULL, "rfc-1321.txt", "7707d6ae4e027c70eea2a935c2296f21"},
+    {FD_SHA1, "SHA1", "SHA1", NULL, "34aa973cd4c4daa4f61eeb2bdbad27316534016f"},
+    {FD_SHA224, "SHA2", "SHA224", NULL, "20794655980c91d8bbb4c1ea97618a4bf03f42581948b2ee4ee7ad67"},
+    {FD_SHA256, "SHA2", "SHA256", NULL,
      "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0"},
-    {FD_SHA384, "SHA384", "SHA2",
+    {FD_SHA384, "SHA2", "SHA384", NULL,
      "9d0e1809716474cb086e834e310a4a1ced149e9c00f248527972cec5704c2a5b"
      "07b8b3dc38ecc4ebae97ddd87f3d8985"},
-    {FD_SHA512, "SHA512", "SHA2",
+    {FD_SHA512, "SHA2", "SHA512", NULL,
      "e718483d0ce769644e2e42c7bc15b4638e1f98b13b2044285632a803afa973eb"
      "de0ff244877ea60a4cb0432ce577c31beb009c5c2c49aa2e4eadb217ad8cc09b"},
-    {FD_SHA512_224, "SHA512_224", "SHA2",
+    {FD_SHA512_224, "SHA2", "SHA512_224", NULL,
      "37ab331d76f0d36de422bd0edeb22a28accd487b7a8453ae965dd287"},
-    {FD_SHA512_256, "SHA512_256", "SHA2",
+    {FD_SHA512_256, "SHA2", "SHA512_256", NULL,
      "9a59a052930187a97038cae692f30708aa6491923ef5194394dc68d56c74fb21"},
 };
 #define TEST_ALGORITHM_COUNT (sizeof test_algorithms / sizeof test_algorithms[0])
@@ -189,7 +194,7 @@ static char *open_vector_file(const char *dir, const char *name, group_tally *ta
     return text;
 }
 
-/* ShortMsg/LongMsg records and RFC 1321's suite: Len (bits), Msg, MD.
+/* ShortMsg/LongMsg records and a suite file: Len (bits), Msg, MD.
  * A Len = 0 record carries "Msg = 00": only Len / 8 bytes are the message. */
 static void run_message_file(const test_algorithm *test, const char *dir, const char *name,
                              group_tally *tally)
@@ -247,7 +252,7 @@ static void run_monte_file(const test_algorithm *test, const char *name, group_t
 {
     const fd_algorithm *algorithm = &fd_algorithms[test->id];
     const size_t digest_len = algorithm->digest_len;
-    char *text = open_vector_file(test->cavp_dir, name, tally);
+    char *text = open_vector_file(test->dir, name, tally);
     if (text == NULL)
         return;
     char *cursor = text, *key, *value;
@@ -286,7 +291,7 @@ static void run_monte_file(const test_algorithm *test, const char *name, group_t
         }
     }
     if (checkpoint == 0)
-        check(tally, false, "%s/%s: no checkpoints", test->cavp_dir, name);
+        check(tally, false, "%s/%s: no checkpoints", test->dir, name);
     free(text);
 }
 
@@ -747,7 +752,9 @@ static void check_state_refusals(const fd_algorithm *algorithm, const uint8_t *b
     for (size_t i = 0; i < sizeof bad_versions; i++)
         check(tally, import_with_byte(blob, len, 4, bad_versions[i], FD_STATE_UNKNOWN_VERSION),
               "%s: version %u", name, bad_versions[i]);
-    static const uint8_t bad_codes[] = {0, 9, 128, 255};
+    /* 0, the first code past the table's (1 to the number of algorithms),
+     * and two far off. */
+    static const uint8_t bad_codes[] = {0, FD_ALGORITHM_COUNT + 1, 128, 255};
     for (size_t i = 0; i < sizeof bad_codes; i++)
         check(tally, import_with_byte(blob, len, 5, bad_codes[i], FD_STATE_UNKNOWN_ALGORITHM),
               "%s: algorithm code %u", name, bad_codes[i]);
@@ -778,8 +785,9 @@ static void check_state_refusals(const fd_algorithm *algorithm, const uint8_t *b
               (unsigned long long)other_counts[i]);
     }
     /* Byte counts at and past 2^61, with the same tail: too long a message
-     * for SHA-1 and SHA-224/256, fine for MD5 and the SHA-512 family. */
-    bool limited = algorithm->family == FD_FAMILY_SHA1 || algorithm->family == FD_FAMILY_SHA256;
+     * for a family limited to 2^64 bits (SHA-1, SHA-224/256), fine for the
+     * others (MD5, the SHA-512 family). */
+    bool limited = fd_family(algorithm->family)->max_byte_count < UINT64_MAX;
     const uint64_t large_counts[] = {
         (UINT64_C(1) << 61) + tail_len, UINT64_MAX - (block_len - 1) + tail_len,
         (UINT64_C(1) << 61) - block_len + tail_len, /* the last within the limit */
@@ -1155,7 +1163,7 @@ enum test_group {
     GROUP_SHORT_MSG,
     GROUP_LONG_MSG,
     GROUP_MONTE,
-    GROUP_RFC1321,
+    GROUP_SUITE,
     GROUP_SPLITS,
     GROUP_MILLION_A,
     GROUP_RANDOM,
@@ -1166,7 +1174,7 @@ enum test_group {
 };
 
 static const char *const group_names[GROUP_COUNT] = {
-    "ShortMsg",  "LongMsg",     "Monte",       "RFC1321",      "splits",
+    "ShortMsg",  "LongMsg",     "Monte",       "suite",        "splits",
     "million-a", "vs-portable", "hmac-pbkdf2", "pbkdf2-lanes", "known-answers",
 };
 
@@ -1208,9 +1216,9 @@ static void run_kernel(enum fd_family family, const fd_kernel *kernel, bool run_
         if (test->cavp_prefix != NULL) {
             char file[64];
             snprintf(file, sizeof file, "%sShortMsg.rsp", test->cavp_prefix);
-            run_message_file(test, test->cavp_dir, file, &tallies[GROUP_SHORT_MSG]);
+            run_message_file(test, test->dir, file, &tallies[GROUP_SHORT_MSG]);
             snprintf(file, sizeof file, "%sLongMsg.rsp", test->cavp_prefix);
-            run_message_file(test, test->cavp_dir, file, &tallies[GROUP_LONG_MSG]);
+            run_message_file(test, test->dir, file, &tallies[GROUP_LONG_MSG]);
             group_ran[GROUP_SHORT_MSG] = group_ran[GROUP_LONG_MSG] = true;
             if (run_monte) {
                 snprintf(file, sizeof file, "%sMonte.rsp", test->cavp_prefix);
@@ -1219,8 +1227,8 @@ static void run_kernel(enum fd_family family, const fd_kernel *kernel, bool run_
             }
         }
         else {
-            run_message_file(test, "MD5", "rfc-1321.txt", &tallies[GROUP_RFC1321]);
-            group_ran[GROUP_RFC1321] = true;
+            run_message_file(test, test->dir, test->suite_file, &tallies[GROUP_SUITE]);
+            group_ran[GROUP_SUITE] = true;
         }
         run_split_test(test, a, &tallies[GROUP_SPLITS]);
         run_million_a_test(test, &tallies[GROUP_MILLION_A]);
@@ -1276,6 +1284,18 @@ int main(int argc, char **argv)
         fail_setup("no vectors directory given (usage: test_core VECTORS_DIR [--seed=N] "
                    "[--monte=all|selected])");
         vectors_dir = "(missing)";
+    }
+
+    /* Every algorithm of FD_ALGORITHMS is tested against its published
+     * digests: one without a row of test_algorithms would go untested. */
+    for (int id = 0; id < FD_ALGORITHM_COUNT; id++) {
+        unsigned a = 0;
+        while (a < TEST_ALGORITHM_COUNT && test_algorithms[a].id != (enum fd_algorithm_id)id)
+            a++;
+        if (a == TEST_ALGORITHM_COUNT)
+            fail_setup("%s has no row of test_algorithms (tests/c/test_core.c): its published "
+                       "digests",
+                       fd_algorithms[id].name);
     }
 
     printf("CPU features: ");

@@ -187,8 +187,9 @@ static void set_algorithms(files_call *call, const enum fd_algorithm_id *ids, si
 /* ---- tests ------------------------------------------------------------------- */
 
 static const enum fd_algorithm_id ONE[] = {FD_SHA256};
-static const enum fd_algorithm_id ALL[] = {FD_MD5,    FD_SHA1,   FD_SHA224,     FD_SHA256,
-                                           FD_SHA384, FD_SHA512, FD_SHA512_224, FD_SHA512_256};
+#define ALGORITHM_ID(name, NAME, ...) FD_##NAME,
+static const enum fd_algorithm_id ALL[] = {FD_ALGORITHMS(ALGORITHM_ID)};
+#undef ALGORITHM_ID
 static const enum fd_algorithm_id REPEATS[] = {FD_MD5, FD_SHA512, FD_MD5, FD_SHA1};
 
 typedef struct algorithm_list {
@@ -199,7 +200,7 @@ typedef struct algorithm_list {
 
 static const algorithm_list LISTS[] = {
     {ONE, 1, "sha256"},
-    {ALL, 8, "all eight"},
+    {ALL, FD_ALGORITHM_COUNT, "every algorithm"},
     {REPEATS, 4, "md5,sha512,md5,sha1"},
 };
 

@@ -1,5 +1,5 @@
 /* The checked selection's driver (hash/known_answers.h, dispatch.h's
- * fd_select_checked_kernels_from): that a wrong kernel is refused, recorded
+ * fd_select_checked_kernels_from and fd_settle_multi_kernel): that a wrong kernel is refused, recorded
  * with its reason, and the next one of its list installed, and that a
  * right one is kept.
  *
@@ -377,7 +377,7 @@ static void run_deferred_case(void)
         char spoiled[64];
         snprintf(spoiled, sizeof spoiled, "md5:%s", expected[FD_FAMILY_MD5]);
         check(&tally, fd_select_checked_kernels(false, spoiled, error, sizeof error), "%s", error);
-        fd_refused_kernels(&count);
+        fd_kernel_failures(&count);
         check(&tally, count == 0, "%zu failures recorded before the first batch", count);
         const fd_multi_kernel *replacement = fd_batch_multi_kernel(FD_FAMILY_MD5);
         check(&tally, fd_multi_kernel_settled(FD_FAMILY_MD5),
@@ -387,7 +387,7 @@ static void run_deferred_case(void)
         check(&tally,
               replacement == NULL || strcmp(replacement->name, expected[FD_FAMILY_MD5]) != 0,
               "the spoiled %s hashes md5's batches", expected[FD_FAMILY_MD5]);
-        const fd_kernel_failure *failures = fd_refused_kernels(&count);
+        const fd_kernel_failure *failures = fd_kernel_failures(&count);
         check(&tally,
               count == 1 && failures[0].family == FD_FAMILY_MD5 && failures[0].multi_buffer &&
                   strcmp(failures[0].kernel, expected[FD_FAMILY_MD5]) == 0,

@@ -1,4 +1,4 @@
-/* Hashing Arrow columns in place, behind digest_array (python/arrow.c), in
+/* Hashing Arrow columns in place, behind digest_array (python/data_api/arrow.c), in
  * three parts, each with its header: the import (arrow_import.h: a
  * producer's schema and arrays read and checked), the hashing of a column on
  * threads (arrow_hash.h) and the export of the digests (arrow_export.h).

@@ -2,7 +2,9 @@
  * it: arrow_hash.c, which builds and frees it, arrow_surrogate.c, which
  * writes surrogate keys into one, and arrow_export.c, which hands its
  * buffers out. Everything else goes through arrow_hash.h's functions.
- * Plain C: no Python.h. */
+ * It completes arrow_hash.h's struct without including it, so that the
+ * two stay one way round: arrow_hash.c includes this. Plain C: no
+ * Python.h. */
 #ifndef FD_CORE_ARROW_DIGEST_COLUMN_H
 #define FD_CORE_ARROW_DIGEST_COLUMN_H
 
@@ -11,7 +13,6 @@
 #include <stdint.h>
 
 #include "hash/algorithms.h"
-#include "data/arrow_hash.h"
 #include "platform/atomic.h"
 
 struct fd_digest_column {

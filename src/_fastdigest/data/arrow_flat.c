@@ -2,22 +2,7 @@
  * read as a flat type, and its array checked within its struct array. */
 #include "data/arrow_flat.h"
 
-#include <stdarg.h>
-#include <stdio.h>
 #include <string.h>
-
-#include "kernels/compiler.h"
-
-static FD_PRINTF_LIKE(3, 4) bool fail(fd_arrow_error *error, enum fd_arrow_status status,
-                                      const char *format, ...)
-{
-    va_list args;
-    va_start(args, format);
-    vsnprintf(error->message, sizeof error->message, format, args);
-    va_end(args);
-    error->status = status;
-    return false;
-}
 
 /* ---- schema ------------------------------------------------------------------ */
 
@@ -107,14 +92,14 @@ static bool read_format(const char *format, fd_flat_type *type)
 bool fd_flat_read_field(const struct ArrowSchema *field, fd_flat_type *type, fd_arrow_error *error)
 {
     if (field->release == NULL)
-        return fail(error, FD_ARROW_BAD_DATA, "the Arrow schema is released");
+        return fd_arrow_fail(error, FD_ARROW_BAD_DATA, "the Arrow schema is released");
     if (field->format == NULL)
-        return fail(error, FD_ARROW_BAD_DATA, "the Arrow schema has no format string");
+        return fd_arrow_fail(error, FD_ARROW_BAD_DATA, "the Arrow schema has no format string");
     if (field->dictionary != NULL)
-        return fail(error, FD_ARROW_BAD_TYPE, "a dictionary-encoded column (Arrow format '%.32s')",
-                    field->format);
+        return fd_arrow_fail(error, FD_ARROW_BAD_TYPE,
+                             "a dictionary-encoded column (Arrow format '%.32s')", field->format);
     if (!read_format(field->format, type))
-        return fail(error, FD_ARROW_BAD_TYPE, "Arrow format '%.32s'", field->format);
+        return fd_arrow_fail(error, FD_ARROW_BAD_TYPE, "Arrow format '%.32s'", field->format);
     return true;
 }
 
@@ -125,16 +110,16 @@ bool fd_flat_check_struct(const struct ArrowArray *array, int64_t fields, fd_arr
     if (!fd_arrow_check_extent(array, "struct", error))
         return false;
     if (array->n_buffers != 1)
-        return fail(error, FD_ARROW_BAD_DATA, "a struct array has 1 buffer, not %lld",
-                    (long long)array->n_buffers);
+        return fd_arrow_fail(error, FD_ARROW_BAD_DATA, "a struct array has 1 buffer, not %lld",
+                             (long long)array->n_buffers);
     if (array->n_children != fields || (fields > 0 && array->children == NULL))
-        return fail(error, FD_ARROW_BAD_DATA,
-                    "the struct array has %lld children where its schema has %lld fields",
-                    (long long)array->n_children, (long long)fields);
+        return fd_arrow_fail(error, FD_ARROW_BAD_DATA,
+                             "the struct array has %lld children where its schema has %lld fields",
+                             (long long)array->n_children, (long long)fields);
     for (int64_t i = 0; i < fields; i++) {
         if (array->children[i] == NULL)
-            return fail(error, FD_ARROW_BAD_DATA, "the struct array's child %lld is missing",
-                        (long long)i);
+            return fd_arrow_fail(error, FD_ARROW_BAD_DATA,
+                                 "the struct array's child %lld is missing", (long long)i);
     }
     return true;
 }
@@ -195,15 +180,16 @@ bool fd_flat_check_field(const struct ArrowArray *parent, size_t index, const fd
     if (!fd_arrow_check_extent(child, "column", error))
         return false;
     if (child->length < parent->offset + parent->length)
-        return fail(error, FD_ARROW_BAD_DATA,
-                    "the struct array has %lld rows from %lld but its column only %lld",
-                    (long long)parent->length, (long long)parent->offset, (long long)child->length);
+        return fd_arrow_fail(error, FD_ARROW_BAD_DATA,
+                             "the struct array has %lld rows from %lld but its column only %lld",
+                             (long long)parent->length, (long long)parent->offset,
+                             (long long)child->length);
     /* fd_arrow_check_extent bounds slots for 16 bytes each; a decimal256's
      * are 32. */
     if (type->width > 16 && (uint64_t)(child->offset + child->length) > SIZE_MAX / type->width)
-        return fail(error, FD_ARROW_BAD_DATA,
-                    "the column array's offset %lld plus length %lld is out of range",
-                    (long long)child->offset, (long long)child->length);
+        return fd_arrow_fail(error, FD_ARROW_BAD_DATA,
+                             "the column array's offset %lld plus length %lld is out of range",
+                             (long long)child->offset, (long long)child->length);
     fd_arrow_column *rows = &column->rows;
     rows->length = (size_t)parent->length;
     rows->first = (size_t)(child->offset + parent->offset);
@@ -213,14 +199,14 @@ bool fd_flat_check_field(const struct ArrowArray *parent, size_t index, const fd
     if (parent->null_count != 0)
         rows->parent_validity = parent->buffers[0];
     if (child->n_buffers != 2)
-        return fail(error, FD_ARROW_BAD_DATA, "a %s column has 2 buffers, not %lld",
-                    type->kind == FD_FLAT_BOOL ? "boolean" : "fixed-width",
-                    (long long)child->n_buffers);
+        return fd_arrow_fail(error, FD_ARROW_BAD_DATA, "a %s column has 2 buffers, not %lld",
+                             type->kind == FD_FLAT_BOOL ? "boolean" : "fixed-width",
+                             (long long)child->n_buffers);
     if (child->null_count != 0)
         rows->validity = child->buffers[0];
     rows->positions = child->buffers[1];
     if (rows->positions == NULL)
-        return fail(error, FD_ARROW_BAD_DATA, "the values buffer is null under %lld rows",
-                    (long long)parent->length);
+        return fd_arrow_fail(error, FD_ARROW_BAD_DATA, "the values buffer is null under %lld rows",
+                             (long long)parent->length);
     return true;
 }

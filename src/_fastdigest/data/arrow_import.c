@@ -1,9 +1,9 @@
-/* The import of Arrow columns (arrow_import.h): a schema read into a type
- * tree (its format strings parsed, its shape checked), and an array into a
- * checked tree of the same shape: every node's extent, buffers and
- * children first, then, from the root down, what the values in range read
- * (offsets, sizes, views, run ends, dictionary indices) and the range of
- * each child that they reach. Each failure has its message. */
+/* The import of Arrow arrays (arrow_import.h): an array read into a checked
+ * tree of the shape of its type (arrow_schema.c): every node's extent,
+ * buffers and children first, then, from the root down, what the values in
+ * range read (offsets, sizes, views, run ends, dictionary indices) and the
+ * range of each child that they reach; and the accessors that read values
+ * afterwards. Each failure has its message. */
 #include "data/arrow_import.h"
 
 #include <stdarg.h>
@@ -11,10 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "kernels/compiler.h"
-
-static FD_PRINTF_LIKE(3, 4) bool fail(fd_arrow_error *error, enum fd_arrow_status status,
-                                      const char *format, ...)
+bool fd_arrow_fail(fd_arrow_error *error, enum fd_arrow_status status, const char *format, ...)
 {
     va_list args;
     va_start(args, format);
@@ -24,419 +21,9 @@ static FD_PRINTF_LIKE(3, 4) bool fail(fd_arrow_error *error, enum fd_arrow_statu
     return false;
 }
 
-static bool no_memory(fd_arrow_error *error)
+bool fd_arrow_no_memory(fd_arrow_error *error)
 {
-    return fail(error, FD_ARROW_NO_MEMORY, "out of memory for the Arrow import");
-}
-
-/* ---- format strings ------------------------------------------------------------ */
-
-/* A decimal number at *p, at most max, with a leading '-' where negative is
- * true; *p is moved past it. */
-static bool parse_number(const char **p, bool negative, int64_t max, int64_t *out)
-{
-    const char *s = *p;
-    bool minus = false;
-    if (negative && *s == '-') {
-        minus = true;
-        s++;
-    }
-    if (*s < '0' || *s > '9')
-        return false;
-    int64_t value = 0;
-    for (; *s >= '0' && *s <= '9'; s++) {
-        if (value > (max - (*s - '0')) / 10)
-            return false;
-        value = value * 10 + (*s - '0');
-    }
-    *out = minus ? -value : value;
-    *p = s;
-    return true;
-}
-
-/* The integer formats: width and signedness. */
-static bool parse_int_format(const char *format, uint32_t *width, bool *is_signed)
-{
-    static const char letters[] = "cCsSiIlL";
-    if (format[0] == '\0' || format[1] != '\0')
-        return false;
-    for (unsigned index = 0; index < 8; index++) {
-        if (letters[index] == format[0]) {
-            *width = 1u << (index / 2);
-            *is_signed = index % 2 == 0;
-            return true;
-        }
-    }
-    return false;
-}
-
-static bool parse_unit(char letter, enum fd_arrow_unit *unit)
-{
-    switch (letter) {
-    case 's':
-        *unit = FD_ARROW_SECONDS;
-        return true;
-    case 'm':
-        *unit = FD_ARROW_MILLISECONDS;
-        return true;
-    case 'u':
-        *unit = FD_ARROW_MICROSECONDS;
-        return true;
-    case 'n':
-        *unit = FD_ARROW_NANOSECONDS;
-        return true;
-    default:
-        return false;
-    }
-}
-
-/* "d:P,S" or "d:P,S,W". */
-static bool parse_decimal(const char *format, fd_arrow_type *t)
-{
-    const char *p = format + 2;
-    int64_t precision, scale, bits = 128;
-    if (!parse_number(&p, false, INT32_MAX, &precision) || *p++ != ',' ||
-        !parse_number(&p, true, INT32_MAX, &scale))
-        return false;
-    if (*p == ',') {
-        p++;
-        if (!parse_number(&p, false, 256, &bits))
-            return false;
-    }
-    if (*p != '\0' || (bits != 32 && bits != 64 && bits != 128 && bits != 256))
-        return false;
-    t->id = FD_ARROW_DECIMAL;
-    t->precision = (int32_t)precision;
-    t->scale = (int32_t)scale;
-    t->width = (uint32_t)(bits / 8);
-    return true;
-}
-
-/* Fills t's id and parameters from its format string; returns the number
- * of children the type has (-1: any, a struct), or -2 for a format that is
- * not imported. */
-static int64_t parse_format(const char *format, fd_arrow_type *t)
-{
-    enum fd_arrow_unit unit;
-    int64_t number;
-    const char *p;
-    if (parse_int_format(format, &t->width, &t->is_signed)) {
-        t->id = FD_ARROW_INT;
-        return 0;
-    }
-    switch (format[0]) {
-    case 'n':
-    case 'b':
-    case 'e':
-    case 'f':
-    case 'g':
-        if (format[1] != '\0')
-            return -2;
-        t->id = format[0] == 'n'   ? FD_ARROW_NULL
-                : format[0] == 'b' ? FD_ARROW_BOOL
-                                   : FD_ARROW_FLOAT;
-        t->width = format[0] == 'e' ? 2 : format[0] == 'f' ? 4 : format[0] == 'g' ? 8 : 0;
-        return 0;
-    case 'z':
-    case 'u':
-    case 'Z':
-    case 'U':
-        if (format[1] != '\0')
-            return -2;
-        t->id = (format[0] == 'z' || format[0] == 'u') ? FD_ARROW_BINARY : FD_ARROW_LARGE_BINARY;
-        t->width = t->id == FD_ARROW_BINARY ? 4 : 8;
-        t->is_text = format[0] == 'u' || format[0] == 'U';
-        return 0;
-    case 'v':
-        if ((format[1] != 'z' && format[1] != 'u') || format[2] != '\0')
-            return -2;
-        t->id = FD_ARROW_BINARY_VIEW;
-        t->width = 16;
-        t->is_text = format[1] == 'u';
-        return 0;
-    case 'd':
-        return format[1] == ':' && parse_decimal(format, t) ? 0 : -2;
-    case 'w':
-        p = format + 2;
-        if (format[1] != ':' || !parse_number(&p, false, INT32_MAX, &number) || *p != '\0')
-            return -2;
-        t->id = FD_ARROW_FIXED_BINARY;
-        t->width = (uint32_t)number;
-        return 0;
-    case 't':
-        break;
-    case '+':
-        switch (format[1]) {
-        case 'l':
-        case 'L':
-            if (format[2] != '\0')
-                return -2;
-            t->id = format[1] == 'l' ? FD_ARROW_LIST : FD_ARROW_LARGE_LIST;
-            t->width = format[1] == 'l' ? 4 : 8;
-            return 1;
-        case 'v':
-            if ((format[2] != 'l' && format[2] != 'L') || format[3] != '\0')
-                return -2;
-            t->id = format[2] == 'l' ? FD_ARROW_LIST_VIEW : FD_ARROW_LARGE_LIST_VIEW;
-            t->width = format[2] == 'l' ? 4 : 8;
-            return 1;
-        case 'w':
-            p = format + 3;
-            if (format[2] != ':' || !parse_number(&p, false, INT32_MAX, &number) || *p != '\0')
-                return -2;
-            t->id = FD_ARROW_FIXED_LIST;
-            t->list_size = number;
-            return 1;
-        case 's':
-            if (format[2] != '\0')
-                return -2;
-            t->id = FD_ARROW_STRUCT;
-            return -1;
-        case 'm':
-            if (format[2] != '\0')
-                return -2;
-            t->id = FD_ARROW_MAP;
-            t->width = 4;
-            return 1;
-        case 'r':
-            if (format[2] != '\0')
-                return -2;
-            t->id = FD_ARROW_RUN_END;
-            return 2;
-        default:
-            return -2;
-        }
-    default:
-        return -2;
-    }
-
-    /* The temporal formats, "t" and two letters (a timestamp's zone after
-     * a colon). */
-    if (format[1] == '\0' || format[2] == '\0')
-        return -2;
-    const bool short_format = format[3] == '\0';
-    switch (format[1]) {
-    case 'd':
-        if (!short_format || (format[2] != 'D' && format[2] != 'm'))
-            return -2;
-        t->id = FD_ARROW_DATE;
-        t->unit = format[2] == 'D' ? FD_ARROW_DAYS : FD_ARROW_MILLISECONDS;
-        t->width = format[2] == 'D' ? 4 : 8;
-        return 0;
-    case 't':
-        if (!short_format || !parse_unit(format[2], &unit))
-            return -2;
-        t->id = FD_ARROW_TIME;
-        t->unit = unit;
-        t->width = unit <= FD_ARROW_MILLISECONDS ? 4 : 8;
-        return 0;
-    case 's':
-        if (format[3] != ':' || !parse_unit(format[2], &unit))
-            return -2;
-        t->id = FD_ARROW_TIMESTAMP;
-        t->unit = unit;
-        t->width = 8;
-        t->timezone = format + 4;
-        return 0;
-    case 'D':
-        if (!short_format || !parse_unit(format[2], &unit))
-            return -2;
-        t->id = FD_ARROW_DURATION;
-        t->unit = unit;
-        t->width = 8;
-        return 0;
-    case 'i':
-        if (!short_format || (format[2] != 'M' && format[2] != 'D' && format[2] != 'n'))
-            return -2;
-        t->id = FD_ARROW_INTERVAL;
-        t->unit = format[2] == 'M'   ? FD_ARROW_MONTHS
-                  : format[2] == 'D' ? FD_ARROW_DAY_TIME
-                                     : FD_ARROW_MONTH_DAY_NANO;
-        t->width = format[2] == 'M' ? 4 : format[2] == 'D' ? 8 : 16;
-        return 0;
-    default:
-        return -2;
-    }
-}
-
-/* ---- schemas --------------------------------------------------------------------- */
-
-typedef struct type_pool {
-    fd_arrow_type *nodes;
-    size_t used;
-    size_t count;
-} type_pool;
-
-/* The schema's shape, before anything is allocated for it: format, children
- * and dictionary present, nesting within FD_ARROW_MAX_DEPTH. Adds the nodes
- * its tree has to *count. */
-static bool count_nodes(const struct ArrowSchema *schema, unsigned depth, size_t *count,
-                        fd_arrow_error *error)
-{
-    if (depth > FD_ARROW_MAX_DEPTH)
-        return fail(error, FD_ARROW_BAD_TYPE, "cannot hash a type nested more than %d levels deep",
-                    FD_ARROW_MAX_DEPTH);
-    if (schema->format == NULL)
-        return fail(error, FD_ARROW_BAD_DATA, "the Arrow schema has no format string");
-    if (schema->n_children < 0 || (schema->n_children > 0 && schema->children == NULL))
-        return fail(error, FD_ARROW_BAD_DATA,
-                    "the Arrow schema of format '%.32s' lacks its children", schema->format);
-    if ((uint64_t)schema->n_children > SIZE_MAX / sizeof(fd_arrow_type) - *count)
-        return no_memory(error);
-    *count += 1;
-    for (int64_t k = 0; k < schema->n_children; k++) {
-        if (schema->children[k] == NULL)
-            return fail(error, FD_ARROW_BAD_DATA,
-                        "the Arrow schema of format '%.32s' lacks child %lld", schema->format,
-                        (long long)k);
-        if (!count_nodes(schema->children[k], depth + 1, count, error))
-            return false;
-    }
-    return schema->dictionary == NULL || count_nodes(schema->dictionary, depth + 1, count, error);
-}
-
-static bool refuse_format(const struct ArrowSchema *schema, fd_arrow_error *error)
-{
-    const char *format = schema->format;
-    const char *what = "";
-    /* "+ud:" and "+us:" and their type codes. */
-    if (format[0] == '+' && format[1] == 'u' && (format[2] == 'd' || format[2] == 's') &&
-        (format[3] == ':' || format[3] == '\0'))
-        what = format[2] == 'd' ? " (a dense union)" : " (a sparse union)";
-    if (schema->name != NULL && schema->name[0] != '\0')
-        return fail(error, FD_ARROW_BAD_TYPE, "cannot hash Arrow format '%.32s'%s of field '%.64s'",
-                    format, what, schema->name);
-    return fail(error, FD_ARROW_BAD_TYPE, "cannot hash Arrow format '%.32s'%s", format, what);
-}
-
-static fd_arrow_type *take_nodes(type_pool *pool, size_t n)
-{
-    fd_arrow_type *nodes = pool->nodes + pool->used;
-    for (size_t k = 0; k < n; k++)
-        nodes[k].node_index = pool->used + k;
-    pool->used += n;
-    return nodes;
-}
-
-static bool fill_type(const struct ArrowSchema *schema, fd_arrow_type *t, type_pool *pool,
-                      const size_t *fields, size_t field_count, fd_arrow_error *error);
-
-/* The values' type of a dictionary-encoded field: t becomes the DICTIONARY
- * node over its indices. */
-static bool fill_dictionary(const struct ArrowSchema *schema, fd_arrow_type *t, type_pool *pool,
-                            fd_arrow_error *error)
-{
-    if (!parse_int_format(schema->format, &t->width, &t->is_signed))
-        return fail(error, FD_ARROW_BAD_DATA,
-                    "a dictionary-encoded field has indices of format '%.32s', not an integer",
-                    schema->format);
-    if (schema->n_children != 0)
-        return fail(error, FD_ARROW_BAD_DATA,
-                    "a dictionary-encoded field's schema has %lld children, not 0",
-                    (long long)schema->n_children);
-    t->id = FD_ARROW_DICTIONARY;
-    t->dictionary = take_nodes(pool, 1);
-    t->dictionary->source_index = 0;
-    return fill_type(schema->dictionary, t->dictionary, pool, NULL, 0, error);
-}
-
-static bool fill_type(const struct ArrowSchema *schema, fd_arrow_type *t, type_pool *pool,
-                      const size_t *fields, size_t field_count, fd_arrow_error *error)
-{
-    t->format = schema->format;
-    t->name = schema->name;
-    t->timezone = "";
-    if (schema->dictionary != NULL)
-        return fill_dictionary(schema, t, pool, error);
-
-    const int64_t children = parse_format(schema->format, t);
-    if (children == -2)
-        return refuse_format(schema, error);
-    if (children >= 0 && schema->n_children != children)
-        return fail(error, FD_ARROW_BAD_DATA,
-                    "the Arrow schema of format '%.32s' has %lld children, not %lld",
-                    schema->format, (long long)schema->n_children, (long long)children);
-    t->source_children = (size_t)schema->n_children;
-    t->n_children = fields != NULL ? field_count : (size_t)schema->n_children;
-    t->children = take_nodes(pool, t->n_children);
-    for (size_t k = 0; k < t->n_children; k++) {
-        const size_t source = fields != NULL ? fields[k] : k;
-        t->children[k].source_index = source;
-        if (!fill_type(schema->children[source], &t->children[k], pool, NULL, 0, error))
-            return false;
-    }
-    if (t->id == FD_ARROW_MAP &&
-        (t->children[0].id != FD_ARROW_STRUCT || t->children[0].n_children != 2))
-        return fail(error, FD_ARROW_BAD_DATA,
-                    "a map's entries must be a struct of two fields, not Arrow format '%.32s'",
-                    t->children[0].format);
-    if (t->id == FD_ARROW_RUN_END && (t->children[0].id != FD_ARROW_INT ||
-                                      !t->children[0].is_signed || t->children[0].width == 1))
-        return fail(error, FD_ARROW_BAD_DATA,
-                    "the run ends of a run-end encoded field are int16, int32 or int64, not "
-                    "Arrow format '%.32s'",
-                    t->children[0].format);
-    return true;
-}
-
-fd_arrow_type *fd_arrow_import_type(const struct ArrowSchema *schema, const size_t *fields,
-                                    size_t field_count, fd_arrow_error *error)
-{
-    if (schema->release == NULL) {
-        fail(error, FD_ARROW_BAD_DATA, "the Arrow schema is released");
-        return NULL;
-    }
-    size_t count = 0;
-    if (fields == NULL) {
-        if (!count_nodes(schema, 0, &count, error))
-            return NULL;
-    }
-    else {
-        if (schema->format == NULL || strcmp(schema->format, "+s") != 0 ||
-            schema->dictionary != NULL) {
-            fail(error, FD_ARROW_BAD_TYPE,
-                 "expected a table, record batch or struct (Arrow format '+s'), not Arrow "
-                 "format '%.32s'",
-                 schema->format != NULL ? schema->format : "?");
-            return NULL;
-        }
-        if (schema->n_children < 0 || (schema->n_children > 0 && schema->children == NULL)) {
-            fail(error, FD_ARROW_BAD_DATA, "the Arrow struct schema lacks its fields");
-            return NULL;
-        }
-        if (field_count > SIZE_MAX / sizeof(fd_arrow_type) / 2) {
-            no_memory(error);
-            return NULL;
-        }
-        count = 1;
-        for (size_t k = 0; k < field_count; k++) {
-            if (fields[k] >= (uint64_t)schema->n_children || schema->children[fields[k]] == NULL) {
-                fail(error, FD_ARROW_BAD_DATA, "the Arrow struct schema lacks field %zu",
-                     fields[k]);
-                return NULL;
-            }
-            if (!count_nodes(schema->children[fields[k]], 1, &count, error))
-                return NULL;
-        }
-    }
-
-    type_pool pool = {calloc(count, sizeof(fd_arrow_type)), 0, count};
-    if (pool.nodes == NULL) {
-        no_memory(error);
-        return NULL;
-    }
-    fd_arrow_type *root = take_nodes(&pool, 1);
-    if (!fill_type(schema, root, &pool, fields, field_count, error)) {
-        free(pool.nodes);
-        return NULL;
-    }
-    root->node_count = pool.used;
-    return root;
-}
-
-void fd_arrow_type_free(fd_arrow_type *root)
-{
-    free(root); /* the pool's first node */
+    return fd_arrow_fail(error, FD_ARROW_NO_MEMORY, "out of memory for the Arrow import");
 }
 
 /* ---- arrays: each node's own struct ------------------------------------------------- */
@@ -552,21 +139,21 @@ static bool check_extent_of(const struct ArrowArray *raw, const char *what, uint
                             fd_arrow_error *error)
 {
     if (raw->release == NULL)
-        return fail(error, FD_ARROW_BAD_DATA, "the %s array is released", what);
+        return fd_arrow_fail(error, FD_ARROW_BAD_DATA, "the %s array is released", what);
     if (raw->length < 0)
-        return fail(error, FD_ARROW_BAD_DATA, "the %s array's length is negative (%lld)", what,
-                    (long long)raw->length);
+        return fd_arrow_fail(error, FD_ARROW_BAD_DATA, "the %s array's length is negative (%lld)",
+                             what, (long long)raw->length);
     if (raw->offset < 0)
-        return fail(error, FD_ARROW_BAD_DATA, "the %s array's offset is negative (%lld)", what,
-                    (long long)raw->offset);
+        return fd_arrow_fail(error, FD_ARROW_BAD_DATA, "the %s array's offset is negative (%lld)",
+                             what, (long long)raw->offset);
     if (raw->offset > INT64_MAX - 1 - raw->length ||
         (uint64_t)(raw->offset + raw->length + 1) > (uint64_t)PTRDIFF_MAX / 16 ||
         (uint64_t)(raw->offset + raw->length + 1) > (uint64_t)PTRDIFF_MAX / slot_bytes)
-        return fail(error, FD_ARROW_BAD_DATA,
-                    "the %s array's offset %lld plus length %lld is out of range", what,
-                    (long long)raw->offset, (long long)raw->length);
+        return fd_arrow_fail(error, FD_ARROW_BAD_DATA,
+                             "the %s array's offset %lld plus length %lld is out of range", what,
+                             (long long)raw->offset, (long long)raw->length);
     if (raw->n_buffers < 0 || (raw->n_buffers > 0 && raw->buffers == NULL))
-        return fail(error, FD_ARROW_BAD_DATA, "the %s array's buffers are missing", what);
+        return fd_arrow_fail(error, FD_ARROW_BAD_DATA, "the %s array's buffers are missing", what);
     return true;
 }
 
@@ -591,16 +178,16 @@ static bool import_node(const struct ArrowArray *raw, const fd_arrow_type *t, fd
     const int64_t buffers = buffer_count(t);
     const bool views = t->id == FD_ARROW_BINARY_VIEW;
     if (views ? raw->n_buffers < buffers : raw->n_buffers != buffers)
-        return fail(error, FD_ARROW_BAD_DATA, "a %s array has %s%lld buffer%s, not %lld", what,
-                    views ? "at least " : "", (long long)buffers, buffers == 1 ? "" : "s",
-                    (long long)raw->n_buffers);
+        return fd_arrow_fail(error, FD_ARROW_BAD_DATA, "a %s array has %s%lld buffer%s, not %lld",
+                             what, views ? "at least " : "", (long long)buffers,
+                             buffers == 1 ? "" : "s", (long long)raw->n_buffers);
     const size_t children = t->id == FD_ARROW_DICTIONARY ? 0 : t->source_children;
     if (raw->n_children != (int64_t)children || (children > 0 && raw->children == NULL))
-        return fail(error, FD_ARROW_BAD_DATA, "a %s array has %zu child%s, not %lld", what,
-                    children, children == 1 ? "" : "ren", (long long)raw->n_children);
+        return fd_arrow_fail(error, FD_ARROW_BAD_DATA, "a %s array has %zu child%s, not %lld", what,
+                             children, children == 1 ? "" : "ren", (long long)raw->n_children);
     if ((raw->dictionary != NULL) != (t->id == FD_ARROW_DICTIONARY))
-        return fail(error, FD_ARROW_BAD_DATA, "the %s array %s a dictionary", what,
-                    raw->dictionary != NULL ? "has" : "lacks");
+        return fd_arrow_fail(error, FD_ARROW_BAD_DATA, "the %s array %s a dictionary", what,
+                             raw->dictionary != NULL ? "has" : "lacks");
 
     *a = (fd_arrow_array){.type = t, .length = raw->length, .offset = raw->offset};
     if (buffers > 0) {
@@ -631,8 +218,8 @@ static bool import_node(const struct ArrowArray *raw, const fd_arrow_type *t, fd
     for (size_t k = 0; k < t->n_children; k++) {
         const struct ArrowArray *child = raw->children[t->children[k].source_index];
         if (child == NULL)
-            return fail(error, FD_ARROW_BAD_DATA, "the %s array lacks child %zu", what,
-                        t->children[k].source_index);
+            return fd_arrow_fail(error, FD_ARROW_BAD_DATA, "the %s array lacks child %zu", what,
+                                 t->children[k].source_index);
         if (!import_node(child, &t->children[k], nodes, error))
             return false;
     }
@@ -678,8 +265,9 @@ static bool need_buffer(const void *buffer, const fd_arrow_array *a, const char 
 {
     if (buffer != NULL)
         return true;
-    return fail(error, FD_ARROW_BAD_DATA, "the %s buffer is null under %lld rows (%s array)",
-                buffer_name, (long long)count, type_label(a->type));
+    return fd_arrow_fail(error, FD_ARROW_BAD_DATA,
+                         "the %s buffer is null under %lld rows (%s array)", buffer_name,
+                         (long long)count, type_label(a->type));
 }
 
 /* Offsets of values [lo, hi], at 0 or more and never decreasing; their
@@ -691,15 +279,16 @@ static bool check_offsets(const fd_arrow_array *a, int64_t lo, int64_t hi, int64
     const size_t first = (size_t)(a->offset + lo);
     int64_t previous = fd_arrow_load_signed(a->values, first, width);
     if (previous < 0)
-        return fail(error, FD_ARROW_BAD_DATA, "the offset of row %lld is negative (%lld)",
-                    (long long)lo, (long long)previous);
+        return fd_arrow_fail(error, FD_ARROW_BAD_DATA, "the offset of row %lld is negative (%lld)",
+                             (long long)lo, (long long)previous);
     *start = previous;
     for (int64_t row = lo; row < hi; row++) {
         int64_t next = fd_arrow_load_signed(a->values, first + (size_t)(row - lo) + 1, width);
         if (next < previous)
-            return fail(error, FD_ARROW_BAD_DATA,
-                        "inconsistent offsets: row %lld ends at %lld, before its start %lld",
-                        (long long)row, (long long)next, (long long)previous);
+            return fd_arrow_fail(
+                error, FD_ARROW_BAD_DATA,
+                "inconsistent offsets: row %lld ends at %lld, before its start %lld",
+                (long long)row, (long long)next, (long long)previous);
         previous = next;
     }
     *end = previous;
@@ -712,16 +301,16 @@ static bool check_views(const fd_arrow_array *a, int64_t lo, int64_t hi, const s
                         fd_arrow_error *error)
 {
     if (a->variadic_count > 0 && a->variadic_sizes == NULL)
-        return fail(error, FD_ARROW_BAD_DATA,
-                    "the view array's buffer sizes (its last buffer) are missing");
+        return fd_arrow_fail(error, FD_ARROW_BAD_DATA,
+                             "the view array's buffer sizes (its last buffer) are missing");
     for (size_t k = 0; k < a->variadic_count; k++) {
         int64_t size = fd_arrow_load_int64(a->variadic_sizes + 8 * k);
         if (size < 0)
-            return fail(error, FD_ARROW_BAD_DATA, "data buffer %zu has a negative size (%lld)", k,
-                        (long long)size);
+            return fd_arrow_fail(error, FD_ARROW_BAD_DATA,
+                                 "data buffer %zu has a negative size (%lld)", k, (long long)size);
         if (size > 0 && a->variadic[k] == NULL)
-            return fail(error, FD_ARROW_BAD_DATA, "data buffer %zu of %lld bytes is null", k,
-                        (long long)size);
+            return fd_arrow_fail(error, FD_ARROW_BAD_DATA, "data buffer %zu of %lld bytes is null",
+                                 k, (long long)size);
     }
     for (int64_t row = lo; row < hi; row++) {
         if (skipped(a, row, mask))
@@ -729,23 +318,23 @@ static bool check_views(const fd_arrow_array *a, int64_t lo, int64_t hi, const s
         const uint8_t *view = a->values + 16 * (size_t)(a->offset + row);
         int64_t len = fd_arrow_load_int32(view);
         if (len < 0)
-            return fail(error, FD_ARROW_BAD_DATA, "row %lld: negative view length %lld",
-                        (long long)row, (long long)len);
+            return fd_arrow_fail(error, FD_ARROW_BAD_DATA, "row %lld: negative view length %lld",
+                                 (long long)row, (long long)len);
         if (len <= 12)
             continue; /* inline in the view */
         int64_t index = fd_arrow_load_int32(view + 8);
         int64_t offset = fd_arrow_load_int32(view + 12);
         if (index < 0 || (uint64_t)index >= a->variadic_count)
-            return fail(error, FD_ARROW_BAD_DATA,
-                        "row %lld: view points to data buffer %lld of %zu", (long long)row,
-                        (long long)index, a->variadic_count);
+            return fd_arrow_fail(error, FD_ARROW_BAD_DATA,
+                                 "row %lld: view points to data buffer %lld of %zu", (long long)row,
+                                 (long long)index, a->variadic_count);
         int64_t size = fd_arrow_load_int64(a->variadic_sizes + 8 * (size_t)index);
         if (offset < 0 || offset + len > size)
-            return fail(error, FD_ARROW_BAD_DATA,
-                        "row %lld: view of %lld bytes at %lld is outside data buffer %lld "
-                        "(%lld bytes)",
-                        (long long)row, (long long)len, (long long)offset, (long long)index,
-                        (long long)size);
+            return fd_arrow_fail(error, FD_ARROW_BAD_DATA,
+                                 "row %lld: view of %lld bytes at %lld is outside data buffer %lld "
+                                 "(%lld bytes)",
+                                 (long long)row, (long long)len, (long long)offset,
+                                 (long long)index, (long long)size);
     }
     return true;
 }
@@ -755,9 +344,9 @@ static bool check_child_holds(const fd_arrow_array *a, const fd_arrow_array *chi
 {
     if (end <= child->length)
         return true;
-    return fail(error, FD_ARROW_BAD_DATA,
-                "the %s array reaches value %lld of its child, which has %lld values",
-                type_label(a->type), (long long)end - 1, (long long)child->length);
+    return fd_arrow_fail(error, FD_ARROW_BAD_DATA,
+                         "the %s array reaches value %lld of its child, which has %lld values",
+                         type_label(a->type), (long long)end - 1, (long long)child->length);
 }
 
 static bool check_list(const fd_arrow_array *a, int64_t lo, int64_t hi, fd_arrow_error *error)
@@ -787,11 +376,11 @@ static bool check_list_views(const fd_arrow_array *a, int64_t lo, int64_t hi,
         int64_t offset = fd_arrow_load_signed(a->values, slot, a->type->width);
         int64_t size = fd_arrow_load_signed(a->sizes, slot, a->type->width);
         if (offset < 0 || size < 0 || offset > child->length - size)
-            return fail(error, FD_ARROW_BAD_DATA,
-                        "row %lld: list view of %lld values at %lld is outside its child of "
-                        "%lld values",
-                        (long long)row, (long long)size, (long long)offset,
-                        (long long)child->length);
+            return fd_arrow_fail(
+                error, FD_ARROW_BAD_DATA,
+                "row %lld: list view of %lld values at %lld is outside its child of "
+                "%lld values",
+                (long long)row, (long long)size, (long long)offset, (long long)child->length);
         if (size > 0) {
             low = offset < low ? offset : low;
             high = offset + size > high ? offset + size : high;
@@ -807,7 +396,7 @@ static bool check_fixed_list(const fd_arrow_array *a, int64_t lo, int64_t hi, fd
     if (n == 0)
         return true;
     if (a->offset + hi > child->length / n)
-        return fail(
+        return fd_arrow_fail(
             error, FD_ARROW_BAD_DATA,
             "the fixed_size_list array's %lld values of %lld from %lld need %lld child "
             "values, not %lld",
@@ -824,10 +413,11 @@ static bool check_struct(const fd_arrow_array *a, int64_t lo, int64_t hi, const 
     for (size_t k = 0; k < a->type->n_children; k++) {
         const fd_arrow_array *child = &a->children[k];
         if (child->length < a->offset + hi)
-            return fail(error, FD_ARROW_BAD_DATA,
-                        "the struct array has %lld rows from %lld but its field %zu only %lld",
-                        (long long)a->length, (long long)a->offset,
-                        a->type->children[k].source_index, (long long)child->length);
+            return fd_arrow_fail(
+                error, FD_ARROW_BAD_DATA,
+                "the struct array has %lld rows from %lld but its field %zu only %lld",
+                (long long)a->length, (long long)a->offset, a->type->children[k].source_index,
+                (long long)child->length);
         if (!check_range(child, a->offset + lo, a->offset + hi, &fields_mask, error))
             return false;
     }
@@ -857,33 +447,36 @@ static bool check_run_ends(const fd_arrow_array *a, int64_t lo, int64_t hi, fd_a
 {
     const fd_arrow_array *ends = &a->children[0], *values = &a->children[1];
     if (ends->length == 0)
-        return fail(error, FD_ARROW_BAD_DATA, "the run_end_encoded array has %lld rows but no runs",
-                    (long long)a->length);
+        return fd_arrow_fail(error, FD_ARROW_BAD_DATA,
+                             "the run_end_encoded array has %lld rows but no runs",
+                             (long long)a->length);
     if (!need_buffer(ends->values, ends, "values", ends->length, error))
         return false;
     if (ends->validity != NULL)
         for (int64_t j = 0; j < ends->length; j++) {
             if (!fd_arrow_slot_is_valid(ends, j))
-                return fail(error, FD_ARROW_BAD_DATA, "run end %lld is null", (long long)j);
+                return fd_arrow_fail(error, FD_ARROW_BAD_DATA, "run end %lld is null",
+                                     (long long)j);
         }
     int64_t previous = 0;
     for (int64_t j = 0; j < ends->length; j++) {
         int64_t end = fd_arrow_load_signed(ends->values, (size_t)(ends->offset + j),
                                            ends->type->width);
         if (end <= previous)
-            return fail(error, FD_ARROW_BAD_DATA,
-                        "run end %lld is %lld, not above the one before it (%lld)", (long long)j,
-                        (long long)end, (long long)previous);
+            return fd_arrow_fail(error, FD_ARROW_BAD_DATA,
+                                 "run end %lld is %lld, not above the one before it (%lld)",
+                                 (long long)j, (long long)end, (long long)previous);
         previous = end;
     }
     if (previous < a->offset + a->length)
-        return fail(error, FD_ARROW_BAD_DATA,
-                    "the runs end at %lld, before the array's offset %lld plus length %lld",
-                    (long long)previous, (long long)a->offset, (long long)a->length);
+        return fd_arrow_fail(
+            error, FD_ARROW_BAD_DATA,
+            "the runs end at %lld, before the array's offset %lld plus length %lld",
+            (long long)previous, (long long)a->offset, (long long)a->length);
     if (values->length < ends->length)
-        return fail(error, FD_ARROW_BAD_DATA,
-                    "the run_end_encoded array has %lld runs but %lld values",
-                    (long long)ends->length, (long long)values->length);
+        return fd_arrow_fail(error, FD_ARROW_BAD_DATA,
+                             "the run_end_encoded array has %lld runs but %lld values",
+                             (long long)ends->length, (long long)values->length);
     return check_range(values, run_of(a, a->offset + lo), run_of(a, a->offset + hi - 1) + 1, NULL,
                        error);
 }
@@ -913,7 +506,7 @@ static bool check_dictionary(const fd_arrow_array *a, int64_t lo, int64_t hi,
             index = in_range ? (int64_t)u : -1;
         }
         if (!in_range)
-            return fail(
+            return fd_arrow_fail(
                 error, FD_ARROW_BAD_DATA,
                 "row %lld: dictionary index %s%llu is outside the dictionary of %lld "
                 "values",
@@ -958,12 +551,12 @@ static bool check_range(const fd_arrow_array *a, int64_t lo, int64_t hi, const s
             return false;
         /* Value pointers are data + offset: the end must be an address. */
         if ((uint64_t)end > (uint64_t)PTRDIFF_MAX)
-            return fail(error, FD_ARROW_BAD_DATA, "offset %lld is beyond the address space",
-                        (long long)end);
+            return fd_arrow_fail(error, FD_ARROW_BAD_DATA,
+                                 "offset %lld is beyond the address space", (long long)end);
         if (end > start && a->data == NULL)
-            return fail(error, FD_ARROW_BAD_DATA,
-                        "the data buffer is null under %lld bytes of rows",
-                        (long long)(end - start));
+            return fd_arrow_fail(error, FD_ARROW_BAD_DATA,
+                                 "the data buffer is null under %lld bytes of rows",
+                                 (long long)(end - start));
         return true;
     case FD_ARROW_BINARY_VIEW:
         return need_buffer(a->values, a, "views", hi - lo, error) &&
@@ -992,7 +585,7 @@ fd_arrow_array *fd_arrow_import_array(const struct ArrowArray *array, const fd_a
 {
     fd_arrow_array *nodes = calloc(root->node_count, sizeof *nodes);
     if (nodes == NULL) {
-        no_memory(error);
+        fd_arrow_no_memory(error);
         return NULL;
     }
     if (!import_node(array, root, nodes, error) ||

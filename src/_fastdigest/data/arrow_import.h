@@ -1,5 +1,5 @@
-/* The import of Arrow columns of any type (arrow_import.c): a producer's
- * schema read into a type tree, and each of its arrays into a tree of the
+/* The import of Arrow columns of any type: a producer's schema read into a
+ * type tree (arrow_schema.c), and each of its arrays into a tree of the
  * same shape whose every buffer and child was checked, before anything
  * reads a byte of its data, against everything the C interface lets a
  * producer get wrong (data/arrow.h). What reads the values, digest_array's
@@ -14,6 +14,7 @@
 #include <stdint.h>
 
 #include "data/arrow.h"
+#include "kernels/compiler.h"
 
 /* What went wrong, for the binding to raise: a type that is not imported
  * (TypeError), buffers or structs that contradict themselves (ValueError),
@@ -29,6 +30,13 @@ typedef struct fd_arrow_error {
     enum fd_arrow_status status;
     char message[256];
 } fd_arrow_error;
+
+/* Writes the message into error, sets its status and returns false, for
+ * `return fd_arrow_fail(...)` in the import's checks; fd_arrow_no_memory
+ * with NO_MEMORY's message. */
+FD_PRINTF_LIKE(3, 4)
+bool fd_arrow_fail(fd_arrow_error *error, enum fd_arrow_status status, const char *format, ...);
+bool fd_arrow_no_memory(fd_arrow_error *error);
 
 /* ---- types ------------------------------------------------------------------ */
 

@@ -1,5 +1,5 @@
 /* dbt's surrogate keys (arrow_surrogate.c), behind surrogate_key
- * (python/surrogate.c): for every row of a table, the hex digest of its
+ * (python/data_api/surrogate.c): for every row of a table, the hex digest of its
  * columns' texts (data/arrow_text.h) joined by a separator, a null written
  * as a token, which is what dbt_utils.generate_surrogate_key compiles to on
  * DuckDB, PostgreSQL and Spark:

@@ -5,7 +5,7 @@
  * the sort that put a dict's keys and a set's elements in their canonical
  * order, the element copy of strided arrays, and the Arrow values' type
  * descriptor and rows (encoding.md's bytes). The walk over Python objects
- * is python/fingerprint.c's, the only part that needs the interpreter; this
+ * is python/data_api/fingerprint.c's, the only part that needs the interpreter; this
  * one runs in the C drivers and under the fuzzers. Plain C: no Python.h.
  *
  * Every number is written little-endian whatever the machine, so that a

@@ -1,5 +1,5 @@
 /* The texts of JSON values as Python's json module writes them, for
- * json_digest (python/json_walk.c), which walks the Python objects and
+ * json_digest (python/data_api/json_walk.c), which walks the Python objects and
  * writes each value's text here into a byte sink (data/byte_sink.h) that
  * hashes what it is given: strings, integers and floats, in UTF-8, the
  * bytes of `json.dumps(...).encode()`. Plain C: no Python.h, so that the

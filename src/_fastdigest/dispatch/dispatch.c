@@ -21,6 +21,8 @@
 #include "kernels/x86/sha512ni/sha512ni.h"
 #include "kernels/x86/shani/shani.h"
 #include "kernels/x86/ssse3/ssse3.h"
+#include "platform/atomic.h"
+#include "platform/parallel.h"
 
 /* A lane count, checked by the compiler: 2 to FD_BATCH_MAX_LANES, the most
  * the batch driver's lanes and PBKDF2's rows hold (hash/batch.c,
@@ -28,7 +30,16 @@
  * C11 has no _Static_assert inside an expression. */
 #define LANES(n) ((unsigned)sizeof(char[(n) >= 2 && (n) <= FD_BATCH_MAX_LANES ? (n) : -1]))
 
+/* A family's portable kernel, as a row. */
+#define PORTABLE_ROW(fam)                                            \
+    {                                                                \
+        .name = "portable", .blocks.fam = fd_##fam##_blocks_portable \
+    }
+
 /* ---- single-stream kernels ---------------------------------------------
+ *
+ * Each family's list ends with its portable kernel, fd_name_blocks_portable
+ * (kernels/portable/portable.h), which every CPU runs, and then {NULL}.
  *
  * pbkdf2_lanes' min_blocks: SHA-NI's two streams take two blocks or none,
  * as an odd last block ran faster alone through the kernel's one-block
@@ -37,7 +48,7 @@
 
 static const fd_kernel md5_kernels[] = {
     {.name = "tuned", .blocks.md5 = fd_md5_blocks_tuned},
-    {.name = "portable", .blocks.md5 = fd_md5_blocks_portable},
+    PORTABLE_ROW(md5),
     {.name = NULL},
 };
 
@@ -70,7 +81,7 @@ static const fd_kernel sha1_kernels[] = {
      .blocks.sha1 = fd_sha1_blocks_ssse3,
      .pbkdf2.sha1 = fd_sha1_pbkdf2_ssse3},
 #endif
-    {.name = "portable", .blocks.sha1 = fd_sha1_blocks_portable},
+    PORTABLE_ROW(sha1),
     {.name = NULL},
 };
 
@@ -99,7 +110,7 @@ static const fd_kernel sha256_kernels[] = {
      .required_features = FD_SSSE3_FEATURES,
      .blocks.sha256 = fd_sha256_blocks_ssse3},
 #endif
-    {.name = "portable", .blocks.sha256 = fd_sha256_blocks_portable},
+    PORTABLE_ROW(sha256),
     {.name = NULL},
 };
 
@@ -128,7 +139,7 @@ static const fd_kernel sha512_kernels[] = {
 #ifdef FD_HAVE_AVX2
     {.name = "avx2", .required_features = FD_AVX2_FEATURES, .blocks.sha512 = fd_sha512_blocks_avx2},
 #endif
-    {.name = "portable", .blocks.sha512 = fd_sha512_blocks_portable},
+    PORTABLE_ROW(sha512),
     {.name = NULL},
 };
 
@@ -332,10 +343,8 @@ const fd_multi_kernel *fd_choose_multi_kernel(enum fd_family family, uint32_t fe
 
 /* ---- the select ---------------------------------------------------------- */
 
-/* Every family's portable kernel is fd_name_blocks_portable
- * (kernels/portable/portable.h). */
-#define PORTABLE_KERNEL(fam, FAM, ...) \
-    [FD_FAMILY_##FAM] = {.name = "portable", .blocks.fam = fd_##fam##_blocks_portable},
+/* Until a selection, every family's portable kernel. */
+#define PORTABLE_KERNEL(fam, FAM, ...) [FD_FAMILY_##FAM] = PORTABLE_ROW(fam),
 fd_kernel fd_active_kernels[FD_FAMILY_COUNT] = {FD_FAMILIES(PORTABLE_KERNEL)};
 #undef PORTABLE_KERNEL
 
@@ -364,13 +373,17 @@ void fd_use_multi_kernel(enum fd_family family, const fd_multi_kernel *kernel)
 
 /* ---- the record of refused kernels ---------------------------------------- */
 
+/* Written by a selection, and by a settle under the process's lock; the
+ * entries below published_failure_count are complete, and a reader that
+ * loads it sees them whatever another thread's settle adds meanwhile. */
 static fd_kernel_failure kernel_failures[FD_MAX_KERNEL_FAILURES];
 static size_t kernel_failure_count;
+static fd_published_size published_failure_count;
 
 const fd_kernel_failure *fd_kernel_failures(size_t *count)
 {
     if (count != NULL)
-        *count = kernel_failure_count;
+        *count = fd_published_size_load(&published_failure_count);
     return kernel_failures;
 }
 
@@ -442,13 +455,35 @@ static const fd_multi_kernel *select_multi_kernel(const fd_multi_kernel *list,
     }
 }
 
-/* What a selection left for fd_select_pending_multi_kernel: the lists
- * and checks it was given, and the families whose kernel is pending. */
+/* What a selection left for select_pending_multi_kernel: the lists and
+ * checks it was given, and the families whose kernel is pending. */
 static struct {
     bool pending[FD_FAMILY_COUNT];
     const fd_multi_kernel *const *lists;
     fd_kernel_checks checks;
 } pending_multi;
+
+/* Which families' multi-buffer kernels are settled: installed, or never
+ * pending. Set under the process's lock (fd_settle_multi_kernel). */
+static fd_published_flag multi_kernel_settled[FD_FAMILY_COUNT];
+
+/* The multi-buffer kernel of a family that a selection left pending: chosen
+ * for the CPU beside the family's installed single-stream kernel, checked,
+ * its failures added to the record, and installed. Returns true when it was
+ * pending, false (doing nothing) when not. */
+static bool select_pending_multi_kernel(enum fd_family family)
+{
+    if (!pending_multi.pending[family])
+        return false;
+    const fd_kernel_checks *checks = pending_multi.checks.check_multi_kernel != NULL
+                                         ? &pending_multi.checks
+                                         : NULL;
+    fd_use_multi_kernel(family, select_multi_kernel(pending_multi.lists[family], family,
+                                                    &fd_active_kernels[family], fd_cpu_features(),
+                                                    fd_cpu_model_detected(), checks));
+    pending_multi.pending[family] = false;
+    return true;
+}
 
 void fd_select_checked_kernels_from(const fd_kernel *const lists[FD_FAMILY_COUNT],
                                     const fd_multi_kernel *const multi_lists[FD_FAMILY_COUNT],
@@ -467,23 +502,46 @@ void fd_select_checked_kernels_from(const fd_kernel *const lists[FD_FAMILY_COUNT
         /* The portable C hashes batches one message at a time. */
         pending_multi.pending[f] = !portable_only;
         if (!defer_multi)
-            fd_select_pending_multi_kernel(family);
+            select_pending_multi_kernel(family);
+        if (pending_multi.pending[f])
+            fd_published_flag_clear(&multi_kernel_settled[f]);
+        else
+            fd_published_flag_set(&multi_kernel_settled[f]);
     }
+    fd_published_size_store(&published_failure_count, kernel_failure_count);
 }
 
-bool fd_select_pending_multi_kernel(enum fd_family family)
+bool fd_settle_multi_kernel(enum fd_family family, size_t *first_failure, size_t *end_failure)
 {
     assert((unsigned)family < FD_FAMILY_COUNT);
-    if (!pending_multi.pending[family])
+    if (fd_published_flag_is_set(&multi_kernel_settled[family]))
         return false;
-    const fd_kernel_checks *checks = pending_multi.checks.check_multi_kernel != NULL
-                                         ? &pending_multi.checks
-                                         : NULL;
-    fd_use_multi_kernel(family, select_multi_kernel(pending_multi.lists[family], family,
-                                                    &fd_active_kernels[family], fd_cpu_features(),
-                                                    fd_cpu_model_detected(), checks));
-    pending_multi.pending[family] = false;
-    return true;
+    fd_parallel_lock_process();
+    bool selected = false;
+    if (!fd_published_flag_is_set(&multi_kernel_settled[family])) {
+        *first_failure = kernel_failure_count;
+        selected = select_pending_multi_kernel(family);
+        *end_failure = kernel_failure_count;
+        fd_published_size_store(&published_failure_count, kernel_failure_count);
+        fd_published_flag_set(&multi_kernel_settled[family]);
+    }
+    fd_parallel_unlock_process();
+    return selected;
+}
+
+bool fd_multi_kernel_settled(enum fd_family family)
+{
+    assert((unsigned)family < FD_FAMILY_COUNT);
+    return fd_published_flag_is_set(&multi_kernel_settled[family]);
+}
+
+const fd_multi_kernel *fd_batch_multi_kernel(enum fd_family family)
+{
+    size_t first_failure, end_failure;
+
+    fd_settle_multi_kernel(family, &first_failure, &end_failure);
+    const fd_multi_kernel *multi = &fd_active_multi_kernels[family];
+    return multi->name != NULL ? multi : NULL;
 }
 
 void fd_select_kernels(bool portable_only)

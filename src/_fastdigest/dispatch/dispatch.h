@@ -160,22 +160,39 @@ typedef struct fd_kernel_checks {
  * (recorded with last_resort: no kernel is left).
  *
  * With defer_multi, only the single-stream kernels are selected now: a
- * family has no multi-buffer kernel until fd_select_pending_multi_kernel
+ * family's multi-buffer kernel is left pending until fd_settle_multi_kernel
  * selects it, with these lists and checks (which must outlive it), so that
- * a process that never hashes a batch never runs or checks one. */
+ * a process that never hashes a batch never runs or checks one. The
+ * checks are the caller's (hash/known_answers.c registers the extension's
+ * at start-up): the dispatcher runs them and never calls back into the
+ * code that hashes. Not thread-safe: call it before any other thread
+ * hashes. */
 void fd_select_checked_kernels_from(const fd_kernel *const lists[FD_FAMILY_COUNT],
                                     const fd_multi_kernel *const multi_lists[FD_FAMILY_COUNT],
                                     bool portable_only, const fd_kernel_checks *checks,
                                     bool defer_multi);
 
-/* The multi-buffer kernel of a family that a selection with defer_multi
- * left: chosen for the CPU beside the family's installed single-stream
- * kernel, checked, its failures added to the record, and installed.
- * Returns true when it was pending, false (doing nothing) when not. Not
- * thread-safe, and not while another thread hashes a batch of the family:
- * hash/known_answers.c's fd_settle_multi_kernel runs it once, under the
- * process's lock, before the family's first batch. */
-bool fd_select_pending_multi_kernel(enum fd_family family);
+/* ---- the deferred multi-buffer kernels ------------------------------------ */
+
+/* Makes a family's multi-buffer kernel final before a batch reads it: the
+ * first call for the family after a selection with defer_multi selects the
+ * kernel it left pending (checked, its failures added to the record,
+ * installed), under the process's lock (platform/parallel.h), as threads of
+ * any interpreter may get there at once; every call after costs one load.
+ * Returns true to the one call that selected it, with the failures it
+ * added at [*first_failure, *end_failure) of fd_kernel_failures' record, so
+ * that its caller may warn of them; false to every other (the range then
+ * means nothing). The caller must not hold the process's lock. After a
+ * selection without defer_multi there is nothing to select. */
+bool fd_settle_multi_kernel(enum fd_family family, size_t *first_failure, size_t *end_failure);
+
+/* Whether fd_settle_multi_kernel has nothing left to do for the family. */
+bool fd_multi_kernel_settled(enum fd_family family);
+
+/* The multi-buffer kernel a batch of the family runs, settled first
+ * (fd_settle_multi_kernel, its failures left to the record), or NULL
+ * where there is none: what the batch driver and PBKDF2 run. */
+const fd_multi_kernel *fd_batch_multi_kernel(enum fd_family family);
 
 /* One kernel the last selection refused. */
 #define FD_KERNEL_FAILURE_REASON_LEN 240
@@ -196,9 +213,9 @@ typedef struct fd_kernel_failure {
 /* The kernels the last selection refused, in the order it tried them, and
  * their count in *count: none before any selection, and none after an
  * unchecked one; the multi-buffer ones of a deferred selection follow as
- * fd_select_pending_multi_kernel selects them. count may be NULL. Written
- * only by the selections; hash/known_answers.h's fd_refused_kernels reads
- * it while another thread may be completing a deferred one. */
+ * fd_settle_multi_kernel selects them. count may be NULL. Safe to call
+ * while another thread settles: *count covers the entries complete when it
+ * was read. */
 const fd_kernel_failure *fd_kernel_failures(size_t *count);
 
 /* Install one kernel for one family (tests and benchmarks run every

@@ -16,7 +16,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "files/files.h"
+#include "files/request.h"
 #include "hash/algorithms.h"
 #include "platform/parallel.h"
 

@@ -13,7 +13,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "files/files.h"
+#include "files/request.h"
 
 typedef enum fd_io_result {
     FD_IO_OK,

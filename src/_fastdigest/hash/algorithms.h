@@ -1,6 +1,7 @@
-/* The eight algorithms behind one descriptor, so that the Python binding, the
- * C test driver and the tools drive every algorithm through the same code.
- * Everything here is plain C: no Python.h. */
+/* Every algorithm of the family table (FD_ALGORITHMS, kernels/kernel.h)
+ * behind one descriptor, so that the Python binding, the C test driver and
+ * the tools drive every algorithm through the same code. Everything here is
+ * plain C: no Python.h. */
 #ifndef FD_ALGORITHMS_H
 #define FD_ALGORITHMS_H
 
@@ -13,24 +14,7 @@
 #include "kernels/compiler.h"
 #include "kernels/kernel.h"
 
-/* Every algorithm, each described once:
- *
- *   X(name, NAME, family_name, FAMILY_NAME, digest_len)
- *
- * name, NAME: the algorithm in identifiers (fd_algorithms[FD_NAME], hashlib's
- * name "name"); family_name, FAMILY_NAME: its family's row of FD_FAMILIES
- * (kernels/kernel.h); digest_len: bytes of its digest, a multiple of 4 that
- * its family's chain holds. Its initial chain is name_iv in algorithms.c. */
-#define FD_ALGORITHMS(X)                                                \
-    X(md5, MD5, md5, MD5, FD_MD5_DIGEST_LEN)                            \
-    X(sha1, SHA1, sha1, SHA1, FD_SHA1_DIGEST_LEN)                       \
-    X(sha224, SHA224, sha256, SHA256, FD_SHA224_DIGEST_LEN)             \
-    X(sha256, SHA256, sha256, SHA256, FD_SHA256_DIGEST_LEN)             \
-    X(sha384, SHA384, sha512, SHA512, FD_SHA384_DIGEST_LEN)             \
-    X(sha512, SHA512, sha512, SHA512, FD_SHA512_DIGEST_LEN)             \
-    X(sha512_224, SHA512_224, sha512, SHA512, FD_SHA512_224_DIGEST_LEN) \
-    X(sha512_256, SHA512_256, sha512, SHA512, FD_SHA512_256_DIGEST_LEN)
-
+/* Every algorithm of FD_ALGORITHMS (kernels/kernel.h), by id: FD_NAME. */
 #define FD_ALGORITHM_ENUMERATOR(name, NAME, ...) FD_##NAME,
 enum fd_algorithm_id { FD_ALGORITHMS(FD_ALGORITHM_ENUMERATOR) FD_ALGORITHM_COUNT };
 #undef FD_ALGORITHM_ENUMERATOR
@@ -63,10 +47,10 @@ static FD_ALWAYS_INLINE size_t fd_family_digest_len(enum fd_family family, size_
     size_t one_len = 0;
     bool several = false;
 
-#define FD_DIGEST_LEN_OF_FAMILY(algorithm, ALGORITHM, family_name, FAMILY, len) \
-    if (family == FD_FAMILY_##FAMILY) {                                         \
-        several = several || (one_len != 0 && one_len != (len));                \
-        one_len = (len);                                                        \
+#define FD_DIGEST_LEN_OF_FAMILY(algorithm, ALGORITHM, family_name, FAMILY, len, ...) \
+    if (family == FD_FAMILY_##FAMILY) {                                              \
+        several = several || (one_len != 0 && one_len != (len));                     \
+        one_len = (len);                                                             \
     }
     FD_ALGORITHMS(FD_DIGEST_LEN_OF_FAMILY)
 #undef FD_DIGEST_LEN_OF_FAMILY

@@ -37,7 +37,6 @@
 #include <string.h>
 
 #include "hash/hex.h"
-#include "hash/known_answers.h"
 #include "kernels/compiler.h"
 #include "kernels/endian.h"
 
@@ -423,15 +422,6 @@ static FD_ALWAYS_INLINE unsigned run_batch(batch *b, enum fd_family family, bool
         finish_lane(b, family, keyed, 0);
     }
     return lanes_used;
-}
-
-const fd_multi_kernel *fd_batch_multi_kernel(enum fd_family family)
-{
-    size_t first_failure, end_failure;
-
-    fd_settle_multi_kernel(family, &first_failure, &end_failure);
-    const fd_multi_kernel *multi = &fd_active_multi_kernels[family];
-    return multi->name != NULL ? multi : NULL;
 }
 
 void fd_hash_many(enum fd_algorithm_id id, const fd_message *messages, size_t count)

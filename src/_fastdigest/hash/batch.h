@@ -35,16 +35,12 @@ typedef struct fd_message {
 } fd_message;
 
 /* Writes the digest of every messages[i], i < count, to messages[i].digest,
- * with the multi-buffer kernel of fd_active_multi_kernels and the
- * single-stream kernel of fd_active_kernels. Cannot fail; allocates nothing;
+ * with the family's multi-buffer kernel (dispatch.h's fd_batch_multi_kernel,
+ * which settles it first, so that no batch runs a kernel the extension's
+ * selection has not checked) and the single-stream kernel of
+ * fd_active_kernels. Cannot fail; allocates nothing;
  * safe to call from many threads at once once the kernels are selected. */
 void fd_hash_many(enum fd_algorithm_id id, const fd_message *messages, size_t count);
-
-/* The family's active multi-buffer kernel (fd_active_multi_kernels), or
- * NULL where it has none: what fd_hash_many, fd_hmac_many and PBKDF2 run.
- * Settles the kernels first (hash/known_answers.h), so that no batch runs
- * a kernel the extension's selection has not checked. */
-const fd_multi_kernel *fd_batch_multi_kernel(enum fd_family family);
 
 /* Whether the multi-buffer kernel, idle lanes and all, beats its family's
  * single-stream kernel for `busy` messages side by side: from its

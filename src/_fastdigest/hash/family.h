@@ -59,27 +59,24 @@ typedef union fd_any_chain {
 } fd_any_chain;
 #undef FD_FAMILY_CHAIN_MEMBER
 
-/* The longest digest and block of any family: the SHA-512 family's. */
-#define FD_MAX_DIGEST_LEN FD_SHA512_DIGEST_LEN
-#define FD_MAX_BLOCK_LEN FD_SHA512_BLOCK_LEN
+/* Room for a block of any family. */
+#define FD_FAMILY_BLOCK_MEMBER(name, NAME, ...) uint8_t name[FD_##NAME##_BLOCK_LEN];
+typedef union fd_any_block {
+    FD_FAMILIES(FD_FAMILY_BLOCK_MEMBER)
+} fd_any_block;
+#undef FD_FAMILY_BLOCK_MEMBER
 
-/* The buffers sized by those (a block of each of a batch's lanes, the
- * digests of PBKDF2's rows, the padded key of an HMAC) take any family's;
- * a digest is at most the chain (state_format.h, hmac.c). */
-#define FD_FAMILY_SIZE_CHECKS(name, NAME, ...)                         \
-    _Static_assert(FD_##NAME##_BLOCK_LEN <= FD_MAX_BLOCK_LEN,          \
-                   "FD_MAX_BLOCK_LEN holds a " #name " block");        \
-    _Static_assert(sizeof(fd_##name##_chain) <= FD_MAX_DIGEST_LEN,     \
-                   "FD_MAX_DIGEST_LEN holds a " #name " chain");       \
-    _Static_assert(sizeof(fd_##name##_state) <= sizeof(fd_hash_state), \
-                   "fd_hash_state holds a " #name " state");
-FD_FAMILIES(FD_FAMILY_SIZE_CHECKS)
-#undef FD_FAMILY_SIZE_CHECKS
+/* The longest block of any family, and room for any digest: the longest
+ * chain, which holds its family's digests (kernel.h checks each row), so
+ * that a buffer of it also holds a chain (state_format.h, hmac.c). The
+ * unions make both hold every family's by construction. */
+#define FD_MAX_BLOCK_LEN sizeof(fd_any_block)
+#define FD_MAX_DIGEST_LEN sizeof(fd_any_chain)
 
 /* ---- the description ----------------------------------------------------- */
 
 typedef struct fd_family_info {
-    const char *name; /* "md5", "sha1", "sha256", "sha512" */
+    const char *name; /* its row's name: "md5", "sha256", ... */
     size_t block_len;
     size_t word_len;    /* bytes of a chain word: 4 or 8 */
     size_t chain_words; /* words of the chain */

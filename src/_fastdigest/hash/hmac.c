@@ -12,7 +12,6 @@
 #include <stdbool.h>
 #include <string.h>
 
-#include "hash/batch.h"
 #include "hash/buffer.h"
 #include "hash/family.h"
 #include "dispatch/dispatch.h"
@@ -114,7 +113,7 @@ void fd_hmac_update(fd_hmac_state *hmac, const uint8_t *data, size_t len)
 /* A block holds one digest, the 0x80 marker and the length field: a key
  * longer than a block hashes to a K' of one block, and a block made of one
  * digest is one block. */
-#define DIGEST_FITS_ONE_BLOCK(algorithm, ALGORITHM, family, FAMILY, digest_len)                  \
+#define DIGEST_FITS_ONE_BLOCK(algorithm, ALGORITHM, family, FAMILY, digest_len, ...)             \
     _Static_assert((digest_len) + 1 + FD_##FAMILY##_LENGTH_FIELD_LEN <= FD_##FAMILY##_BLOCK_LEN, \
                    #algorithm "'s digest and its padding fit one block");
 FD_ALGORITHMS(DIGEST_FITS_ONE_BLOCK)
@@ -318,7 +317,7 @@ static void pbkdf2_output_block(enum fd_algorithm_id id, const fd_kernel *kernel
                                 uint32_t iterations_left, uint8_t *t_bytes)
 {
     switch (id) {
-#define OUTPUT_BLOCK_CASE(algorithm, ALGORITHM, family, FAMILY, digest_len)          \
+#define OUTPUT_BLOCK_CASE(algorithm, ALGORITHM, family, FAMILY, digest_len, ...)     \
     case FD_##ALGORITHM:                                                             \
         pbkdf2_output_block_of(FD_FAMILY_##FAMILY, digest_len, kernel, keyed, block, \
                                iterations_left, t_bytes);                            \
@@ -373,7 +372,7 @@ compress_digest_lanes(enum fd_family family, size_t digest_len, const fd_multi_k
 
 /* Every digest length is a multiple of four bytes, so T ^= U goes a 32-bit
  * word at a time. */
-#define DIGEST_IS_WORDS(algorithm, ALGORITHM, family, FAMILY, digest_len) \
+#define DIGEST_IS_WORDS(algorithm, ALGORITHM, family, FAMILY, digest_len, ...) \
     _Static_assert((digest_len) % 4 == 0, #algorithm "'s digest is whole 32-bit words");
 FD_ALGORITHMS(DIGEST_IS_WORDS)
 #undef DIGEST_IS_WORDS

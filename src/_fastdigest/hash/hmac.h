@@ -1,5 +1,5 @@
-/* HMAC (RFC 2104) and PBKDF2-HMAC (RFC 8018, 5.2) over the eight
- * algorithms of algorithms.h. Plain C: no Python.h.
+/* HMAC (RFC 2104) and PBKDF2-HMAC (RFC 8018, 5.2) over every algorithm of
+ * algorithms.h. Plain C: no Python.h.
  *
  * HMAC(K, m) = H((K' ^ opad) || H((K' ^ ipad) || m)), where K' is the key
  * zero-padded to one block (hashed first when longer than a block). Both

@@ -30,19 +30,17 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "dispatch/dispatch.h"
 #include "hash/algorithms.h"
-#include "platform/atomic.h"
 #include "hash/family.h"
 #include "hash/hmac.h"
-#include "platform/parallel.h"
-#include "dispatch/dispatch.h"
 
 /* ---- the published vectors ------------------------------------------------
  *
- * For each family, its widest algorithm: the digest of "abc" (one block),
- * of a message whose padding makes two blocks, and HMAC test case 2 (the
- * key "Jefe", the message "what do ya want for nothing?") of RFC 2202 (MD5,
- * SHA-1) and RFC 4231 (SHA-2), which also gives SHA-224's and SHA-384's. */
+ * Each family's, from its row of FD_KNOWN_ANSWERS (kernels/kernel.h): the
+ * digests of "abc" and of a message whose padding makes two blocks, by the
+ * family's algorithm of the longest digest; and HMAC test case 2 of the
+ * algorithms whose RFC has it (FD_HMAC_KNOWN_ANSWERS). */
 
 typedef struct family_vectors {
     enum fd_algorithm_id widest; /* the algorithm of the digests below */
@@ -52,66 +50,23 @@ typedef struct family_vectors {
     const char *two_block_hex;
 } family_vectors;
 
-/* RFC 1321, A.5 (the test suite): "abc" and eight repetitions of
- * "1234567890". */
-static const family_vectors md5_vectors = {
-    FD_MD5,
-    "RFC 1321, A.5",
-    "900150983cd24fb0d6963f7d28e17f72",
-    "1234567890123456789012345678901234567890123456789012345678901234567890123456"
-    "7890",
-    "57edf4a22be3c955ac49da2e2107b67a",
-};
-
-/* FIPS 180-4's examples (NIST's "Examples with intermediate values",
- * SHA1.pdf, SHA256.pdf, SHA512.pdf): "abc" and the 448-bit message
- * (SHA-1, SHA-256) or the 896-bit one (SHA-512). */
-static const family_vectors sha1_vectors = {
-    FD_SHA1,
-    "FIPS 180-4 example",
-    "a9993e364706816aba3e25717850c26c9cd0d89d",
-    "abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq",
-    "84983e441c3bd26ebaae4aa1f95129e5e54670f1",
-};
-
-static const family_vectors sha256_vectors = {
-    FD_SHA256,
-    "FIPS 180-4 example",
-    "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad",
-    "abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq",
-    "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1",
-};
-
-static const family_vectors sha512_vectors = {
-    FD_SHA512,
-    "FIPS 180-4 example",
-    "ddaf35a193617abacc417349ae20413112e6fa4e89a97ea20a9eeee64b55d39a"
-    "2192992a274fc1a836ba3c23a3feebbd454d4423643ce80e2a9ac94fa54ca49f",
-    "abcdefghbcdefghicdefghijdefghijkefghijklfghijklmghijklmnhijklmnoijklmnopjklmnopq"
-    "klmnopqrlmnopqrsmnopqrstnopqrstu",
-    "8e959b75dae313da8cf4f72814fc143f8f7779c6eb9f7fa17299aeadb6889018"
-    "501d289e4900f7e4331b99dec4b5433ac7d329eeb6dd26545e96e55b874be909",
-};
-
-/* Every family of FD_FAMILIES has its name_vectors. */
-#define VECTORS_OF_FAMILY(fam, FAM, ...) [FD_FAMILY_##FAM] = &fam##_vectors,
-static const family_vectors *const vectors_of_family[FD_FAMILY_COUNT] = {
-    FD_FAMILIES(VECTORS_OF_FAMILY)};
-#undef VECTORS_OF_FAMILY
+#define FAMILY_VECTORS(fam, FAM, ALGORITHM, source, abc_hex, two_block_message, two_block_hex) \
+    [FD_FAMILY_##FAM] = {FD_##ALGORITHM, source, abc_hex, two_block_message, two_block_hex},
+static const family_vectors vectors_of_family[FD_FAMILY_COUNT] = {FD_KNOWN_ANSWERS(FAMILY_VECTORS)};
+#undef FAMILY_VECTORS
 
 static const char hmac_key[] = "Jefe";
 static const char hmac_message[] = "what do ya want for nothing?";
 
-/* HMAC test case 2; NULL where RFC 4231 has none (SHA-512/224, /256). */
-static const char *const hmac_hex[FD_ALGORITHM_COUNT] = {
-    [FD_MD5] = "750c783e6ab0b503eaa86e310a5db738",
-    [FD_SHA1] = "effcdf6ae5eb2fa2d27416d5f184df9c259a7c79",
-    [FD_SHA224] = "a30e01098bc6dbbf45690f3a7e9e6d0f8bbea2a39e6148008fd05e44",
-    [FD_SHA256] = "5bdcc146bf60754e6a042426089575c75a003f089d2739839dec58b964ec3843",
-    [FD_SHA384] = "af45d2e376484031617f78d2b58a6b1b9c7ef464f5a01b47e42ec3736322445e"
-                  "8e2240ca5e69e2c78b3239ecfab21649",
-    [FD_SHA512] = "164b7a7bfcf819e2e395fbe73b56e0a387bd64222e831fd610270cd7ea250554"
-                  "9758bf75c05a994a6d034f65f8f0e6fdcaeab1a34d4a6b4b636e070a38bce737",
+/* HMAC test case 2 and where it is published; NULL for an algorithm
+ * without. */
+static const struct hmac_vector {
+    const char *source;
+    const char *mac_hex;
+} hmac_vectors[FD_ALGORITHM_COUNT] = {
+#define HMAC_VECTOR(ALGORITHM, source, mac_hex) [FD_##ALGORITHM] = {source, mac_hex},
+    FD_HMAC_KNOWN_ANSWERS(HMAC_VECTOR)
+#undef HMAC_VECTOR
 };
 
 /* ---- helpers -------------------------------------------------------------- */
@@ -247,7 +202,7 @@ static void digest_of_padded(const fd_kernel *kernel, const fd_algorithm *algori
 static bool check_message_digests(enum fd_family family, const fd_kernel *kernel, bool spoil,
                                   char *reason, size_t reason_len)
 {
-    const family_vectors *vectors = vectors_of_family[family];
+    const family_vectors *vectors = &vectors_of_family[family];
     const fd_algorithm *algorithm = &fd_algorithms[vectors->widest];
     const size_t message_len = strlen(vectors->two_block_message);
     uint8_t digest[FD_MAX_DIGEST_LEN];
@@ -311,9 +266,9 @@ static void hmac_of_test_case(const fd_kernel *kernel, enum fd_algorithm_id id,
     store_digest(family, mac, &outer, digest_len);
 }
 
-/* Where the kernel has HMAC code of its own: test case 2 against RFC 2202's
- * and RFC 4231's digests, or where they have none (SHA-512/t), against the
- * same HMAC over the kernel's compress function. */
+/* Where the kernel has HMAC code of its own: test case 2 against its
+ * published MAC, or where none is published (SHA-512/t), against the same
+ * HMAC over the kernel's compress function. */
 static bool check_hmac(enum fd_family family, const fd_kernel *kernel, char *reason,
                        size_t reason_len)
 {
@@ -324,14 +279,14 @@ static bool check_hmac(enum fd_family family, const fd_kernel *kernel, char *rea
         return true;
     for (size_t i = 0; i < widest_and_narrowest(family, ids); i++) {
         const fd_algorithm *algorithm = &fd_algorithms[ids[i]];
-        const char *rfc = family == FD_FAMILY_MD5 || family == FD_FAMILY_SHA1 ? "2202" : "4231";
+        const struct hmac_vector *published = &hmac_vectors[ids[i]];
         hmac_of_test_case(kernel, ids[i], true, actual);
-        if (hmac_hex[ids[i]] != NULL) {
-            if (!equals_hex(actual, hmac_hex[ids[i]], algorithm->digest_len))
+        if (published->mac_hex != NULL) {
+            if (!equals_hex(actual, published->mac_hex, algorithm->digest_len))
                 return refuse(reason, reason_len,
-                              "its HMAC-%s of RFC %s's test case 2, with its own HMAC key blocks "
+                              "its HMAC-%s of %s's test case 2, with its own HMAC key blocks "
                               "or end, is wrong",
-                              algorithm->name, rfc);
+                              algorithm->name, published->source);
             continue;
         }
         hmac_of_test_case(kernel, ids[i], false, expected);
@@ -373,7 +328,7 @@ bool fd_check_multi_kernel(enum fd_family family, const fd_kernel *single,
                            const fd_multi_kernel *multi, bool spoil, char *reason,
                            size_t reason_len)
 {
-    const family_vectors *vectors = vectors_of_family[family];
+    const family_vectors *vectors = &vectors_of_family[family];
     const fd_algorithm *algorithm = &fd_algorithms[vectors->widest];
     const size_t digest_len = algorithm->digest_len;
     const size_t message_len = strlen(vectors->two_block_message);
@@ -634,62 +589,19 @@ static bool check_multi_kernel_for_selection(void *context, enum fd_family famil
                                  reason, reason_len);
 }
 
-/* The extension's selection: the kernels whose checks are spoiled, which
- * the deferred multi-buffer checks read after fd_select_checked_kernels
- * has returned; the length of the record's complete part, which a settle
- * extends under the process's lock; and which families' multi-buffer
- * kernels are settled (checked and installed, or never deferred). */
+/* The kernels whose checks are spoiled, which the deferred multi-buffer
+ * checks read after fd_select_checked_kernels has returned. */
 static spoiled_kernels selection_spoiled;
-static fd_published_size complete_failures;
-static fd_published_flag multi_kernel_settled[FD_FAMILY_COUNT];
 
 bool fd_select_checked_kernels(bool portable_only, const char *spoiled, char *error,
                                size_t error_len)
 {
-    size_t count;
-
     if (!parse_spoiled(spoiled, &selection_spoiled, error, error_len))
         return false;
     static const fd_kernel_checks checks = {.check_kernel = check_kernel_for_selection,
                                             .check_multi_kernel = check_multi_kernel_for_selection,
                                             .context = &selection_spoiled};
-    for (int f = 0; f < FD_FAMILY_COUNT; f++)
-        fd_published_flag_clear(&multi_kernel_settled[f]);
     fd_select_checked_kernels_from(fd_kernel_lists, fd_multi_kernel_lists, portable_only, &checks,
                                    true);
-    fd_kernel_failures(&count);
-    fd_published_size_store(&complete_failures, count);
     return true;
-}
-
-bool fd_settle_multi_kernel(enum fd_family family, size_t *first_failure, size_t *end_failure)
-{
-    assert((unsigned)family < FD_FAMILY_COUNT);
-    if (fd_published_flag_is_set(&multi_kernel_settled[family]))
-        return false;
-    fd_parallel_lock_process();
-    bool selected = false;
-    if (!fd_published_flag_is_set(&multi_kernel_settled[family])) {
-        size_t end;
-        *first_failure = fd_published_size_load(&complete_failures);
-        selected = fd_select_pending_multi_kernel(family);
-        fd_kernel_failures(&end);
-        *end_failure = end;
-        fd_published_size_store(&complete_failures, end);
-        fd_published_flag_set(&multi_kernel_settled[family]);
-    }
-    fd_parallel_unlock_process();
-    return selected;
-}
-
-bool fd_multi_kernel_settled(enum fd_family family)
-{
-    assert((unsigned)family < FD_FAMILY_COUNT);
-    return fd_published_flag_is_set(&multi_kernel_settled[family]);
-}
-
-const fd_kernel_failure *fd_refused_kernels(size_t *count)
-{
-    *count = fd_published_size_load(&complete_failures);
-    return fd_kernel_failures(NULL);
 }

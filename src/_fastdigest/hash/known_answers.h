@@ -59,36 +59,19 @@ bool fd_check_pbkdf2(enum fd_family family, const fd_kernel *single, const fd_mu
                      char *reason, size_t reason_len);
 
 /* fd_select_checked_kernels_from over the build's lists with the checks
- * above, the multi-buffer kernels deferred: the extension's selection.
- * Most programs never hash a batch, and a multi-buffer kernel's check is
- * most of the checks' work and brings code into the caches that nothing
- * else at import needs, so those kernels are selected, checked and
- * installed by the family's first batch (fd_settle_multi_kernel). `spoiled` is
- * NULL or a comma-separated list of family:kernel items
+ * above, the multi-buffer kernels deferred: the extension's selection,
+ * which registers these checks with the dispatcher at start-up. Most
+ * programs never hash a batch, and a multi-buffer kernel's check is most
+ * of the checks' work and brings code into the caches that nothing else at
+ * import needs, so those kernels are selected, checked and installed by
+ * the family's first batch (dispatch.h's fd_settle_multi_kernel, which
+ * runs fd_check_multi_kernel as it was registered here). `spoiled` is NULL
+ * or a comma-separated list of family:kernel items
  * ("sha256:shani,md5:avx2_x8"), the kernels whose check is spoiled; white
  * space around an item is ignored. On a list that names no family, or no
  * kernel of the build in it, returns false with why in `error` and
  * selects nothing. Not thread-safe, as fd_select_kernels. */
 bool fd_select_checked_kernels(bool portable_only, const char *spoiled, char *error,
                                size_t error_len);
-
-/* Makes a family's multi-buffer kernel final before a batch reads it
- * (hash/batch.c's fd_batch_multi_kernel, which PBKDF2 also calls): the
- * first call for the family after fd_select_checked_kernels selects the
- * kernel it deferred, under the process's lock (parallel.h), as threads of
- * any interpreter may get there at once; every call after costs one load.
- * Returns true to the one call that selected it, with the failures it
- * added at [*first_failure, *end_failure) of fd_refused_kernels' record,
- * so that its caller may warn of them; false to every other (the range
- * then means nothing). The caller must not hold the process's lock. Without a checked
- * selection (the C tests' fd_select_kernels) there is nothing to select. */
-bool fd_settle_multi_kernel(enum fd_family family, size_t *first_failure, size_t *end_failure);
-
-/* Whether fd_settle_multi_kernel has nothing left to do for the family. */
-bool fd_multi_kernel_settled(enum fd_family family);
-
-/* fd_kernel_failures for readers that another thread's settle may run
- * beside: the record's complete part, in *count. */
-const fd_kernel_failure *fd_refused_kernels(size_t *count);
 
 #endif /* FD_CORE_KNOWN_ANSWERS_H */

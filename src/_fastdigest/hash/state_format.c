@@ -14,13 +14,20 @@
 
 static const uint8_t state_magic[4] = {'F', 'D', 'S', 'T'};
 
-/* The format's algorithm codes. They are part of the format, so they are
- * listed here rather than derived from enum fd_algorithm_id, whose order may
- * change; 0 is never used, so a zeroed header is refused. */
-static const uint8_t algorithm_codes[FD_ALGORITHM_COUNT] = {
-    [FD_MD5] = 1,    [FD_SHA1] = 2,   [FD_SHA224] = 3,     [FD_SHA256] = 4,
-    [FD_SHA384] = 5, [FD_SHA512] = 6, [FD_SHA512_224] = 7, [FD_SHA512_256] = 8,
-};
+/* The format's algorithm codes, from the rows of FD_ALGORITHMS: part of
+ * the format, and so written there rather than derived from enum
+ * fd_algorithm_id, whose order may change. They are 1 to the number of
+ * algorithms, each once (algorithm_from_code's switch does not compile
+ * with one twice); 0 is never one, so a zeroed header is refused. */
+#define ALGORITHM_CODE_CHECK(name, NAME, family, FAMILY, digest_len, state_code, ...) \
+    _Static_assert((state_code) >= 1 && (state_code) <= FD_ALGORITHM_COUNT,           \
+                   #name "'s state code is one of 1 to the number of algorithms");
+FD_ALGORITHMS(ALGORITHM_CODE_CHECK)
+#undef ALGORITHM_CODE_CHECK
+#define ALGORITHM_CODE(name, NAME, family, FAMILY, digest_len, state_code, ...) \
+    [FD_##NAME] = (state_code),
+static const uint8_t algorithm_codes[FD_ALGORITHM_COUNT] = {FD_ALGORITHMS(ALGORITHM_CODE)};
+#undef ALGORITHM_CODE
 
 /* Each family's fields are where its description (hash/family.h) says its
  * struct keeps them inside fd_hash_state, so that one export and one import
@@ -104,13 +111,16 @@ static enum fd_state_error refuse(enum fd_state_error error, char *reason, size_
 
 static bool algorithm_from_code(uint8_t code, enum fd_algorithm_id *id)
 {
-    for (int i = 0; i < FD_ALGORITHM_COUNT; i++) {
-        if (algorithm_codes[i] == code) {
-            *id = (enum fd_algorithm_id)i;
-            return true;
-        }
+    switch (code) {
+#define CODE_CASE(name, NAME, family, FAMILY, digest_len, state_code, ...) \
+    case (state_code):                                                     \
+        *id = FD_##NAME;                                                   \
+        return true;
+        FD_ALGORITHMS(CODE_CASE)
+#undef CODE_CASE
+    default:
+        return false;
     }
-    return false;
 }
 
 enum fd_state_error fd_state_import(const uint8_t *blob, size_t len, enum fd_algorithm_id *id,

@@ -6,22 +6,21 @@
  *   offset  size  field
  *   0       4     magic: the ASCII bytes "FDST"
  *   4       1     format version: 1
- *   5       1     algorithm: 1 md5, 2 sha1, 3 sha224, 4 sha256, 5 sha384,
- *                 6 sha512, 7 sha512_224, 8 sha512_256
+ *   5       1     algorithm: its code, state_code in its row of FD_ALGORITHMS
+ *                 (kernels/kernel.h), each listed in docs/state.md
  *   6       2     tail length T: the message bytes buffered, not yet compressed
  *   8       8     byte count N: the message bytes hashed so far
  *   16      C     the chaining words in the standard's order (MD5's A B C D,
- *                 SHA's H0 H1 ...), each big-endian: C is 16 for MD5 (4 x 32
- *                 bits), 20 for SHA-1 (5 x 32), 32 for SHA-224/256 (8 x 32),
- *                 64 for SHA-384/512/512_224/512_256 (8 x 64)
+ *                 SHA's H0 H1 ...), each big-endian: C is the bytes of the
+ *                 family's chain, its chain_words words of its word_type
  *   16+C    T     the tail: the last T bytes of the message
  *
- * A blob is exactly 16 + C + T bytes. T must equal N mod the block length
- * (64 or 128), which the core never stores (buffer.h): the redundant field
+ * A blob is exactly 16 + C + T bytes. T must equal N mod the family's block
+ * length, which the core never stores (buffer.h): the redundant field
  * makes a corrupted count or a cut tail detectable. Until a whole block has
  * been hashed (N < block length) the chaining words must be the algorithm's
- * initial values; SHA-1 and SHA-224/256 states must have N < 2^61, the
- * standard's limit of 2^64 bits. There are no reserved or ignored bytes, so
+ * initial values; N must be within the family's max_byte_count (SHA-1 and
+ * SHA-224/256: N < 2^61, the standard's limit of 2^64 bits). There are no reserved or ignored bytes, so
  * an accepted blob is canonical: exporting the imported state gives it back.
  *
  * This file never includes Python.h: the C test driver runs it natively, under
@@ -36,8 +35,9 @@
 
 #define FD_STATE_FORMAT_VERSION 1
 #define FD_STATE_HEADER_LEN 16
-/* The longest blob: a SHA-512 state with a 127-byte tail (207 bytes). */
-#define FD_STATE_MAX_LEN (FD_STATE_HEADER_LEN + 8 * 8 + FD_MAX_BLOCK_LEN - 1)
+/* The longest blob: the longest chain with a tail one byte short of the
+ * longest block. */
+#define FD_STATE_MAX_LEN (FD_STATE_HEADER_LEN + sizeof(fd_any_chain) + FD_MAX_BLOCK_LEN - 1)
 /* Room for any reason fd_state_import writes. */
 #define FD_STATE_REASON_LEN 256
 
@@ -47,12 +47,12 @@ enum fd_state_error {
     FD_STATE_BAD_MAGIC,         /* does not start with "FDST" */
     FD_STATE_SHORT_HEADER,      /* shorter than the 16-byte header */
     FD_STATE_UNKNOWN_VERSION,   /* a format version other than 1 */
-    FD_STATE_UNKNOWN_ALGORITHM, /* an algorithm code outside 1..8 */
+    FD_STATE_UNKNOWN_ALGORITHM, /* a code no algorithm has */
     FD_STATE_TAIL_TOO_LONG,     /* T >= the block length */
     FD_STATE_TAIL_MISMATCH,     /* T != N mod the block length */
     FD_STATE_TRUNCATED,         /* fewer than 16 + C + T bytes */
     FD_STATE_PADDED,            /* more than 16 + C + T bytes */
-    FD_STATE_COUNT_TOO_LARGE,   /* N >= 2^61 for SHA-1 or SHA-224/256 */
+    FD_STATE_COUNT_TOO_LARGE,   /* N past the family's max_byte_count */
     FD_STATE_CHAIN_NOT_INITIAL, /* N < block length, chain != the IV */
 };
 

@@ -2,7 +2,7 @@
  * count of a digest column (data/arrow_hash.c), the counter the batch
  * driver's threads take pieces from (hash/batch.c), the counter a held
  * stretch's threads take chunks from and the marks of how far its chunks
- * are known to fit (python/batch_stretches.c), the binding's GIL threshold
+ * are known to fit (python/hash_api/batch_stretches.c), the binding's GIL threshold
  * (python/locking.h), the flags that say the process-wide set-up is done (python/module.c) and a
  * family's multi-buffer kernel is checked, the length of the record of
  * refused kernels (hash/known_answers.c), and the chunks of a big file two

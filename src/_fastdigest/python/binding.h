@@ -122,9 +122,9 @@ PyObject *fd_keyword_argument(PyObject *const *args, Py_ssize_t nargs, PyObject 
 /* A new ASCII str of the digest in lowercase hexadecimal, as hashlib's. */
 PyObject *fd_hex_string(const uint8_t *digest, size_t digest_len);
 
-/* A new dict from every spelling hashlib.new() accepts for the eight
- * algorithms, OpenSSL's in lowercase, to the algorithm's id (the module
- * state's algorithm_ids). */
+/* A new dict from every spelling hashlib.new() accepts for fastdigest's
+ * algorithms, in lowercase, to the algorithm's id (the module state's
+ * algorithm_ids). */
 PyObject *fd_make_algorithm_ids(void);
 
 /* Looks name (a str) up as new() does: exactly, then in lowercase where
@@ -249,6 +249,12 @@ int fd_hmac_module_exec(PyObject *module, fd_module_state *state);
 int fd_resume_module_exec(PyObject *module, fd_module_state *state);
 int fd_batch_module_exec(PyObject *module, fd_module_state *state);
 int fd_files_module_exec(PyObject *module, fd_module_state *state);
+/* files.c: open()'s OSError for a file the core could not open or read:
+ * the exception class of the system's error code, its errno (or winerror)
+ * and message, and the path as os.fspath gave it. */
+void fd_raise_file_error(unsigned long error, PyObject *name);
+/* parts.c: _hash_parts(), the parts of an S3 upload (fastdigest/_s3.py). */
+int fd_parts_module_exec(PyObject *module, fd_module_state *state);
 int fd_arrow_module_exec(PyObject *module, fd_module_state *state);
 int fd_surrogate_module_exec(PyObject *module, fd_module_state *state);
 /* capi.c: the C API's capsule, _C_API (fastdigest/include/fastdigest.h). */
@@ -260,13 +266,13 @@ int fd_fingerprint_module_exec(PyObject *module, fd_module_state *state);
 /* json.c: json_digest() and json_digest_many(). */
 int fd_json_module_exec(PyObject *module, fd_module_state *state);
 /* kernels.c: a RuntimeWarning for each kernel the selection refused
- * (hash/known_answers.h's fd_refused_kernels), naming it, its family, why
+ * (dispatch.h's fd_kernel_failures), naming it, its family, why
  * and what runs instead, or ImportError where a family's last kernel
  * failed, which leaves nothing that hashes it right; then the self-test's
  * functions. module.c calls it right after the selection. */
 int fd_kernels_module_exec(PyObject *module, fd_module_state *state);
 /* kernels.c: settles the family's multi-buffer kernel, which the import's
- * selection leaves to the family's first batch (hash/known_answers.h's
+ * selection leaves to the family's first batch (dispatch.h's
  * fd_settle_multi_kernel), and warns of those refused, as the import warns
  * of the others: every function that hashes batches calls it first, with
  * the GIL, so that the warning comes from the call that checked them. (The

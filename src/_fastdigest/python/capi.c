@@ -22,7 +22,7 @@
 
 /* The header's id of each algorithm is its row's, and its state and digest
  * fit what the header promises of every algorithm of this major version. */
-#define CHECK_PUBLIC_ALGORITHM(name, NAME, family, FAMILY, digest_len)                           \
+#define CHECK_PUBLIC_ALGORITHM(name, NAME, family, FAMILY, digest_len, ...)                      \
     _Static_assert(FASTDIGEST_##NAME == FD_##NAME, "fastdigest.h's id of " #name);               \
     _Static_assert((digest_len) <= FASTDIGEST_MAX_DIGEST_SIZE, #name "'s digest fits");          \
     _Static_assert(sizeof(fd_##family##_state) <= FASTDIGEST_STATE_SIZE, #name "'s state fits"); \
@@ -34,14 +34,14 @@ _Static_assert(sizeof(fd_hmac_state) <= FASTDIGEST_HMAC_STATE_SIZE, "an HMAC sta
 _Static_assert(_Alignof(fd_hmac_state) <= _Alignof(fastdigest_hmac_state),
                "fastdigest_hmac_state is aligned for an HMAC state");
 
-#define PUBLIC_ALGORITHM(algorithm, ALGORITHM, family, FAMILY, digest_len) \
-    [FD_##ALGORITHM] = {                                                   \
-        .id = FD_##ALGORITHM,                                              \
-        .name = #algorithm,                                                \
-        .digest_size = (digest_len),                                       \
-        .block_size = FD_##FAMILY##_BLOCK_LEN,                             \
-        .state_size = sizeof(fd_##family##_state),                         \
-        .state_align = _Alignof(fd_##family##_state),                      \
+#define PUBLIC_ALGORITHM(algorithm, ALGORITHM, family, FAMILY, digest_len, ...) \
+    [FD_##ALGORITHM] = {                                                        \
+        .id = FD_##ALGORITHM,                                                   \
+        .name = #algorithm,                                                     \
+        .digest_size = (digest_len),                                            \
+        .block_size = FD_##FAMILY##_BLOCK_LEN,                                  \
+        .state_size = sizeof(fd_##family##_state),                              \
+        .state_align = _Alignof(fd_##family##_state),                           \
     },
 static const fastdigest_algorithm public_algorithms[FD_ALGORITHM_COUNT] = {
     FD_ALGORITHMS(PUBLIC_ALGORITHM)};
@@ -78,7 +78,7 @@ static const fd_algorithm *core_algorithm(const fastdigest_algorithm *algorithm)
 
 /* The family's multi-buffer kernel for a batch, or NULL where it has none,
  * settled first: its first batch selects it and checks it against known
- * answers (hash/known_answers.h), as the binding's batches do. The one call
+ * answers (dispatch.h's fd_batch_multi_kernel), as the binding's batches do. The one call
  * the C API makes for that, so that moving the settling changes one line.
  * A kernel the check refuses here cannot be warned of (no GIL): it is in
  * the record of refused kernels that every later import of fastdigest warns

@@ -42,7 +42,7 @@
 
 #if PY_VERSION_HEX >= 0x030D0000
 /* PyUnicode_FromFormat's %T, a type's fully qualified name (3.13+), which
- * json's notes name containers with (python/json_walk.c). */
+ * json's notes name containers with (python/data_api/json_walk.c). */
 #define FD_HAVE_FORMAT_TYPE_NAME 1
 #endif
 
@@ -112,7 +112,7 @@ typedef struct {
      * is only an attribute. fastdigest/__init__.py. */
     bool scrypt_in_all;
     /* What json.dumps does, which json_digest writes the text of
-     * (python/json_walk.c), by the running version: */
+     * (python/data_api/json_walk.c), by the running version: */
     struct {
         /* json's C encoder takes indent= (3.13+); before, indent= makes
          * json.dumps use its pure-Python encoder, whose semantics differ

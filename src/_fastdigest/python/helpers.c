@@ -260,54 +260,62 @@ PyObject *fd_hex_string(const uint8_t *digest, size_t digest_len)
 
 /* ---- names ----------------------------------------------------------------- */
 
-/* Every spelling hashlib.new() accepts for these algorithms on OpenSSL 3.
- * _hashlib first looks a name up in its own table, as written (CPython's
- * name and its uppercase form: 'sha512_224', 'SHA512_224'), then asks
- * OpenSSL, which matches its names, aliases and OIDs in any letter case.
- * So OpenSSL's spellings (listed in lowercase) match in any case, and
- * CPython's names for the truncated SHA-512s, which OpenSSL spells with a
- * hyphen, only as written: 'Sha512_224' is refused. */
+/* Every other spelling hashlib.new() accepts for these algorithms on
+ * OpenSSL 3, in lowercase, besides Python's names (each algorithm's own, of
+ * FD_ALGORITHMS): OpenSSL's names and aliases, and the OIDs. _hashlib first
+ * looks a name up in its own table, as written (CPython's name and its
+ * uppercase form: 'sha512_224', 'SHA512_224'), then asks OpenSSL, which
+ * matches its names, aliases and OIDs in any letter case. So these
+ * spellings match in any case, and so do Python's names that are OpenSSL's
+ * too ('md5', 'sha256'); CPython's names for the truncated SHA-512s, which
+ * OpenSSL spells with a hyphen, only as written: 'Sha512_224' is refused. */
 static const struct {
     const char *alias;
     enum fd_algorithm_id id;
-    bool any_case;
 } algorithm_aliases[] = {
-    {"md5", FD_MD5, true},
-    {"ssl3-md5", FD_MD5, true},
-    {"1.2.840.113549.2.5", FD_MD5, true},
-    {"sha1", FD_SHA1, true},
-    {"sha-1", FD_SHA1, true},
-    {"ssl3-sha1", FD_SHA1, true},
-    {"1.3.14.3.2.26", FD_SHA1, true},
-    {"sha224", FD_SHA224, true},
-    {"sha-224", FD_SHA224, true},
-    {"sha2-224", FD_SHA224, true},
-    {"2.16.840.1.101.3.4.2.4", FD_SHA224, true},
-    {"sha256", FD_SHA256, true},
-    {"sha-256", FD_SHA256, true},
-    {"sha2-256", FD_SHA256, true},
-    {"2.16.840.1.101.3.4.2.1", FD_SHA256, true},
-    {"sha384", FD_SHA384, true},
-    {"sha-384", FD_SHA384, true},
-    {"sha2-384", FD_SHA384, true},
-    {"2.16.840.1.101.3.4.2.2", FD_SHA384, true},
-    {"sha512", FD_SHA512, true},
-    {"sha-512", FD_SHA512, true},
-    {"sha2-512", FD_SHA512, true},
-    {"2.16.840.1.101.3.4.2.3", FD_SHA512, true},
-    {"sha512_224", FD_SHA512_224, false},
-    {"SHA512_224", FD_SHA512_224, false},
-    {"sha512-224", FD_SHA512_224, true},
-    {"sha-512/224", FD_SHA512_224, true},
-    {"sha2-512/224", FD_SHA512_224, true},
-    {"2.16.840.1.101.3.4.2.5", FD_SHA512_224, true},
-    {"sha512_256", FD_SHA512_256, false},
-    {"SHA512_256", FD_SHA512_256, false},
-    {"sha512-256", FD_SHA512_256, true},
-    {"sha-512/256", FD_SHA512_256, true},
-    {"sha2-512/256", FD_SHA512_256, true},
-    {"2.16.840.1.101.3.4.2.6", FD_SHA512_256, true},
+    {"ssl3-md5", FD_MD5},
+    {"1.2.840.113549.2.5", FD_MD5},
+    {"sha-1", FD_SHA1},
+    {"ssl3-sha1", FD_SHA1},
+    {"1.3.14.3.2.26", FD_SHA1},
+    {"sha-224", FD_SHA224},
+    {"sha2-224", FD_SHA224},
+    {"2.16.840.1.101.3.4.2.4", FD_SHA224},
+    {"sha-256", FD_SHA256},
+    {"sha2-256", FD_SHA256},
+    {"2.16.840.1.101.3.4.2.1", FD_SHA256},
+    {"sha-384", FD_SHA384},
+    {"sha2-384", FD_SHA384},
+    {"2.16.840.1.101.3.4.2.2", FD_SHA384},
+    {"sha-512", FD_SHA512},
+    {"sha2-512", FD_SHA512},
+    {"2.16.840.1.101.3.4.2.3", FD_SHA512},
+    {"sha512-224", FD_SHA512_224},
+    {"sha-512/224", FD_SHA512_224},
+    {"sha2-512/224", FD_SHA512_224},
+    {"2.16.840.1.101.3.4.2.5", FD_SHA512_224},
+    {"sha512-256", FD_SHA512_256},
+    {"sha-512/256", FD_SHA512_256},
+    {"sha2-512/256", FD_SHA512_256},
+    {"2.16.840.1.101.3.4.2.6", FD_SHA512_256},
 };
+
+/* Maps name to id in ids: 0, or -1 with an exception set. */
+static int add_algorithm_id(PyObject *ids, const char *name, enum fd_algorithm_id id)
+{
+    PyObject *value = PyLong_FromLong(id);
+    int result = value == NULL ? -1 : PyDict_SetItemString(ids, name, value);
+    Py_XDECREF(value);
+    return result;
+}
+
+/* Whether a Python name of FD_ALGORITHMS is also OpenSSL's spelling, which
+ * matches in any case: CPython's own names have an underscore where
+ * OpenSSL's have a hyphen. */
+static bool python_name_is_openssls(const char *name)
+{
+    return strchr(name, '_') == NULL;
+}
 
 /* Whether lowered, a name in lowercase, is one of the spellings that match
  * in any letter case. */
@@ -318,8 +326,12 @@ static bool matches_in_any_case(PyObject *lowered)
         PyErr_Clear(); /* a lone surrogate: no spelling of ours */
         return false;
     }
+    for (int id = 0; id < FD_ALGORITHM_COUNT; id++) {
+        if (strcmp(name, fd_algorithms[id].name) == 0)
+            return python_name_is_openssls(name);
+    }
     for (size_t i = 0; i < sizeof algorithm_aliases / sizeof algorithm_aliases[0]; i++) {
-        if (algorithm_aliases[i].any_case && strcmp(name, algorithm_aliases[i].alias) == 0)
+        if (strcmp(name, algorithm_aliases[i].alias) == 0)
             return true;
     }
     return false;
@@ -330,16 +342,32 @@ PyObject *fd_make_algorithm_ids(void)
     PyObject *ids = PyDict_New();
     if (ids == NULL)
         return NULL;
-    for (size_t i = 0; i < sizeof algorithm_aliases / sizeof algorithm_aliases[0]; i++) {
-        PyObject *id = PyLong_FromLong(algorithm_aliases[i].id);
-        int failed = id == NULL || PyDict_SetItemString(ids, algorithm_aliases[i].alias, id) < 0;
-        Py_XDECREF(id);
-        if (failed) {
-            Py_DECREF(ids);
-            return NULL;
+    for (int id = 0; id < FD_ALGORITHM_COUNT; id++) {
+        const char *name = fd_algorithms[id].name;
+        if (add_algorithm_id(ids, name, (enum fd_algorithm_id)id) < 0)
+            goto error;
+        if (python_name_is_openssls(name))
+            continue;
+        /* _hashlib's table holds CPython's own names in uppercase too. */
+        char upper[32];
+        size_t length = strlen(name);
+        if (length >= sizeof upper) {
+            PyErr_Format(PyExc_SystemError, "algorithm name %s is too long", name);
+            goto error;
         }
+        for (size_t i = 0; i <= length; i++)
+            upper[i] = name[i] >= 'a' && name[i] <= 'z' ? (char)(name[i] - 'a' + 'A') : name[i];
+        if (add_algorithm_id(ids, upper, (enum fd_algorithm_id)id) < 0)
+            goto error;
+    }
+    for (size_t i = 0; i < sizeof algorithm_aliases / sizeof algorithm_aliases[0]; i++) {
+        if (add_algorithm_id(ids, algorithm_aliases[i].alias, algorithm_aliases[i].id) < 0)
+            goto error;
     }
     return ids;
+error:
+    Py_DECREF(ids);
+    return NULL;
 }
 
 PyObject *fd_kernels_by_algorithm(const char *const kernel_of_family[FD_FAMILY_COUNT])
@@ -364,7 +392,7 @@ PyObject *fd_kernels_by_algorithm(const char *const kernel_of_family[FD_FAMILY_C
  * also accepts a known name followed by spaces ('sha256 '), which 3.0
  * refuses, so for such a name the hashlib beside fastdigest decides: asked
  * with the name alone, it answers with an object whose name is one of the
- * eight, or refuses. Returns the id, -1 where hashlib refuses or the name is
+ * algorithms, or refuses. Returns the id, -1 where hashlib refuses or the name is
  * no padded alias (no exception set), or -2 with an exception set. */
 static int lookup_padded_name(PyObject *module, fd_module_state *state, PyObject *name)
 {

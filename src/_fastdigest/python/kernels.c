@@ -1,5 +1,5 @@
 /* The kernels as the package sees them beyond fastdigest.implementation:
- * the warnings for the kernels the selection refused (hash/known_answers.h),
+ * the warnings for the kernels the selection refused (dispatch.h's record),
  * and the private functions fastdigest.self_test() (fastdigest/
  * _self_test.py) runs every kernel of this CPU through, active or not.
  *
@@ -245,6 +245,45 @@ error:
     return NULL;
 }
 
+PyDoc_STRVAR(families_doc,
+             "_families($module, /)\n--\n\n"
+             "Each family's algorithms, for fastdigest.self_test(): a dict of each\n"
+             "family's name to a tuple of its algorithms' names, in the order of the\n"
+             "build's table.");
+
+/* The names of the family's algorithms, in the table's order. */
+static PyObject *family_algorithms_tuple(enum fd_family family)
+{
+    Py_ssize_t count = 0, i = 0;
+    for (int id = 0; id < FD_ALGORITHM_COUNT; id++)
+        count += fd_algorithms[id].family == family;
+    PyObject *tuple = PyTuple_New(count);
+    for (int id = 0; tuple != NULL && id < FD_ALGORITHM_COUNT; id++) {
+        if (fd_algorithms[id].family != family)
+            continue;
+        PyObject *name = PyUnicode_FromString(fd_algorithms[id].name);
+        if (name == NULL)
+            Py_CLEAR(tuple);
+        else
+            PyTuple_SET_ITEM(tuple, i++, name);
+    }
+    return tuple;
+}
+
+static PyObject *fastdigest_families(PyObject *Py_UNUSED(module), PyObject *Py_UNUSED(ignored))
+{
+    PyObject *families = PyDict_New();
+    for (int f = 0; families != NULL && f < FD_FAMILY_COUNT; f++) {
+        const enum fd_family family = (enum fd_family)f;
+        PyObject *algorithms = family_algorithms_tuple(family);
+        if (algorithms == NULL ||
+            PyDict_SetItemString(families, fd_family(family)->name, algorithms) < 0)
+            Py_CLEAR(families);
+        Py_XDECREF(algorithms);
+    }
+    return families;
+}
+
 PyDoc_STRVAR(check_kernel_doc,
              "_check_kernel($module, kernel, algorithm, /)\n--\n\n"
              "Run the import's known-answer check on the kernel of that name in the\n"
@@ -437,6 +476,7 @@ static PyMethodDef kernel_functions[] = {
     {"_kernels", fastdigest_kernels, METH_NOARGS, kernels_doc},
     {"_check_kernel", fastdigest_check_kernel, METH_VARARGS, check_kernel_doc},
     {"_digest_with", fastdigest_digest_with, METH_VARARGS, digest_with_doc},
+    {"_families", fastdigest_families, METH_NOARGS, families_doc},
     {"_hmac_with", fastdigest_hmac_with, METH_VARARGS, hmac_with_doc},
     {"_pbkdf2_hmac_with", fastdigest_pbkdf2_hmac_with, METH_VARARGS, pbkdf2_hmac_with_doc},
     {"_digest_many_with", fastdigest_digest_many_with, METH_VARARGS, digest_many_with_doc},
@@ -448,7 +488,7 @@ int fd_kernels_module_exec(PyObject *module, fd_module_state *Py_UNUSED(state))
     /* Every failure known: the single-stream kernels', and those of the
      * multi-buffer kernels settled so far, in any interpreter. */
     size_t count;
-    fd_refused_kernels(&count);
+    fd_kernel_failures(&count);
     if (warn_refused_kernels(0, count) < 0)
         return -1;
     return PyModule_AddFunctions(module, kernel_functions);

@@ -198,7 +198,8 @@ PyDoc_STRVAR(new_string_keyword_doc,
              "MD5, SHA-1 and SHA-2, in any case. Any other name, with all the arguments,\n"
              "is handed to the standard library's hashlib.new().");
 
-/* A new() call for a name that is not one of the eight, or no str at all,
+/* A new() call for a name that is not one of fastdigest's algorithms, or no
+ * str at all,
  * goes untouched to the standard library's hashlib.new: sha3_256, blake2b
  * with its keywords, and every error about the name come from hashlib. */
 static PyObject *new_from_stdlib(PyObject *module, PyObject *const *args, Py_ssize_t nargs,
@@ -218,8 +219,8 @@ static PyObject *new_from_stdlib(PyObject *module, PyObject *const *args, Py_ssi
 
 /* hashlib.new is a Python function, __hash_new, that calls OpenSSL's C
  * new(); a call that does not fit fails in one or the other, and gets that
- * one's words. These bind the arguments of a new() call naming one of the
- * eight as the two would, into *data (NULL: none), one for each way of
+ * one's words. These bind the arguments of a new() call naming one of
+ * fastdigest's algorithms as the two would, into *data (NULL: none), one for each way of
  * taking the data (see the constructors). */
 static int parse_new_data_keyword(const fd_compat *compat, PyObject *const *args, Py_ssize_t nargs,
                                   PyObject *kwnames, PyObject **data)
@@ -399,52 +400,45 @@ static PyObject *fastdigest_hexdigest(PyObject *module, PyObject *const *args, P
  * inspect.signature() and help() show. */
 #define FD_DATA_KEYWORD_PARAMETERS "data=b'', *, usedforsecurity=True, string=None"
 #define FD_STRING_KEYWORD_PARAMETERS "string=b'', *, usedforsecurity=True"
-#define FD_CONSTRUCTOR(function, id)                                                \
-    static PyObject *fastdigest_##function(PyObject *module, PyObject *const *args, \
-                                           Py_ssize_t nargs, PyObject *kwnames)     \
-    {                                                                               \
-        return construct(module, id, "openssl_" #function, args, nargs, kwnames);   \
-    }                                                                               \
-    PyDoc_STRVAR(function##_data_keyword_doc,                                       \
-                 #function "($module, /, " FD_DATA_KEYWORD_PARAMETERS ")\n--\n\n"   \
-                           "Return a new " #function " hash object; "               \
-                           "optionally initialized with data.");                    \
-    PyDoc_STRVAR(function##_string_keyword_doc,                                     \
-                 #function "($module, /, " FD_STRING_KEYWORD_PARAMETERS ")\n--\n\n" \
-                           "Return a new " #function " hash object; "               \
+#define FD_CONSTRUCTOR(function, ID, ...)                                              \
+    static PyObject *fastdigest_##function(PyObject *module, PyObject *const *args,    \
+                                           Py_ssize_t nargs, PyObject *kwnames)        \
+    {                                                                                  \
+        return construct(module, FD_##ID, "openssl_" #function, args, nargs, kwnames); \
+    }                                                                                  \
+    PyDoc_STRVAR(function##_data_keyword_doc,                                          \
+                 #function "($module, /, " FD_DATA_KEYWORD_PARAMETERS ")\n--\n\n"      \
+                           "Return a new " #function " hash object; "                  \
+                           "optionally initialized with data.");                       \
+    PyDoc_STRVAR(function##_string_keyword_doc,                                        \
+                 #function "($module, /, " FD_STRING_KEYWORD_PARAMETERS ")\n--\n\n"    \
+                           "Return a new " #function " hash object; "                  \
                            "optionally initialized with data.");
-
-FD_CONSTRUCTOR(md5, FD_MD5)
-FD_CONSTRUCTOR(sha1, FD_SHA1)
-FD_CONSTRUCTOR(sha224, FD_SHA224)
-FD_CONSTRUCTOR(sha256, FD_SHA256)
-FD_CONSTRUCTOR(sha384, FD_SHA384)
-FD_CONSTRUCTOR(sha512, FD_SHA512)
-FD_CONSTRUCTOR(sha512_224, FD_SHA512_224)
-FD_CONSTRUCTOR(sha512_256, FD_SHA512_256)
+FD_ALGORITHMS(FD_CONSTRUCTOR)
 #undef FD_CONSTRUCTOR
 
-/* new() and the constructors, added by module_exec with the docstrings of
- * the running hashlib's way of taking the data. */
-#define FD_CONSTRUCTOR_DEF(function, way)                              \
-    {                                                                  \
-#function, (PyCFunction)(void (*)(void))fastdigest_##function, \
-            METH_FASTCALL | METH_KEYWORDS, function##_##way##_doc      \
-    }
-#define FD_CONSTRUCTOR_DEFS(way)                                                        \
-    {"new", (PyCFunction)(void (*)(void))fastdigest_new, METH_FASTCALL | METH_KEYWORDS, \
-     new_##way##_doc},                                                                  \
-        FD_CONSTRUCTOR_DEF(md5, way), FD_CONSTRUCTOR_DEF(sha1, way),                    \
-        FD_CONSTRUCTOR_DEF(sha224, way), FD_CONSTRUCTOR_DEF(sha256, way),               \
-        FD_CONSTRUCTOR_DEF(sha384, way), FD_CONSTRUCTOR_DEF(sha512, way),               \
-        FD_CONSTRUCTOR_DEF(sha512_224, way), FD_CONSTRUCTOR_DEF(sha512_256, way),       \
-    {                                                                                   \
-        NULL, NULL, 0, NULL                                                             \
-    }
-
-static PyMethodDef data_keyword_constructors[] = {FD_CONSTRUCTOR_DEFS(data_keyword)};
-static PyMethodDef string_keyword_constructors[] = {FD_CONSTRUCTOR_DEFS(string_keyword)};
-#undef FD_CONSTRUCTOR_DEFS
+/* new() and a constructor for every algorithm of FD_ALGORITHMS, added by
+ * module_exec with the docstrings of the running hashlib's way of taking
+ * the data. */
+#define FD_CONSTRUCTOR_DEF(function, way)                                                          \
+    {#function, (PyCFunction)(void (*)(void))fastdigest_##function, METH_FASTCALL | METH_KEYWORDS, \
+     function##_##way##_doc},
+#define FD_DATA_KEYWORD_DEF(function, ...) FD_CONSTRUCTOR_DEF(function, data_keyword)
+#define FD_STRING_KEYWORD_DEF(function, ...) FD_CONSTRUCTOR_DEF(function, string_keyword)
+static PyMethodDef data_keyword_constructors[] = {
+    {"new", (PyCFunction)(void (*)(void))fastdigest_new, METH_FASTCALL | METH_KEYWORDS,
+     new_data_keyword_doc},
+    FD_ALGORITHMS(FD_DATA_KEYWORD_DEF) /* one for each algorithm */
+    {NULL, NULL, 0, NULL},
+};
+static PyMethodDef string_keyword_constructors[] = {
+    {"new", (PyCFunction)(void (*)(void))fastdigest_new, METH_FASTCALL | METH_KEYWORDS,
+     new_string_keyword_doc},
+    FD_ALGORITHMS(FD_STRING_KEYWORD_DEF) /* one for each algorithm */
+    {NULL, NULL, 0, NULL},
+};
+#undef FD_DATA_KEYWORD_DEF
+#undef FD_STRING_KEYWORD_DEF
 #undef FD_CONSTRUCTOR_DEF
 
 /* ---- the package's registration ---------------------------------------- */
@@ -659,19 +653,37 @@ static int module_exec(PyObject *module)
     if (added < 0)
         return -1;
     for (int id = 0; id < FD_ALGORITHM_COUNT; id++) {
-        state->constructors[id] = PyObject_GetAttrString(module, fd_algorithms[id].name);
-        if (state->constructors[id] == NULL)
-            return -1;
         state->names[id] = PyUnicode_InternFromString(fd_algorithms[id].name);
         if (state->names[id] == NULL)
             return -1;
+        state->constructors[id] = PyObject_GetAttr(module, state->names[id]);
+        if (state->constructors[id] == NULL)
+            return -1;
     }
+    /* _algorithms: each algorithm's constructor by its name, in the order of
+     * FD_ALGORITHMS: where the package takes its constructors and names
+     * from, and the command line its names. */
+    PyObject *algorithms = PyDict_New();
+    if (algorithms == NULL)
+        return -1;
+    for (int id = 0; id < FD_ALGORITHM_COUNT; id++) {
+        if (PyDict_SetItem(algorithms, state->names[id], state->constructors[id]) < 0) {
+            Py_DECREF(algorithms);
+            return -1;
+        }
+    }
+    added = PyModule_AddObjectRef(module, "_algorithms", algorithms);
+    Py_DECREF(algorithms);
+    if (added < 0)
+        return -1;
     if (fd_hmac_module_exec(module, state) < 0 || fd_resume_module_exec(module, state) < 0 ||
         fd_arrow_module_exec(module, state) < 0 || fd_surrogate_module_exec(module, state) < 0 ||
         fd_files_module_exec(module, state) < 0 || fd_fingerprint_module_exec(module, state) < 0 ||
         fd_json_module_exec(module, state) < 0)
         return -1;
     if (fd_capi_module_exec(module, state) < 0 || fd_aio_module_exec(module, state) < 0)
+        return -1;
+    if (fd_parts_module_exec(module, state) < 0)
         return -1;
     return fd_batch_module_exec(module, state);
 }

@@ -7,10 +7,12 @@
 
 #include "kernels/kernel.h"
 
-fd_md5_blocks_fn fd_md5_blocks_portable;       /* md5_portable.c */
-fd_md5_blocks_fn fd_md5_blocks_tuned;          /* md5_tuned.c */
-fd_sha1_blocks_fn fd_sha1_blocks_portable;     /* sha1_portable.c */
-fd_sha256_blocks_fn fd_sha256_blocks_portable; /* sha256_portable.c */
-fd_sha512_blocks_fn fd_sha512_blocks_portable; /* sha512_portable.c */
+/* Every family's portable kernel, fd_name_blocks_portable, in
+ * name_portable.c. */
+#define FD_PORTABLE_KERNEL(name, ...) fd_##name##_blocks_fn fd_##name##_blocks_portable;
+FD_FAMILIES(FD_PORTABLE_KERNEL)
+#undef FD_PORTABLE_KERNEL
+
+fd_md5_blocks_fn fd_md5_blocks_tuned; /* md5_tuned.c */
 
 #endif /* FD_KERNELS_PORTABLE_H */

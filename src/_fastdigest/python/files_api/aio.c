@@ -1,7 +1,7 @@
 /* What fastdigest.aio (fastdigest/aio.py) needs of the extension: stop
  * flags, which a task that is cancelled sets on the event loop's thread
  * and the work it started reads, without the GIL, on fastdigest's threads:
- * the file reader before each chunk (digest_files' _stop, python/files.c),
+ * the file reader before each chunk (digest_files' _stop, python/files_api/files.c),
  * _file_update before each chunk, the package's own loops between pieces.
  * A flag is a capsule holding one atomic flag (platform/atomic.h), made
  * set-once: nothing clears it.

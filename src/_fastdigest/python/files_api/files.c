@@ -68,7 +68,7 @@ static int convert_path(PyObject *item, Py_ssize_t index, converted_path *out)
 /* open()'s OSError for a file the reader could not read: the exception
  * class of the error code (FileNotFoundError, PermissionError, ...), its
  * errno and message, and the path as os.fspath gave it. */
-static void raise_file_error(unsigned long error, PyObject *name)
+void fd_raise_file_error(unsigned long error, PyObject *name)
 {
 #ifdef _WIN32
     PyErr_SetExcFromWindowsErrWithFilenameObject(PyExc_OSError, (int)error, name);
@@ -129,7 +129,7 @@ typedef struct signal_check {
     PyThreadState *saved;
 } signal_check;
 
-/* With a stop flag (fastdigest.aio's _stop, python/aio.c) instead: whether
+/* With a stop flag (fastdigest.aio's _stop, python/files_api/aio.c) instead: whether
  * the flag is still clear, read without the GIL before every chunk. A
  * signal is then the event loop's business, on its own thread. */
 static bool not_stopped(void *context)
@@ -290,7 +290,7 @@ static PyObject *fastdigest_digest_files(PyObject *module, PyObject *const *args
     if (status == FD_FILES_NO_MEMORY)
         PyErr_NoMemory();
     else if (status == FD_FILES_DONE && outcome.failed < (size_t)count)
-        raise_file_error(outcome.error, converted[outcome.failed].name);
+        fd_raise_file_error(outcome.error, converted[outcome.failed].name);
     else if (status == FD_FILES_DONE)
         result = digest_list(&request, digests_len, several);
     else if (stop != NULL)

@@ -13,7 +13,7 @@
  * own errors), and a text whose UTF-8 would hold a surrogate (the exact
  * UnicodeEncodeError comes from str.encode() itself). Those calls run
  * default= a second time for what it was called on before. */
-#include "python/json.h"
+#include "python/data_api/json.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -17,8 +17,8 @@
 #include "data/arrow_flat.h"
 #include "data/arrow_surrogate.h"
 #include "data/arrow_text.h"
-#include "python/arrow_capsules.h"
-#include "python/arrow_results.h"
+#include "python/data_api/arrow_capsules.h"
+#include "python/data_api/arrow_results.h"
 
 #define FUNCTION "surrogate_key"
 #define DBT_NULL_TOKEN "_dbt_utils_surrogate_key_null_"

@@ -7,7 +7,7 @@
  * An HMAC object made for a digestmod fastdigest does not run hands each
  * call to the standard library's hmac.HMAC it holds, so that it is still an
  * instance of this type, or of the caller's subclass of it. */
-#include "python/hmac.h"
+#include "python/hash_api/hmac.h"
 
 #include <limits.h>
 #include <string.h>

@@ -14,7 +14,7 @@
  * their trailing zero bytes (a digest may end in one). So indexing,
  * iteration, to_pylist() and __array__ (an object array) give the digests
  * as Python objects, one a row, wherever a consumer looks for them. */
-#include "python/arrow_results.h"
+#include "python/data_api/arrow_results.h"
 
 #include <string.h>
 

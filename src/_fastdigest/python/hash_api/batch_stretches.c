@@ -1,5 +1,5 @@
 /* Held stretches: digest_many's list of bytes into out= without
- * references (python/batch.c calls these; batch.h holds the contracts).
+ * references (python/hash_api/batch.c calls these; batch.h holds the contracts).
  *
  * A list read in place is gathered with a reference to each item, dropped
  * once its chunk is hashed, because the GIL is released while the chunk is
@@ -50,7 +50,7 @@
  * every chunk of the stretch before it is known to fit
  * (chunks_before_fit): a thread that took a later chunk does not hash it
  * while the chunk before, taken by another thread, may still prove unfit. */
-#include "python/batch.h"
+#include "python/hash_api/batch.h"
 
 #include <stdint.h>
 

@@ -1,6 +1,6 @@
 /* digest_array's results (arrow_results.c): DigestArray, over the digests
  * of one Arrow array, and DigestStream, over those of every array of a
- * stream, one digest column (data/arrow_hash.h) a chunk. python/arrow.c
+ * stream, one digest column (data/arrow_hash.h) a chunk. python/data_api/arrow.c
  * builds them; the export methods hand out their buffers. */
 #ifndef FD_PYTHON_ARROW_RESULTS_H
 #define FD_PYTHON_ARROW_RESULTS_H

@@ -20,7 +20,7 @@
  * objects, the only allocations are of chunk size (a few chunks' when
  * pipelined): the (pointer, length, digest) triples the driver reads, the
  * references, and, when some items are not exactly bytes, their views. */
-#include "python/batch.h"
+#include "python/hash_api/batch.h"
 
 #include <stdint.h>
 #include <string.h>

@@ -1,6 +1,6 @@
 /* digest_many's messages: where they come from, and each chunk of them
  * located for the batch driver (hash/batch.h's fd_message: pointer,
- * length, where the digest goes), for python/batch.c, which calls these
+ * length, where the digest goes), for python/hash_api/batch.c, which calls these
  * with the GIL (batch.h holds the contracts).
  *
  * A list (with a GIL) or a tuple is read in place, and so are the rows of
@@ -11,7 +11,7 @@
  * which first makes the list a tuple (a __buffer__ method may change it).
  * Every error names the item, and is the first bad item's. Messages that
  * share memory with out= are refused here too. */
-#include "python/batch.h"
+#include "python/hash_api/batch.h"
 
 #include <stdint.h>
 #include <string.h>

@@ -1,8 +1,8 @@
-/* What the files of digest_many share: python/batch.c (the call: its
+/* What the files of digest_many share: python/hash_api/batch.c (the call: its
  * arguments, its results in a list or out=, and the order in which its
- * chunks are hashed), python/batch_messages.c (where the messages come
+ * chunks are hashed), python/hash_api/batch_messages.c (where the messages come
  * from: a list or tuple read in place, the rows of a 2-D buffer, any other
- * iterable; each chunk's messages located) and python/batch_stretches.c (a
+ * iterable; each chunk's messages located) and python/hash_api/batch_stretches.c (a
  * list of bytes into out= in held stretches, without references). Their
  * names start with fd_many_. The binding's other files see only
  * binding.h's fd_many_messages and fd_bind_many_arguments. */

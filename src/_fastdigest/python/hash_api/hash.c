@@ -1,4 +1,4 @@
-/* The hash type: one type for all eight algorithms, driven by the core's
+/* The hash type: one type for every algorithm, driven by the core's
  * descriptor table (hash/algorithms.h). The algorithm state lives inline in
  * the object, so copy() is one object allocation and a memcpy, and digest()
  * finalizes a copy of the state on the stack. state() and pickling save the

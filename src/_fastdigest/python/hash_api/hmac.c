@@ -11,7 +11,7 @@
  * pbkdf2_hmac name to hashlib.pbkdf2_hmac, with the caller's arguments
  * unchanged. So every input the stdlib accepts still works, and every input
  * it rejects fails with its own exception. */
-#include "python/hmac.h"
+#include "python/hash_api/hmac.h"
 
 #include <limits.h>
 #include <string.h>

@@ -1,5 +1,5 @@
 /* The consumer's side of the Arrow PyCapsule interface (arrow_capsules.h). */
-#include "python/arrow_capsules.h"
+#include "python/data_api/arrow_capsules.h"
 
 #include <errno.h>
 #include <string.h>

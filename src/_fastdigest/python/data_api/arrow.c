@@ -21,8 +21,8 @@
 #include "data/arrow_encode.h"
 #include "data/arrow_hash.h"
 #include "data/arrow_import.h"
-#include "python/arrow_capsules.h"
-#include "python/arrow_results.h"
+#include "python/data_api/arrow_capsules.h"
+#include "python/data_api/arrow_results.h"
 
 /* One call of digest_array or digest_rows: what the import, the hashing and
  * the messages depend on. */

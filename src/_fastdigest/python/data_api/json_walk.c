@@ -26,7 +26,7 @@
  * thread on a free-threaded build, under the container's critical section)
  * never leaves a pointer to a freed object; a list's size and a dict's
  * next item are read again at every step, as json reads them. */
-#include "python/json.h"
+#include "python/data_api/json.h"
 
 #include <math.h>
 #include <stdlib.h>
