@@ -53,6 +53,8 @@ from fastdigest._fastdigest import (
     get_gil_minsize,
     hexdigest,
     implementation,
+    json_digest,
+    json_digest_many,
     new,
     pbkdf2_hmac,
     set_gil_minsize,
@@ -92,6 +94,8 @@ __all__ = [
     'git_tree_id',
     'hexdigest',
     'implementation',
+    'json_digest',
+    'json_digest_many',
     'new',
     'pbkdf2_hmac',
     'S3ETagMatch',
@@ -155,7 +159,7 @@ _stdlib_modules = {}
 
 
 def _stdlib_module(name):
-    """The standard library's module `name` ('hashlib' or 'hmac'), imported on the first call.
+    """The standard library's module `name` ('hashlib', 'hmac' or 'json'), imported on the first call.
 
     A program may put fastdigest itself in sys.modules as 'hashlib', and fastdigest.hmac as 'hmac', to
     make every library use them. Importing the name would then give fastdigest's module back, and

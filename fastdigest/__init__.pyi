@@ -163,6 +163,8 @@ __all__ = [
     'git_tree_id',
     'hexdigest',
     'implementation',
+    'json_digest',
+    'json_digest_many',
     'md5',
     'new',
     'pbkdf2_hmac',
@@ -944,6 +946,197 @@ def digest_many(
 @overload
 def digest_many(
     name: _Algorithm, messages: _Messages, /, *, hex: bool = False, threads: SupportsIndex | None = None, out: _OutT
+) -> _OutT: ...
+
+# What json.dumps takes as default=: a function of one object that returns something it can write.
+_JSONDefault: TypeAlias = Callable[[Any], Any]
+
+@overload
+def json_digest(
+    name: _Algorithm,
+    obj: object,
+    /,
+    *,
+    skipkeys: bool = False,
+    ensure_ascii: bool = True,
+    check_circular: bool = True,
+    allow_nan: bool = True,
+    indent: int | str | None = None,
+    separators: tuple[str, str] | None = None,
+    default: _JSONDefault | None = None,
+    sort_keys: bool = False,
+    hex: Literal[False] = False,
+) -> bytes:
+    """Return the digest of obj's JSON text: `new(name, json.dumps(obj, ...).encode()).digest()` in one call.
+
+    The same bytes as that idiom, a cache key's usual recipe, and the same exceptions, with no JSON
+    text made: the walk over obj writes the text json.dumps would write, encoded in UTF-8, into a
+    buffer of fixed size that is hashed as it fills. It follows the running Python's own json
+    (its C encoder, or from 3.10 to 3.12 the pure-Python one that indent= selects), so that
+    default= is called on the same objects in the same order, a container's own items(),
+    `__iter__` or `__len__` is called where json calls it, a dict or list that default= changes
+    meanwhile is read as json reads it, and an error has json's type, words and (3.14+) notes.
+    Where the options are of a kind json.dumps takes but json_digest does not model (a
+    separators= of other than two str, an indent= that is neither an int nor a str, a flag
+    whose truth is a method), and where the text's UTF-8 would hold a lone surrogate (only
+    with ensure_ascii=False), the call is handed to the standard library's json.dumps and
+    str.encode(), whose bytes are hashed: the result or exception is theirs, and default=
+    may then be called a second time on what it was called on before.
+
+    Args:
+        name: One of the eight algorithms, by any name new() accepts, or one of fastdigest's
+            constructors; or any other name hashlib.new() accepts (sha3_256, blake2b), whose hash
+            object is given the text in pieces through update().
+        obj: Anything json.dumps writes: dict (keys str, int, float, bool or None), list, tuple,
+            str, int, float, bool, None and their subclasses, and whatever default= turns into
+            those.
+        skipkeys: As json.dumps takes it: True to leave out keys of other types than str, int,
+            float, bool and None instead of raising TypeError.
+        ensure_ascii: As json.dumps takes it: True to write every non-ASCII character as a
+            \\uXXXX escape, False to write it as it is (in UTF-8).
+        check_circular: As json.dumps takes it: False to skip the check for circular references
+            (one then ends in RecursionError).
+        allow_nan: As json.dumps takes it: False to raise ValueError for nan and the infinities
+            instead of writing NaN, Infinity and -Infinity.
+        indent: As json.dumps takes it: None for one line; an int (that many spaces) or a str to
+            indent each level by.
+        separators: As json.dumps takes it: (item_separator, key_separator); None for
+            (', ', ': '), or (',', ': ') with indent=.
+        default: As json.dumps takes it: a function called with each object json cannot write,
+            returning one it can write, or raising TypeError.
+        sort_keys: As json.dumps takes it: True to write each dict's keys in sorted order.
+        hex: True for the digest as hexadecimal digits (`hexdigest()`).
+
+    Returns:
+        The digest as bytes, or with hex=True as a str of lowercase hexadecimal digits.
+
+    Raises:
+        TypeError: what json.dumps raises (`Object of type X is not JSON serializable`, `keys
+            must be str, int, float, bool or None, not X`, keys that sort_keys cannot order); a
+            name that is neither a str nor a fastdigest constructor; not exactly two positional
+            arguments, or a keyword json_digest does not take (cls= among them).
+        ValueError: what json.dumps raises (`Circular reference detected`, `Out of range float
+            values are not JSON compliant`, an int of more digits than
+            sys.get_int_max_str_digits()); a name hashlib does not know (`unsupported hash type
+            NAME`).
+        UnicodeEncodeError: with ensure_ascii=False, a str of the text holds a lone surrogate,
+            which `.encode()` refuses, as `str.encode()` raises it.
+        RecursionError: nesting deeper than json.dumps writes. Up to 3.13 the same depth is
+            refused; from 3.14 json refuses by the C stack's use, so the depths differ near it.
+    """
+
+@overload
+def json_digest(
+    name: _Algorithm,
+    obj: object,
+    /,
+    *,
+    skipkeys: bool = False,
+    ensure_ascii: bool = True,
+    check_circular: bool = True,
+    allow_nan: bool = True,
+    indent: int | str | None = None,
+    separators: tuple[str, str] | None = None,
+    default: _JSONDefault | None = None,
+    sort_keys: bool = False,
+    hex: Literal[True],
+) -> str: ...
+@overload
+def json_digest(
+    name: _Algorithm,
+    obj: object,
+    /,
+    *,
+    skipkeys: bool = False,
+    ensure_ascii: bool = True,
+    check_circular: bool = True,
+    allow_nan: bool = True,
+    indent: int | str | None = None,
+    separators: tuple[str, str] | None = None,
+    default: _JSONDefault | None = None,
+    sort_keys: bool = False,
+    hex: bool,
+) -> bytes | str: ...
+@overload
+def json_digest_many(
+    name: _Algorithm,
+    objs: Iterable[object],
+    /,
+    *,
+    skipkeys: bool = False,
+    ensure_ascii: bool = True,
+    check_circular: bool = True,
+    allow_nan: bool = True,
+    indent: int | str | None = None,
+    separators: tuple[str, str] | None = None,
+    default: _JSONDefault | None = None,
+    sort_keys: bool = False,
+    hex: Literal[False] = False,
+    out: None = None,
+) -> list[bytes]:
+    """Return the digests of many objects' JSON texts, in order: `[json_digest(name, obj, ...) for obj in objs]`.
+
+    The texts are written one after another into chunks of 64 KiB and hashed side by side on the
+    multi-buffer kernels (batch_implementation), a text longer than a chunk on its own as it is
+    written: the memory used is the chunk's, whatever the number or size of the objects. Any
+    iterable is gathered into a tuple first. The digests and exceptions are those of the loop:
+    the first object that raises stops the call. The options from skipkeys= to sort_keys= are
+    json.dumps's, as json_digest() takes them, for every object.
+
+    With out=, the digests are written one after another into that buffer, which is returned (with
+    hex=True, their hexadecimal digits as ASCII bytes).
+
+    Args:
+        name: As for json_digest(); a name of hashlib's own gets a hashlib object per object.
+        objs: Any iterable of objects, as json_digest() takes each.
+        hex: True for hexadecimal digits instead of bytes.
+        out: None for a list; or a writable C-contiguous buffer of exactly n x digest_size bytes
+            (twice that with hex=True).
+
+    Returns:
+        A list of digests (bytes, or str with hex=True), one per object in order; with out=, out.
+
+    Raises:
+        TypeError, ValueError, UnicodeEncodeError, RecursionError: as json_digest() raises them for
+            the first object that fails; objs is not iterable; out is no writable contiguous buffer
+            (`json_digest_many() argument 'out' must be read-write bytes-like object, not bytes`).
+        ValueError: out is not exactly the digests' size (`json_digest_many() argument 'out' must be
+            64 bytes long (2 digests of 32 bytes), not 63`).
+    """
+
+@overload
+def json_digest_many(
+    name: _Algorithm,
+    objs: Iterable[object],
+    /,
+    *,
+    skipkeys: bool = False,
+    ensure_ascii: bool = True,
+    check_circular: bool = True,
+    allow_nan: bool = True,
+    indent: int | str | None = None,
+    separators: tuple[str, str] | None = None,
+    default: _JSONDefault | None = None,
+    sort_keys: bool = False,
+    hex: Literal[True],
+    out: None = None,
+) -> list[str]: ...
+@overload
+def json_digest_many(
+    name: _Algorithm,
+    objs: Iterable[object],
+    /,
+    *,
+    skipkeys: bool = False,
+    ensure_ascii: bool = True,
+    check_circular: bool = True,
+    allow_nan: bool = True,
+    indent: int | str | None = None,
+    separators: tuple[str, str] | None = None,
+    default: _JSONDefault | None = None,
+    sort_keys: bool = False,
+    hex: bool = False,
+    out: _OutT,
 ) -> _OutT: ...
 
 # What open() takes as a file name (but a file descriptor): typeshed's StrOrBytesPath.

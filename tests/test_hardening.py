@@ -50,11 +50,11 @@ def test_suite_under_address_and_undefined_behaviour_sanitizers(jobs):
     assert len(counts) == 2 and min(counts) > 1000, output[-6000:]
 
 
-@pytest.mark.job('hardening/fuzz', [TESTS / 'fuzz' / 'run.sh', FUZZ_SECONDS], 5)
+@pytest.mark.job('hardening/fuzz', [TESTS / 'fuzz' / 'run.sh', FUZZ_SECONDS], 6)
 def test_fuzz_core(jobs):
     output = job_output(jobs, 'hardening/fuzz', '== fuzz_core passed')
     assert '== seeds:' in output and '== fuzzing:' in output, output[-6000:]
-    for target in ('fuzz_arrow', 'fuzz_surrogate'):
+    for target in ('fuzz_arrow', 'fuzz_surrogate', 'fuzz_json'):
         assert '== %s passed' % target in output, output[-6000:]
 
 

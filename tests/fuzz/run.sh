@@ -10,6 +10,9 @@
 #   fuzz_surrogate  surrogate_key's C (tests/fuzz/fuzz_surrogate.c): raw
 #               record batches of flat columns through the checks, the
 #               texts and the keys, against a restatement of the texts
+#   fuzz_json   json_digest's texts (tests/fuzz/fuzz_json.c): strings,
+#               doubles and ints against a restatement of json's escapes,
+#               strtod and snprintf
 #
 #   tests/fuzz/run.sh [SECONDS [TARGET...]]   (default 60 s each, every target)
 #
@@ -18,7 +21,8 @@
 # split patterns; tests/fuzz/corpus_arrow/ for fuzz_arrow: each binary
 # layout, bare and in a struct, consistent and broken, and trees of every
 # type, as columns and as tables; tests/fuzz/corpus_surrogate/ for
-# fuzz_surrogate: each column kind, consistent and broken) is run once, then the fuzzer
+# fuzz_surrogate: each column kind, consistent and broken; tests/fuzz/corpus_json/
+# for fuzz_json: each mode, kind and escape, floats near ties) is run once, then the fuzzer
 # mutates from it for SECONDS seconds. New inputs go to a scratch corpus
 # under BUILD_DIR, never into the committed one; a mismatch or sanitizer
 # report stops the run, saves the input as BUILD_DIR/crash-* and fails the
@@ -39,7 +43,7 @@ build_dir=${BUILD_DIR:-${TMPDIR:-/tmp}/fastdigest-fuzz}
 seconds=${1:-60}
 shift || true
 targets=("$@")
-[ ${#targets[@]} -gt 0 ] || targets=(fuzz_core fuzz_arrow fuzz_surrogate)
+[ ${#targets[@]} -gt 0 ] || targets=(fuzz_core fuzz_arrow fuzz_surrogate fuzz_json)
 
 case $seconds in
 '' | *[!0-9]*)
@@ -49,9 +53,9 @@ case $seconds in
 esac
 for target in "${targets[@]}"; do
     case $target in
-    fuzz_core | fuzz_arrow | fuzz_surrogate) ;;
+    fuzz_core | fuzz_arrow | fuzz_surrogate | fuzz_json) ;;
     *)
-        echo "fuzz/run.sh: unknown target '$target' (fuzz_core, fuzz_arrow, fuzz_surrogate)" >&2
+        echo "fuzz/run.sh: unknown target '$target' (fuzz_core, fuzz_arrow, fuzz_surrogate, fuzz_json)" >&2
         exit 2
         ;;
     esac
@@ -98,6 +102,7 @@ corpus_of() {
     fuzz_core) echo "$fuzz_dir/corpus" ;;
     fuzz_arrow) echo "$fuzz_dir/corpus_arrow" ;;
     fuzz_surrogate) echo "$fuzz_dir/corpus_surrogate" ;;
+    fuzz_json) echo "$fuzz_dir/corpus_json" ;;
     esac
 }
 

@@ -141,6 +141,28 @@ int fd_compat_decide(fd_compat *compat)
                                     ? "Missing required argument 'digestmod'."
                                     : "Missing required parameter 'digestmod'.";
     compat->scrypt_in_all = version >= VERSION(3, 15);
+
+    compat->json.c_encoder_indents = version >= VERSION(3, 13);
+    compat->json.dict_in_place = version >= VERSION(3, 12);
+    compat->json.float_error_names_value = version >= VERSION(3, 12);
+    compat->json.notes = version >= VERSION(3, 14);
+    compat->json.dict_newline_with_first_item = version >= VERSION(3, 14);
+    compat->json.not_a_sequence = version >= VERSION(3, 15)
+                                      ? "encoder_listencode_list needs a sequence"
+                                      : "_iterencode_list needs a sequence";
+    compat->json.c_recursion_offset = version >= VERSION(3, 12) ? 0 : 3;
+    if (version >= VERSION(3, 13))
+        compat->json.python_recursion_offset = 0;
+    else if (version >= VERSION(3, 11) && version < VERSION(3, 12))
+        compat->json.python_recursion_offset = 1;
+    else
+        compat->json.python_recursion_offset = 2;
+    if (version >= VERSION(3, 12))
+        compat->json.python_recursion_where = "";
+    else if (version >= VERSION(3, 11))
+        compat->json.python_recursion_where = " while calling a Python object";
+    else
+        compat->json.python_recursion_where = " in __instancecheck__";
     return 0;
 }
 

@@ -40,6 +40,24 @@
 #define FD_END_CRITICAL_SECTION() }
 #endif
 
+#if PY_VERSION_HEX >= 0x030D0000
+/* PyUnicode_FromFormat's %T, a type's fully qualified name (3.13+), which
+ * json's notes name containers with (python/data_api/json_walk.c). */
+#define FD_HAVE_FORMAT_TYPE_NAME 1
+#endif
+
+#if PY_VERSION_HEX >= 0x030C0000
+/* Python frames count towards the recursion limit apart from C calls
+ * (3.12+), which Py_EnterRecursiveCall counts against a limit of their
+ * own. */
+#define FD_HAVE_PYTHON_FRAMES_COUNTED_APART 1
+#endif
+
+#if PY_VERSION_HEX >= 0x030F0000
+/* frozendict (3.15+), which json writes as an object. */
+#define FD_HAVE_FROZENDICT 1
+#endif
+
 #if PY_VERSION_HEX >= 0x030C0000
 /* Every str is in its compact form from 3.12 (PyUnicode_READY, a no-op
  * there, is gone in 3.15); before, a str made by the old Py_UNICODE calls
@@ -93,6 +111,39 @@ typedef struct {
     /* hashlib.__all__ names scrypt where hashlib has it (3.15+); before, it
      * is only an attribute. fastdigest/__init__.py. */
     bool scrypt_in_all;
+    /* What json.dumps does, which json_digest writes the text of
+     * (python/data_api/json_walk.c), by the running version: */
+    struct {
+        /* json's C encoder takes indent= (3.13+); before, indent= makes
+         * json.dumps use its pure-Python encoder, whose semantics differ
+         * (truth and iteration of containers, messages, recursion). */
+        bool c_encoder_indents;
+        /* The C encoder walks an exact dict in place when it does not sort
+         * the keys (3.12+), where it walked a snapshot of its items. */
+        bool dict_in_place;
+        /* The C encoder's ValueError for a NaN or infinity names the value
+         * (3.12+: "...: nan"); the Python encoder's always does. */
+        bool float_error_names_value;
+        /* Errors get notes saying where they happened: "when serializing
+         * list item 3" (3.14+). */
+        bool notes;
+        /* With indent=, a dict writes its first newline with its first
+         * item, so that one whose keys were all skipped is "{}" (3.14+). */
+        bool dict_newline_with_first_item;
+        /* The TypeError of a list or tuple subclass that is no sequence,
+         * whose name changed in 3.15. */
+        const char *not_a_sequence;
+        /* Where RecursionError says the pure-Python encoder (indent=
+         * before 3.13) found the limit, after "maximum recursion depth
+         * exceeded". */
+        const char *python_recursion_where;
+        /* How many more levels of recursion json.dumps has in use than
+         * json_digest when its encoder starts: its own Python frames
+         * (dumps(), encode()), where they count, and the call of the C
+         * encoder; for the C encoder and the pure-Python one. */
+        int c_recursion_offset;
+        int python_recursion_offset;
+    } json;
 } fd_compat;
 
 /* Fills compat for the running interpreter; called once by the module's

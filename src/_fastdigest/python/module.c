@@ -678,7 +678,8 @@ static int module_exec(PyObject *module)
         return -1;
     if (fd_hmac_module_exec(module, state) < 0 || fd_resume_module_exec(module, state) < 0 ||
         fd_arrow_module_exec(module, state) < 0 || fd_surrogate_module_exec(module, state) < 0 ||
-        fd_files_module_exec(module, state) < 0 || fd_fingerprint_module_exec(module, state) < 0)
+        fd_files_module_exec(module, state) < 0 || fd_fingerprint_module_exec(module, state) < 0 ||
+        fd_json_module_exec(module, state) < 0)
         return -1;
     if (fd_capi_module_exec(module, state) < 0 || fd_aio_module_exec(module, state) < 0)
         return -1;
