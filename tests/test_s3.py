@@ -26,7 +26,7 @@ from hypothesis import strategies as st
 
 import fastdigest
 from conftest import ALGORITHMS, examples
-from docs_blocks import run_by, run_python, write_fixtures
+from docs_blocks import ROOT, run_by, run_python, write_fixtures
 from fastdigest import _fastdigest
 
 # Every call hashes on fastdigest's threads (threads=None), or names threads= itself.
@@ -145,15 +145,16 @@ def test_etag_of_6_mib_parts_equals_s3s_and_is_found(s3, tmp_path):
     assert fastdigest.s3_etag_matches(path, head['ETag']) == fastdigest.S3ETagMatch(6 * MIB, 3)
 
 
-RECIPES = run_by('test_s3.py')
-
-
 def test_the_recipe_as_written(s3, tmp_path, monkeypatch):
     """docs/objects.md's check of a local tree against a bucket's listing, against moto's S3: one object went
     up in parts of 5 MiB, one has no local file, and one local file changed since its upload."""
     from boto3.s3.transfer import TransferConfig
 
-    assert [block.page for block in RECIPES] == ['docs/objects.md']
+    if not (ROOT / 'docs' / 'objects.md').exists():
+        pytest.skip('the documentation is not beside these tests (a copy of tests/ run against an installed '
+                    'package): the run in the checkout runs the recipe')  # fmt: skip
+    recipes = run_by('test_s3.py')
+    assert [block.page for block in recipes] == ['docs/objects.md']
     monkeypatch.chdir(tmp_path)
     monkeypatch.setenv('AWS_DEFAULT_REGION', 'us-east-1')
     write_fixtures(tmp_path)
@@ -169,7 +170,7 @@ def test_the_recipe_as_written(s3, tmp_path, monkeypatch):
     (tmp_path / 'notes' / 'gone.txt').unlink()
     (tmp_path / 'notes' / 'todo.txt').write_bytes(b'buy oat milk\n')
     namespace = {}
-    run_python(RECIPES[0], namespace)
+    run_python(recipes[0], namespace)
     assert (namespace['differ'], namespace['absent']) == (['notes/todo.txt'], ['notes/gone.txt'])
 
 
