@@ -334,6 +334,9 @@ def test_every_algorithm_writes_the_code_the_format_documents():
     # The codes are part of the format: each algorithm's row of the extension's table (kernels/kernel.h's
     # FD_ALGORITHMS) gives its code, and docs/state.md lists them. Every algorithm of the table is listed,
     # with the code its states carry, and the documented codes are those the tests use.
+    if not STATE_DOC.exists():
+        pytest.skip('docs/state.md is not beside these tests (a copy of tests/ run against an installed package): '
+                    'the run in the checkout compares it')  # fmt: skip
     row = next(line for line in STATE_DOC.read_text(encoding='utf-8').splitlines() if line.startswith('| 5 | 1 |'))
     documented = {name: int(code) for code, name in re.findall(r'(\d+) ([a-z0-9_]+)', row)}
     written = {name: fastdigest.new(name).state()[5] for name in fastdigest._fastdigest._algorithms}

@@ -51,6 +51,9 @@ typedef struct {
     /* The module's own function that its hash type calls: a pickled hash
      * object names from_state. */
     PyObject *from_state;
+    /* How the running json's C encoder indents a dict none of whose items
+     * it writes (python/data_api/json.c asks json once): 0 until asked. */
+    fd_relaxed_size json_empty_dict_indent;
 } fd_module_state;
 
 static inline fd_module_state *fd_get_module_state(PyObject *module)

@@ -146,7 +146,6 @@ int fd_compat_decide(fd_compat *compat)
     compat->json.dict_in_place = version >= VERSION(3, 12);
     compat->json.float_error_names_value = version >= VERSION(3, 12);
     compat->json.notes = version >= VERSION(3, 14);
-    compat->json.dict_newline_with_first_item = version >= VERSION(3, 14);
     compat->json.not_a_sequence = version >= VERSION(3, 15)
                                       ? "encoder_listencode_list needs a sequence"
                                       : "_iterencode_list needs a sequence";

@@ -127,9 +127,6 @@ typedef struct {
         /* Errors get notes saying where they happened: "when serializing
          * list item 3" (3.14+). */
         bool notes;
-        /* With indent=, a dict writes its first newline with its first
-         * item, so that one whose keys were all skipped is "{}" (3.14+). */
-        bool dict_newline_with_first_item;
         /* The TypeError of a list or tuple subclass that is no sequence,
          * whose name changed in 3.15. */
         const char *not_a_sequence;

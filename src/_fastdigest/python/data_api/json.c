@@ -136,8 +136,47 @@ static bool utf8_of(PyObject *text, PyObject **holder, const char **utf8, Py_ssi
 /* Fills call from the bound options: WALK, or STDLIB where json.dumps
  * must decide (a type the walk does not model, whose errors are json's),
  * or -1 with an exception set. */
-static int prepare_options(json_call *call, PyObject *const *bound, const fd_compat *compat)
+enum { EMPTY_DICT_UNKNOWN, EMPTY_DICT_NEWLINES, EMPTY_DICT_BRACES };
+
+/* Whether json's C encoder, with indent=, writes a dict's first newline
+ * with its first item: json.dumps({(): 0}, skipkeys=True, indent=1) is
+ * "{}" rather than "{\n \n}". gh-131884 changed it in 3.14 and in a patch
+ * release of 3.13, so the version does not tell: the running json is asked,
+ * once. 1 or 0, or -1 with an exception set. */
+static int dict_newline_with_first_item(fd_module_state *state)
 {
+    const size_t known = fd_relaxed_load(&state->json_empty_dict_indent);
+    if (known != EMPTY_DICT_UNKNOWN)
+        return known == EMPTY_DICT_BRACES;
+    PyObject *json = PyImport_ImportModule("json");
+    PyObject *dumps = json == NULL ? NULL : PyObject_GetAttrString(json, "dumps");
+    Py_XDECREF(json);
+    PyObject *key = dumps == NULL ? NULL : PyTuple_New(0);
+    PyObject *zero = key == NULL ? NULL : PyLong_FromLong(0);
+    PyObject *dict = zero == NULL ? NULL : PyDict_New();
+    PyObject *kwargs = dict == NULL || PyDict_SetItem(dict, key, zero) < 0
+                           ? NULL
+                           : Py_BuildValue("{s:O,s:i}", "skipkeys", Py_True, "indent", 1);
+    PyObject *args = kwargs == NULL ? NULL : PyTuple_Pack(1, dict);
+    PyObject *text = args == NULL ? NULL : PyObject_Call(dumps, args, kwargs);
+    Py_XDECREF(args);
+    Py_XDECREF(kwargs);
+    Py_XDECREF(dict);
+    Py_XDECREF(zero);
+    Py_XDECREF(key);
+    Py_XDECREF(dumps);
+    if (text == NULL)
+        return -1;
+    const int braces = PyUnicode_Check(text) && PyUnicode_CompareWithASCIIString(text, "{}") == 0;
+    Py_DECREF(text);
+    fd_relaxed_store(&state->json_empty_dict_indent,
+                     braces ? EMPTY_DICT_BRACES : EMPTY_DICT_NEWLINES);
+    return braces;
+}
+
+static int prepare_options(json_call *call, PyObject *const *bound, fd_module_state *state)
+{
+    const fd_compat *compat = &state->compat;
     fd_json_options *options = &call->options;
     *call = (json_call){.options.compat = compat};
 
@@ -187,6 +226,12 @@ static int prepare_options(json_call *call, PyObject *const *bound, const fd_com
         }
     }
     options->python_encoder = options->has_indent && !compat->json.c_encoder_indents;
+    if (options->has_indent && !options->python_encoder) {
+        const int braces = dict_newline_with_first_item(state);
+        if (braces < 0)
+            return -1;
+        options->dict_newline_with_first_item = braces;
+    }
 
     /* separators: None, or two str in a tuple or list. */
     PyObject *separators = bound[SEPARATORS];
@@ -449,7 +494,7 @@ static PyObject *fastdigest_json_digest(PyObject *module, PyObject *const *args,
     if (resolve_algorithm(module, "json_digest", args[0], &algorithm) < 0)
         return NULL;
     json_call call;
-    const int walk = prepare_options(&call, bound, &state->compat);
+    const int walk = prepare_options(&call, bound, state);
     PyObject *result = NULL;
     uint8_t digest[FD_MAX_DIGEST_LEN];
     if (walk >= 0 &&
@@ -717,7 +762,7 @@ static PyObject *fastdigest_json_digest_many(PyObject *module, PyObject *const *
     const Py_ssize_t count = PyTuple_GET_SIZE(objs);
 
     json_call call;
-    const int walk = prepare_options(&call, bound, &state->compat);
+    const int walk = prepare_options(&call, bound, state);
     int failed = walk < 0;
     if (!failed && bound[OUT] != NULL && bound[OUT] != Py_None) {
         size_t digest_len;
@@ -806,7 +851,7 @@ static PyObject *fastdigest_json_text(PyObject *module, PyObject *const *args, P
                   kwnames, bound) < 0)
         return NULL;
     json_call call;
-    const int walk = prepare_options(&call, bound, &state->compat);
+    const int walk = prepare_options(&call, bound, state);
     PyObject *result = NULL;
     if (walk == STDLIB)
         result = Py_NewRef(Py_None);

@@ -19,6 +19,12 @@ typedef struct fd_json_options {
     bool sort_keys;
     /* json's pure-Python encoder: indent= before 3.13. */
     bool python_encoder;
+    /* With indent= on json's C encoder: a dict writes its first newline
+     * with its first item, so that one whose keys were all skipped (or a
+     * subclass whose items() is empty) is "{}". CPython changed this in
+     * 3.14 and in a 3.13 patch release (gh-131884), so the running json is
+     * asked (json.c). */
+    bool dict_newline_with_first_item;
     /* default=, or NULL for json.JSONEncoder.default's TypeError. */
     PyObject *default_function;
     const char *item_separator;

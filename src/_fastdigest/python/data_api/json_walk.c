@@ -626,7 +626,7 @@ static int write_dict_item(walker *w, PyObject *dict, PyObject *key, PyObject *v
     else {
         *first = false;
         if (options->has_indent && !options->python_encoder &&
-            options->compat->json.dict_newline_with_first_item)
+            options->dict_newline_with_first_item)
             write_newline_indent(w, level);
     }
     int written;
@@ -807,7 +807,7 @@ static int write_dict(walker *w, PyObject *dict, Py_ssize_t level)
     if (mark(w, dict) < 0)
         return -1;
     fd_sink_byte(w->sink, '{');
-    const bool newline_with_first_item = options->compat->json.dict_newline_with_first_item;
+    const bool newline_with_first_item = options->dict_newline_with_first_item;
     if (options->has_indent) {
         level++;
         if (!newline_with_first_item)
