@@ -1,9 +1,10 @@
 /* The texts of JSON values as Python's json module writes them, for
- * json_digest (python/data_api/json_walk.c), which walks the Python objects and
- * writes each value's text here into a byte sink (data/byte_sink.h) that
- * hashes what it is given: strings, integers and floats, in UTF-8, the
- * bytes of `json.dumps(...).encode()`. Plain C: no Python.h, so that the
- * fuzzer (tests/fuzz/fuzz_json.c) runs it without an interpreter. */
+ * json_digest's walk over the Python objects, whose walker
+ * (python/data_api/json_walker.c) writes each value's text here into a
+ * byte sink (data/byte_sink.h) that hashes what it is given: strings,
+ * integers and floats, in UTF-8, the bytes of `json.dumps(...).encode()`.
+ * Plain C: no Python.h, so that the fuzzer (tests/fuzz/fuzz_json.c) runs
+ * it without an interpreter. */
 #ifndef FD_DATA_JSON_TEXT_H
 #define FD_DATA_JSON_TEXT_H
 

@@ -266,8 +266,10 @@ int fd_capi_module_exec(PyObject *module, fd_module_state *state);
 int fd_aio_module_exec(PyObject *module, fd_module_state *state);
 /* fingerprint.c: fingerprint(). */
 int fd_fingerprint_module_exec(PyObject *module, fd_module_state *state);
-/* json.c: json_digest() and json_digest_many(). */
+/* json.c: json_digest() (and _json_text(), for the tests). */
 int fd_json_module_exec(PyObject *module, fd_module_state *state);
+/* json_many.c: json_digest_many(). */
+int fd_json_many_module_exec(PyObject *module, fd_module_state *state);
 /* kernels.c: a RuntimeWarning for each kernel the selection refused
  * (dispatch.h's fd_kernel_failures), naming it, its family, why
  * and what runs instead, or ImportError where a family's last kernel

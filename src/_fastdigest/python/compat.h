@@ -112,7 +112,8 @@ typedef struct {
      * is only an attribute. fastdigest/__init__.py. */
     bool scrypt_in_all;
     /* What json.dumps does, which json_digest writes the text of
-     * (python/data_api/json_walk.c), by the running version: */
+     * (python/data_api/json_walk.c, json_walker.c and json_walk_python.c),
+     * by the running version: */
     struct {
         /* json's C encoder takes indent= (3.13+); before, indent= makes
          * json.dumps use its pure-Python encoder, whose semantics differ

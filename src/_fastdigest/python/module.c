@@ -679,7 +679,7 @@ static int module_exec(PyObject *module)
     if (fd_hmac_module_exec(module, state) < 0 || fd_resume_module_exec(module, state) < 0 ||
         fd_arrow_module_exec(module, state) < 0 || fd_surrogate_module_exec(module, state) < 0 ||
         fd_files_module_exec(module, state) < 0 || fd_fingerprint_module_exec(module, state) < 0 ||
-        fd_json_module_exec(module, state) < 0)
+        fd_json_module_exec(module, state) < 0 || fd_json_many_module_exec(module, state) < 0)
         return -1;
     if (fd_capi_module_exec(module, state) < 0 || fd_aio_module_exec(module, state) < 0)
         return -1;

@@ -1,7 +1,9 @@
-/* What json_digest's two files share: json.c (json_digest and
- * json_digest_many: their arguments, the hashing, and the hand-off to the
- * standard library) and json_walk.c (the walk over Python objects that
- * writes json.dumps's text, in UTF-8, into a byte sink). */
+/* What json_digest's files share. The walk over Python objects that
+ * writes json.dumps's text, in UTF-8, into a byte sink (json_walk.c, with
+ * json_walker.c and json_walk_python.c): its options and its start, which
+ * json.c and json_many.c call. And json.c's parts of a call, which
+ * json_many.c calls: the arguments, where the digest comes from, and the
+ * hand-off to the standard library. */
 #ifndef FD_PYTHON_JSON_H
 #define FD_PYTHON_JSON_H
 
@@ -58,5 +60,87 @@ enum {
  * object in use, so that nothing freed is read. Returns 0, -1 or
  * FD_JSON_SURROGATE. */
 int fd_json_write(const fd_json_options *options, PyObject *obj, fd_sink *sink);
+
+/* ---- the parts of a call (json.c), for json_many.c -------------------- */
+
+/* The keyword-only parameters, in json.dumps's order (less cls and **kw),
+ * then hex= and json_digest_many's out=. */
+enum {
+    FD_JSON_SKIPKEYS,
+    FD_JSON_ENSURE_ASCII,
+    FD_JSON_CHECK_CIRCULAR,
+    FD_JSON_ALLOW_NAN,
+    FD_JSON_INDENT,
+    FD_JSON_SEPARATORS,
+    FD_JSON_DEFAULT,
+    FD_JSON_SORT_KEYS,
+    FD_JSON_DUMPS_OPTIONS, /* the options json.dumps takes */
+    FD_JSON_HEX = FD_JSON_DUMPS_OPTIONS,
+    FD_JSON_OUT,
+    FD_JSON_ALL_OPTIONS,
+};
+
+/* The options as the walk reads them, and what they hold. */
+typedef struct fd_json_call {
+    fd_json_options options;
+    PyObject *item_separator; /* the str objects the texts point into */
+    PyObject *key_separator;
+    PyObject *indent;
+    char *spaces; /* indent=N as a text */
+} fd_json_call;
+
+/* What fd_json_prepare_options decides beside an error. */
+enum { FD_JSON_WALK = 0, FD_JSON_STDLIB = 1 };
+
+/* One of the eight algorithms (id), or a hashlib object that the standard
+ * library's hashlib.new(name) makes, for any other name new() hands it. */
+typedef struct fd_json_algorithm {
+    int id; /* -1: a hashlib object's */
+    PyObject *name;
+} fd_json_algorithm;
+
+/* Binds a call of json_digest, json_digest_many (two positional
+ * arguments) or _json_text (one): the keywords into bound (NULL where
+ * omitted, FD_JSON_ALL_OPTIONS slots). 0, or -1 with CPython's TypeError. */
+int fd_json_bind_call(PyObject *module, const char *function, Py_ssize_t npositional,
+                      const char *const *keywords, Py_ssize_t nkeywords, PyObject *const *args,
+                      Py_ssize_t nargs, PyObject *kwnames, PyObject **bound);
+
+/* Drops what the call holds; its options are read no more. */
+void fd_json_call_clear(fd_json_call *call);
+
+/* Fills call from the bound options: FD_JSON_WALK, or FD_JSON_STDLIB where
+ * json.dumps must decide (a type the walk does not model, whose errors are
+ * json's), or -1 with an exception set. */
+int fd_json_prepare_options(fd_json_call *call, PyObject *const *bound, fd_module_state *state);
+
+/* name as new() and digest() take it: one of the eight, a fastdigest
+ * constructor, or a name for the standard library's hashlib. 0, or -1 with
+ * an exception set. */
+int fd_json_resolve_algorithm(PyObject *module, const char *function, PyObject *name,
+                              fd_json_algorithm *algorithm);
+
+/* A new hashlib object of the standard library's for algorithm's name,
+ * or NULL with an exception set. */
+PyObject *fd_json_new_hashlib_object(PyObject *module, const fd_json_algorithm *algorithm);
+
+/* The digest of bytes given whole: the idiom's own text when the
+ * standard library wrote it. Into digest (the eight), or as the hashlib
+ * object's digest()/hexdigest() result in *result. */
+int fd_json_hash_whole(PyObject *module, const fd_json_algorithm *algorithm, PyObject *bytes,
+                       bool hex, uint8_t *digest, PyObject **result);
+
+/* json.dumps(obj, <the options as given>).encode() by the standard
+ * library: bytes, or NULL with json's (or str.encode()'s) exception. */
+PyObject *fd_json_stdlib_text(PyObject *module, PyObject *obj, PyObject *const *bound,
+                              const char *const *keywords);
+
+/* The digest of one document: into digest (the eight), or as a hashlib
+ * object's result in *result. walk is fd_json_prepare_options's decision.
+ * 0, or -1 with an exception set. */
+int fd_json_digest_document(PyObject *module, const fd_json_algorithm *algorithm,
+                            fd_json_call *call, int walk, PyObject *obj, PyObject *const *bound,
+                            const char *const *keywords, bool hex, uint8_t *digest,
+                            PyObject **result);
 
 #endif /* FD_PYTHON_JSON_H */
