@@ -739,7 +739,7 @@ def test_bench_files_runs_at_tiny_sizes(tmp_path):
     # this keeps the script working; the integrator runs the measurement itself on an idle machine.
     completed = subprocess.run(
         [sys.executable, str(BENCH_FILES), '--files', '30', '--file-size', '100', '--big-mib', '1']
-        + ['--rounds', '1', '--dir', str(tmp_path), '--json'],
+        + ['--lane-files', '3', '--lane-mib', '1', '--rounds', '1', '--dir', str(tmp_path), '--json'],
         capture_output=True,
         text=True,
         timeout=120,
@@ -749,6 +749,7 @@ def test_bench_files_runs_at_tiny_sizes(tmp_path):
     rows = json.loads(completed.stdout)['results']
     cases = {(row['group'], row['case']) for row in rows}
     assert ('small files', 'digest_files') in cases and ('several, big file', 'one read each') in cases
+    assert ('lanes, 3 x 1 MiB, md5', 'no lanes 1 thr') in cases and ('lanes, 30 x 100 B, sha256', 'lanes') in cases
     if shutil.which('sha256sum'):
         assert ('small files', 'sha256sum') in cases
     assert list(tmp_path.iterdir()) == []  # its files are removed
