@@ -37,7 +37,7 @@ typedef struct lane_set {
     lane_file lanes[FD_BATCH_MAX_LANES];
 } lane_set;
 
-void fd_files_plan_lanes(fd_files_run *run, size_t parts)
+void fd_files_plan_lanes(fd_files_run *run, size_t *parts)
 {
     const fd_files_request *request = run->request;
     run->multi = NULL;
@@ -49,12 +49,16 @@ void fd_files_plan_lanes(fd_files_run *run, size_t parts)
     const fd_multi_kernel *multi = fd_batch_multi_kernel(algorithm->family);
     if (multi == NULL)
         return;
-    /* As many lanes as the files give each thread, so that one thread does
-     * not take every file into its lanes while another has none. */
-    const size_t files_per_part = (request->count + parts - 1) / parts;
+    /* No more threads than groups of lanes (file_lanes.h), and as many
+     * lanes as the files give each, so that one thread does not take every
+     * file into its lanes while another has none. */
+    const size_t groups = (request->count + multi->lanes - 1) / multi->lanes;
+    const size_t lane_parts = groups < *parts ? groups : *parts;
+    const size_t files_per_part = (request->count + lane_parts - 1) / lane_parts;
     const size_t lanes = files_per_part < multi->lanes ? files_per_part : multi->lanes;
     if (!fd_batch_lanes_pay(multi, lanes))
         return;
+    *parts = lane_parts;
     run->multi = multi;
     run->lanes = (unsigned)lanes;
     run->stripe_len = fd_lanes_stripe_len(run->lanes, algorithm->block_len, run->chunk_len);

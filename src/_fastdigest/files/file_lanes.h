@@ -4,8 +4,9 @@
  *
  * A request can have lanes when it asks for one algorithm whose family
  * has a multi-buffer kernel (fd_batch_multi_kernel), no git object type,
- * and not without_lanes, and when each of its threads gets enough files
- * for the lanes to pay (fd_batch_lanes_pay); otherwise each file goes by
+ * and not without_lanes, and when each of its threads (no more than the
+ * groups of lanes its files make) gets enough files for the lanes to pay
+ * (fd_batch_lanes_pay); otherwise each file goes by
  * itself (reader.h), a big one perhaps on two threads. Each thread then
  * holds up to that many files open, each in a lane of its own, reads the
  * next stripe of each per round, sequentially at the file's position, and
@@ -30,9 +31,13 @@
 #include "files/run.h"
 
 /* Sets run->multi, run->lanes and run->stripe_len for a request to run on
- * `parts` threads: lanes when it can have them (above), else none (multi
- * NULL). */
-void fd_files_plan_lanes(fd_files_run *run, size_t parts);
+ * *parts threads: lanes when it can have them (above), else none (multi
+ * NULL). With lanes, *parts becomes no more than the groups of a kernel's
+ * lanes the files make, as digest_many's batches go (hash/batch.h): a
+ * kernel call takes as long however few of its lanes are busy, so a group
+ * split between two threads takes each of them the rounds it takes one,
+ * and the default threads are never slower than one. */
+void fd_files_plan_lanes(fd_files_run *run, size_t *parts);
 
 /* The thread of part: files taken into its lanes until none is left, as
  * fd_files_take_file gives them, each failure recorded. Returns false,

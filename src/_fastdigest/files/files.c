@@ -93,15 +93,16 @@ fd_files_status fd_hash_files(const fd_files_request *request, fd_files_outcome 
         return FD_FILES_DONE;
 
     const size_t threads = request->threads != 0 ? request->threads : 1;
-    const size_t parts = threads < request->count ? threads : request->count;
+    size_t parts = threads < request->count ? threads : request->count;
     fd_files_run run = {
         .request = request,
         .digests_len = fd_files_digests_len(request->algorithms, request->algorithm_count),
         .chunk_len = request->chunk_len != 0 ? request->chunk_len : FD_FILES_CHUNK_LEN,
         .failed = request->count,
-        .idle_threads = threads - parts,
         .last_asked_ms = request->keep_going_ms != 0 ? fd_monotonic_ms() : 0,
     };
+    fd_files_plan_lanes(&run, &parts);
+    run.idle_threads = threads - parts;
 
     /* Each part's states, then each part's buffer, in one allocation; the
      * states' size is a multiple of their alignment, so the buffers that
@@ -116,7 +117,6 @@ fd_files_status fd_hash_files(const fd_files_request *request, fd_files_outcome 
         return FD_FILES_NO_MEMORY;
     run.states = memory;
     run.buffers = (uint8_t *)memory + states_size;
-    fd_files_plan_lanes(&run, parts);
     run.monitor = fd_parallel_monitor_new();
     if (run.monitor == NULL) {
         free(memory);
