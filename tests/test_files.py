@@ -92,6 +92,44 @@ def test_digest_files_equals_hashlib(tmp_path, files, names, threads):
     assert got == expected
 
 
+# Sizes around the blocks and the lanes' stripes (files/lanes.h: a megabyte a round shared out among the lanes, no
+# less than 64 KiB and no more than a chunk: 64 KiB for 16 lanes, 128 KiB for 8, 256 KiB for 4).
+LANE_SIZES = [0, 1, 63, 64, 65, 127, 128, 129, 4096, *(n * 2**16 + d for n in (1, 2, 3, 4) for d in (-1, 0, 1))]
+
+
+@pytest.mark.threads
+@settings(deadline=None, max_examples=examples(30), suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(
+    sizes=st.lists(st.one_of(st.sampled_from(LANE_SIZES), st.integers(0, 5 * 2**16)), min_size=1, max_size=40),
+    name=st.sampled_from(ALGORITHMS),
+    threads=st.sampled_from([1, 2, 3]),
+    missing=st.one_of(st.none(), st.integers(0, 39)),
+    seed=st.integers(0, 2**32),
+)
+def test_digest_files_in_lanes_equals_hashlib(tmp_path, sizes, name, threads, missing, seed):
+    # Many files of one algorithm go side by side through the lanes of its multi-buffer kernel
+    # (docs/files.md), each file a lane read stripe by stripe: every digest as hashlib's, and as the
+    # single-stream reader's (_lanes=False). A missing file, and a second one after it, make the call raise for
+    # the first in order, whichever lane or thread reaches which first.
+    paths = []
+    for index, size in enumerate(sizes):
+        path = tmp_path / f'lane-{index}.bin'
+        path.write_bytes(contents(size, seed + index))
+        paths.append(path)
+    if missing is not None and missing < len(paths):
+        absent = [tmp_path / 'absent-1.bin', tmp_path / 'absent-2.bin']
+        paths[missing] = absent[0]
+        paths.insert(min(len(paths), missing + 1 + seed % 5), absent[1])
+        for lanes in (True, False):
+            with pytest.raises(FileNotFoundError) as info:
+                fastdigest.digest_files(name, paths, threads=threads, _lanes=lanes)
+            assert info.value.filename == str(absent[0])
+        return
+    expected = [hashlib_file_digest(path, name) for path in paths]
+    assert fastdigest.digest_files(name, paths, threads=threads) == expected
+    assert fastdigest.digest_files(name, paths, threads=threads, _lanes=False) == expected
+
+
 def test_digest_files_result_types(tmp_path, algorithm):
     path = tmp_path / 'data'
     path.write_bytes(b'abc' * 1000)
@@ -432,6 +470,65 @@ def test_a_file_cut_short_while_hashed_gives_digests_of_one_prefix(tmp_path, how
     assert any(cuts), 'no call was cut short'
 
 
+@pytest.mark.threads
+@pytest.mark.parametrize('threads', [1, 2])
+def test_a_file_cut_short_in_lanes_gives_the_digest_of_a_prefix(tmp_path, threads):
+    # A big file cut at a random page while the lanes read it beside 31 small ones, which come and go in the
+    # other lanes: its digest is of a prefix of it (the cut, or the end of a round before it: any block), the
+    # others' of the whole files.
+    data = contents(8 * 2**20, 37)
+    small = contents(2**18, 38)
+    others = []
+    for index in range(31):
+        path = tmp_path / f'other-{index}.bin'
+        path.write_bytes(small)
+        others.append(path)
+    path = tmp_path / 'shrinking.bin'
+    rng = random.Random(37)
+    whole = hashlib.md5(small).digest()
+
+    def hash_it():
+        digests = fastdigest.digest_files('md5', [path, *others], threads=threads)
+        assert digests[1:] == [whole] * len(others)
+        return ('md5',), digests[:1]
+
+    cuts = []
+    for _ in range(8):
+        cut, length = shrink_while_hashing(path, data, hash_it, rng, granule=64)
+        assert length is not None, f'cut to {cut}: the digest is of no prefix'
+        cuts.append(length < len(data))
+    assert any(cuts), 'no call was cut short'
+
+
+@pytest.mark.threads
+def test_a_file_grown_in_lanes_gives_the_digest_of_its_size_at_the_open(tmp_path):
+    # A file that grows while the lanes read it is hashed to the size its open found (docs/files.md): the digest of
+    # what it held then, or, when it grew before the open, of all of it.
+    data = contents(8 * 2**16, 38)
+    more = contents(3 * 2**16 + 5, 39)
+    others = [tmp_path / f'other-{index}.bin' for index in range(31)]
+    for other in others:
+        other.write_bytes(data)
+    path = tmp_path / 'growing.bin'
+    rng = random.Random(38)
+    allowed = {hashlib.sha256(data).digest(), hashlib.sha256(data + more).digest()}
+
+    def append():
+        with open(path, 'ab') as file:
+            file.write(more)
+
+    for _ in range(8):
+        path.write_bytes(data)
+        timer = threading.Timer(rng.uniform(0, 0.01), append)
+        timer.start()
+        try:
+            digests = fastdigest.digest_files('sha256', [*others[:15], path, *others[15:]], threads=2)
+        finally:
+            timer.join()
+        assert digests[15] in allowed
+        assert digests[:15] + digests[16:] == [hashlib.sha256(data).digest()] * len(others)
+
+
 # --- Ctrl-C ---------------------------------------------------------------------------------------------------
 
 # The child installs Python's own SIGINT handler itself: a process started in the background by a
@@ -642,7 +739,7 @@ def test_bench_files_runs_at_tiny_sizes(tmp_path):
     # this keeps the script working; the integrator runs the measurement itself on an idle machine.
     completed = subprocess.run(
         [sys.executable, str(BENCH_FILES), '--files', '30', '--file-size', '100', '--big-mib', '1']
-        + ['--rounds', '1', '--dir', str(tmp_path), '--json'],
+        + ['--lane-files', '3', '--lane-mib', '1', '--rounds', '1', '--dir', str(tmp_path), '--json'],
         capture_output=True,
         text=True,
         timeout=120,
@@ -652,6 +749,7 @@ def test_bench_files_runs_at_tiny_sizes(tmp_path):
     rows = json.loads(completed.stdout)['results']
     cases = {(row['group'], row['case']) for row in rows}
     assert ('small files', 'digest_files') in cases and ('several, big file', 'one read each') in cases
+    assert ('lanes, 3 x 1 MiB, md5', 'no lanes 1 thr') in cases and ('lanes, 30 x 100 B, sha256', 'lanes') in cases
     if shutil.which('sha256sum'):
         assert ('small files', 'sha256sum') in cases
     assert list(tmp_path.iterdir()) == []  # its files are removed

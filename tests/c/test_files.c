@@ -22,6 +22,11 @@
  *     /dev/zero or a FIFO that never ends; and a file cut short by another
  *     thread while it is hashed plainly, in relay and split: every digest
  *     of one call of the same prefix of it;
+ *   - files side by side in the lanes of each multi-buffer kernel, of sizes
+ *     around the blocks and the stripes, on 1 to 3 threads: each against
+ *     fd_hash and the single-stream reader, a missing file in the middle
+ *     the failure in order, and one file of many cut short while the lanes
+ *     hash it giving the digest of a prefix of it;
  *   - files hashed as git objects (git_type): the header with the size,
  *     then the content, for every size around the chunks, on 1 and 2
  *     threads, a big file never paired; and on POSIX /dev/null refused, on
@@ -45,6 +50,7 @@
 
 #include "hash/algorithms.h"
 #include "files/files.h"
+#include "hash/batch.h"
 #include "dispatch/dispatch.h"
 #include "harness.h"
 #include "platform/parallel.h"
@@ -137,6 +143,7 @@ typedef struct files_call {
     unsigned keep_going_ms;
     fd_files_pairing pairing;
     const char *git_type;
+    bool without_lanes;
     /* Results: */
     uint8_t *digests;
     fd_files_outcome outcome;
@@ -164,6 +171,7 @@ static void run_call(files_call *call)
         .keep_going_ms = call->keep_going_ms,
         .pairing = call->pairing,
         .git_type = call->git_type,
+        .without_lanes = call->without_lanes,
     };
     call->status = fd_hash_files(&request, &call->outcome);
     for (size_t i = 0; i < call->count; i++)
@@ -482,6 +490,127 @@ static void test_keep_going(void)
     report_group("files", "-", "keep_going", "asked, and a false answer stops", &tally);
 }
 
+/* ---- lanes ---------------------------------------------------------------------- */
+
+/* Whether a request of `count` files with one algorithm of `family` on
+ * `threads` threads goes through the lanes (files/file_lanes.h). */
+static bool lanes_expected(enum fd_family family, size_t count, size_t threads)
+{
+    const fd_multi_kernel *multi = fd_batch_multi_kernel(family);
+    if (multi == NULL)
+        return false;
+    const size_t groups = (count + multi->lanes - 1) / multi->lanes;
+    size_t parts = threads < count ? threads : count;
+    parts = groups < parts ? groups : parts;
+    const size_t per_part = (count + parts - 1) / parts;
+    return fd_batch_lanes_pay(multi, per_part < multi->lanes ? per_part : multi->lanes);
+}
+
+/* Many files in the lanes of each algorithm's multi-buffer kernel: sizes
+ * around the block and the stripe (the chunk, for chunks under the round's
+ * share), and random ones over several stripes; every digest against
+ * fd_hash, the lanes against the single-stream reader (without_lanes), and
+ * the files that went through the lanes counted. Then a missing file in
+ * the middle: the failure in order, every file before it hashed. */
+static void test_lanes(void)
+{
+    test_rng rng = rng_for(7, 0);
+    const size_t chunk_lens[] = {192, 4096, 0};
+    static char names[60][MAX_NAME];
+    for (size_t a = 0; a < FD_ALGORITHM_COUNT; a++) {
+        const enum fd_algorithm_id id = (enum fd_algorithm_id)a;
+        const fd_algorithm *algorithm = &fd_algorithms[id];
+        if (fd_batch_multi_kernel(algorithm->family) == NULL)
+            continue;
+        group_tally tally = {0, 0};
+        size_t laned = 0;
+        for (size_t c = 0; c < sizeof chunk_lens / sizeof chunk_lens[0]; c++) {
+            const size_t block = algorithm->block_len;
+            const size_t stripe = chunk_lens[c] != 0 ? chunk_lens[c] - chunk_lens[c] % block
+                                                     : (size_t)1 << 16;
+            const size_t fixed[] = {0,
+                                    1,
+                                    block - 1,
+                                    block,
+                                    block + 1,
+                                    stripe - 1,
+                                    stripe,
+                                    stripe + 1,
+                                    2 * stripe,
+                                    3 * stripe + block - 1,
+                                    5 * stripe + 7};
+            size_t sizes[60];
+            size_t count = 0;
+            const size_t wanted = chunk_lens[c] != 0 ? 60 : 24;
+            for (size_t i = 0; i < sizeof fixed / sizeof fixed[0]; i++)
+                sizes[count++] = fixed[i];
+            while (count < wanted)
+                sizes[count++] = rng_below(&rng, 4 * stripe + 1);
+            files_call call = {.count = count, .chunk_len = chunk_lens[c]};
+            set_algorithms(&call, &id, 1);
+            uint8_t *data = write_sized_files(&call, names, "lanes", sizes, &rng, &tally);
+            size_t empty = 0;
+            for (size_t i = 0; i < count; i++)
+                empty += sizes[i] == 0;
+
+            for (size_t threads = 1; threads <= 3; threads++) {
+                call.threads = threads;
+                call.without_lanes = true;
+                run_call(&call);
+                uint8_t *plain = call.digests;
+                check(&tally, call.status == FD_FILES_DONE && call.outcome.laned == 0,
+                      "%s, chunk %zu, %zu threads, without lanes: status %d, %zu laned",
+                      algorithm->name, chunk_lens[c], threads, (int)call.status,
+                      call.outcome.laned);
+                call.without_lanes = false;
+                run_call(&call);
+                check(&tally, call.status == FD_FILES_DONE && call.outcome.failed == count,
+                      "%s, chunk %zu, %zu threads: status %d, failed at %zu", algorithm->name,
+                      chunk_lens[c], threads, (int)call.status, call.outcome.failed);
+                const bool expected = lanes_expected(algorithm->family, count, threads);
+                check(&tally, call.outcome.laned == (expected ? count - empty : 0),
+                      "%s, chunk %zu, %zu threads: %zu files laned, %zu expected", algorithm->name,
+                      chunk_lens[c], threads, call.outcome.laned, expected ? count - empty : 0);
+                laned += call.outcome.laned;
+                for (size_t i = 0; i < count; i++)
+                    check(&tally, digests_match(&call, i, data, sizes[i]),
+                          "%s, chunk %zu, %zu threads: wrong digest of %zu bytes", algorithm->name,
+                          chunk_lens[c], threads, sizes[i]);
+                check(&tally, memcmp(plain, call.digests, count * algorithm->digest_len) == 0,
+                      "%s, chunk %zu, %zu threads: lanes and the single stream differ",
+                      algorithm->name, chunk_lens[c], threads);
+                free(plain);
+                free(call.digests);
+
+                /* A file in the middle missing: the first failure in order. */
+                const size_t missing = count / 2 + threads;
+                char missing_name[MAX_NAME];
+                join(missing_name, scratch, "lanes-missing.bin");
+                call.names[missing] = missing_name;
+                run_call(&call);
+                check(&tally,
+                      call.status == FD_FILES_DONE && call.outcome.failed == missing &&
+                          call.outcome.error == MISSING_ERROR,
+                      "%s, %zu threads, file %zu missing: status %d, failed at %zu (error %lu)",
+                      algorithm->name, threads, missing, (int)call.status, call.outcome.failed,
+                      call.outcome.error);
+                for (size_t i = 0; i < missing; i++)
+                    check(&tally, digests_match(&call, i, data, sizes[i]),
+                          "%s, %zu threads, file %zu missing: wrong digest of file %zu",
+                          algorithm->name, threads, missing, i);
+                free(call.digests);
+                call.names[missing] = names[missing];
+            }
+            for (size_t i = 0; i < count; i++)
+                remove(names[i]);
+            free(data);
+        }
+        char detail[80];
+        snprintf(detail, sizeof detail, "%zu files in lanes, 1 to 3 threads, one missing", laned);
+        report_group("files", algorithm->name, "lanes", detail, &tally);
+    }
+}
+
 /* Big files with threads to spare: two threads hash each, in relay (each
  * reading the chunk after the other's) or with the algorithms split
  * between them, forced or as the first chunk's timings choose, with the
@@ -514,10 +643,14 @@ static void test_pairs(void)
                  * (none). */
                 const size_t counts[] = {1, 3, 4}, threads[] = {2, 4, 1};
                 for (size_t t = 0; t < 3; t++) {
+                    /* The reader one file at a time, which pairs: with one
+                     * algorithm, three files would go side by side in
+                     * SHA-256's lanes on two threads (test_lanes). */
                     files_call call = {.count = counts[t],
                                        .threads = threads[t],
                                        .chunk_len = chunk_lens[c],
-                                       .pairing = pairings[p]};
+                                       .pairing = pairings[p],
+                                       .without_lanes = true};
                     for (size_t i = 0; i < call.count; i++)
                         call.names[i] = names[i];
                     set_algorithms(&call, LISTS[l].ids, LISTS[l].count);
@@ -840,6 +973,61 @@ static void test_shrinking_file(void)
     free(data);
 }
 
+/* One of many files cut short while the lanes hash them, in stripes of
+ * several pages, so that a read may end inside one (MD5's, the one
+ * multi-buffer kernel every x86-64 build has in some form; skipped where
+ * none is): its digest must be of a prefix of it, every other file's of
+ * the whole file. */
+static void test_shrinking_in_lanes(void)
+{
+    group_tally tally = {0, 0};
+    const fd_multi_kernel *multi = fd_batch_multi_kernel(FD_FAMILY_MD5);
+    if (multi == NULL)
+        return;
+    test_rng rng = rng_for(8, 0);
+    const size_t page = 4096, chunk_len = 4 * page, size = 32 * page, count = 2 * multi->lanes;
+    uint8_t *data = checked_malloc(size);
+    rng_fill(&rng, data, size);
+    static char names[2 * FD_BATCH_MAX_LANES][MAX_NAME];
+    static const enum fd_algorithm_id MD5[] = {FD_MD5};
+    size_t shortened = 0;
+    for (int attempt = 0; attempt < 100; attempt++) {
+        files_call call = {
+            .count = count, .threads = 1 + (size_t)attempt % 2, .chunk_len = chunk_len};
+        for (size_t i = 0; i < count; i++) {
+            char name[48];
+            snprintf(name, sizeof name, "lanes-cut-%zu.bin", i);
+            join(names[i], scratch, name);
+            call.names[i] = names[i];
+            if (i != 0 && attempt == 0)
+                check(&tally, write_file(names[i], data, size), "could not write %s", names[i]);
+        }
+        set_algorithms(&call, MD5, 1);
+        const uint64_t cut = run_while_cut_short(&call, data, size, &rng, &tally);
+        if (cut == UINT64_MAX)
+            break;
+        check(&tally,
+              call.status == FD_FILES_DONE && call.outcome.failed == count &&
+                  call.outcome.laned == count,
+              "lanes, %zu threads: status %d, failed at %zu, %zu laned", call.threads,
+              (int)call.status, call.outcome.failed, call.outcome.laned);
+        const size_t len = common_prefix(&call, data, size, (size_t)cut, chunk_len);
+        check(&tally, len != SIZE_MAX, "lanes, %zu threads, cut to %llu: no prefix's digest",
+              call.threads, (unsigned long long)cut);
+        for (size_t i = 1; i < count; i++)
+            check(&tally, digests_match(&call, i, data, size),
+                  "lanes, %zu threads: file %zu, not cut, has a wrong digest", call.threads, i);
+        shortened += len < size;
+        free(call.digests);
+    }
+    for (size_t i = 0; i < count; i++)
+        remove(names[i]);
+    free(data);
+    char detail[80];
+    snprintf(detail, sizeof detail, "lanes, %zu of 100 cut short while read", shortened);
+    report_group("files", "md5", "shrinking", detail, &tally);
+}
+
 /* What a git object's header cannot be given: a device's size, a /proc
  * file's (fstat says 0), a file cut short while it is read. */
 static void test_git_object_faults(void)
@@ -990,6 +1178,7 @@ int main(int argc, char **argv)
     test_digests();
     test_failures();
     test_keep_going();
+    test_lanes();
     test_pairs();
     test_git_objects();
 #ifndef _WIN32
@@ -997,6 +1186,7 @@ int main(int argc, char **argv)
     test_git_object_faults();
     test_stop_while_another_reads();
     test_shrinking_file();
+    test_shrinking_in_lanes();
 #endif
     remove_folder(scratch);
     return finish_run("C files");

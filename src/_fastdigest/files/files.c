@@ -6,6 +6,7 @@
 
 #include <stdlib.h>
 
+#include "files/file_lanes.h"
 #include "files/reader.h"
 #include "files/run.h"
 #include "files/system.h"
@@ -13,15 +14,18 @@
 
 enum { PART_ENDED }; /* the run's condition: a part on a thread of its own returned */
 
-/* One thread's part: files, one at a time, until none is left to take. */
+/* One thread's part: files in its lanes, or one at a time, until none is
+ * left to take. */
 static bool run_part(void *context, size_t part)
 {
     fd_files_run *run = context;
-    size_t index;
-    while (fd_files_take_file(run, &index)) {
-        unsigned long error = 0;
-        if (fd_files_hash_file(run, part, index, &error) == FD_FILE_FAILED)
-            fd_files_record_failure(run, index, error);
+    if (run->multi == NULL || !fd_files_hash_in_lanes(run, part)) {
+        size_t index;
+        while (fd_files_take_file(run, &index)) {
+            unsigned long error = 0;
+            if (fd_files_hash_file(run, part, index, &error) == FD_FILE_FAILED)
+                fd_files_record_failure(run, index, error);
+        }
     }
     if (part != 0) {
         fd_parallel_lock(run->monitor);
@@ -84,19 +88,21 @@ fd_files_status fd_hash_files(const fd_files_request *request, fd_files_outcome 
     outcome->error = 0;
     outcome->relayed = 0;
     outcome->split = 0;
+    outcome->laned = 0;
     if (request->count == 0)
         return FD_FILES_DONE;
 
     const size_t threads = request->threads != 0 ? request->threads : 1;
-    const size_t parts = threads < request->count ? threads : request->count;
+    size_t parts = threads < request->count ? threads : request->count;
     fd_files_run run = {
         .request = request,
         .digests_len = fd_files_digests_len(request->algorithms, request->algorithm_count),
         .chunk_len = request->chunk_len != 0 ? request->chunk_len : FD_FILES_CHUNK_LEN,
         .failed = request->count,
-        .idle_threads = threads - parts,
         .last_asked_ms = request->keep_going_ms != 0 ? fd_monotonic_ms() : 0,
     };
+    fd_files_plan_lanes(&run, &parts);
+    run.idle_threads = threads - parts;
 
     /* Each part's states, then each part's buffer, in one allocation; the
      * states' size is a multiple of their alignment, so the buffers that
@@ -127,5 +133,6 @@ fd_files_status fd_hash_files(const fd_files_request *request, fd_files_outcome 
     outcome->error = run.error;
     outcome->relayed = run.relayed;
     outcome->split = run.split;
+    outcome->laned = run.laned;
     return FD_FILES_DONE;
 }

@@ -17,16 +17,21 @@
  * it changes meanwhile (a prefix of it when it is cut short). The files
  * are taken in order, so a failure stops the threads from starting files
  * after it, and every file before it is still read: the caller learns the
- * first file in order that failed, whichever thread failed first.
+ * first file in order that failed, whichever thread failed first. With one
+ * algorithm whose family has a multi-buffer kernel, and files enough, each
+ * thread instead holds several files open side by side in the kernel's
+ * lanes, a stripe of each read and hashed per round (file_lanes.h), under
+ * the same guarantees.
  *
  * POSIX open/fstat/read, or Windows' CreateFileW/ReadFile, behind the same
  * interface; a path is a C string of the file system's bytes on POSIX, a
  * UTF-16 string on Windows. Plain C: no Python.h.
  *
  * The reader's files, each calling only those below it: files.c, the
- * parts of a call and their threads; reader.h, one file; pair.h, a big file
- * on two threads, in relay (relay.c) or split (split.c); run.h, what the
- * threads of a call share and ask; system.h, the system's files and
+ * parts of a call and their threads; file_lanes.h, a thread's files in
+ * lanes (on lanes.h, the lane-feeding core parts.h shares); reader.h, one
+ * file; pair.h, a big file on two threads, in relay (relay.c) or split
+ * (split.c); run.h, what the threads of a call share and ask; system.h, the system's files and
  * clock; request.h, the request and its outcome. */
 #ifndef FD_CORE_FILES_H
 #define FD_CORE_FILES_H

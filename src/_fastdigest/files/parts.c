@@ -30,19 +30,11 @@
 #include "platform/glibc_versions.h"
 #endif
 
+#include "files/lanes.h"
 #include "hash/batch.h"
 #include "hash/family.h"
 #include "platform/atomic.h"
 #include "platform/parallel.h"
-
-/* The bytes a thread reads in one round, over all its lanes: a stripe of
- * each part it holds. Large enough that a read's system call is lost in
- * the copy it makes; the CPU time of an ETag or a SHA-256 composite hardly
- * moved for rounds from a quarter of this to four times it (Zen 4), so it
- * is chosen for memory: a megabyte a thread. */
-#define ROUND_LEN ((size_t)1 << 20)
-/* The least stripe, so that sixteen lanes do not read in slivers. */
-#define MIN_STRIPE_LEN ((size_t)1 << 16)
 
 /* ---- the file's stamp ---------------------------------------------------- */
 
@@ -207,18 +199,12 @@ static bool finish_part(worker *w, unsigned index)
     lane_part *lane = &w->lanes[index];
     const size_t left = (size_t)(lane->end - lane->next);
     uint8_t tail[FD_MAX_BLOCK_LEN];
-    fd_hash_state state;
 
     assert(left < call->block_len);
     if (left != 0 && !read_exactly(w, tail, left, lane->next))
         return false;
-    memcpy(&state, &call->initial, call->algorithm->state_len);
-    fd_copy_chain(call->family, fd_state_chain(call->family, &state),
-                  fd_lane_chain(call->family, &w->chains, index));
-    *fd_state_byte_count(call->family, &state) = lane->hashed;
-    call->algorithm->update(&state, tail, left);
-    call->algorithm->final(&state,
-                           call->request->digests + lane->part * call->algorithm->digest_len);
+    fd_lanes_finish(call->algorithm, &call->initial, &w->chains, index, lane->hashed, tail, left,
+                    call->request->digests + lane->part * call->algorithm->digest_len);
     lane->busy = false;
     return true;
 }
@@ -249,45 +235,29 @@ static bool go_on(worker *w)
 static bool hash_round(worker *w, unsigned busy)
 {
     parts_call *call = w->call;
-    const fd_multi_kernel *multi = call->request->multi;
     const size_t block_len = call->block_len;
     size_t nblocks = call->stripe_len / block_len;
     const uint8_t *runs[FD_BATCH_MAX_LANES];
-    unsigned first_busy = call->lanes;
+    bool busy_lanes[FD_BATCH_MAX_LANES];
 
     for (unsigned i = 0; i < call->lanes; i++) {
         const lane_part *lane = &w->lanes[i];
+        busy_lanes[i] = lane->busy;
         if (!lane->busy)
             continue;
         const uint64_t whole = (lane->end - lane->next) / block_len;
         if (whole < nblocks)
             nblocks = (size_t)whole;
-        if (first_busy == call->lanes)
-            first_busy = i;
     }
-    assert(nblocks != 0 && first_busy < call->lanes);
+    assert(nblocks != 0 && busy != 0);
     const size_t len = nblocks * block_len;
     for (unsigned i = 0; i < call->lanes; i++) {
         runs[i] = w->stripes + (size_t)i * call->stripe_len;
         if (w->lanes[i].busy && !read_exactly(w, (uint8_t *)runs[i], len, w->lanes[i].next))
             return false;
     }
-    if (multi != NULL && fd_batch_lanes_pay(multi, busy)) {
-        /* An idle lane hashes a busy lane's stripe into a chain nobody
-         * reads until take_part sets it again. */
-        const uint8_t *all_runs[FD_BATCH_MAX_LANES];
-        for (unsigned i = 0; i < multi->lanes; i++)
-            all_runs[i] = i < call->lanes && w->lanes[i].busy ? runs[i] : runs[first_busy];
-        fd_call_blocks_multi(call->family, multi, &w->chains, all_runs, nblocks);
-    }
-    else {
-        const fd_kernel *single = &fd_active_kernels[call->family];
-        for (unsigned i = 0; i < call->lanes; i++) {
-            if (w->lanes[i].busy)
-                fd_call_blocks(call->family, single, fd_lane_chain(call->family, &w->chains, i),
-                               runs[i], nblocks);
-        }
-    }
+    fd_lanes_compress(call->family, call->request->multi, &w->chains, call->lanes, busy_lanes, busy,
+                      runs, nblocks);
     for (unsigned i = 0; i < call->lanes; i++) {
         if (w->lanes[i].busy) {
             w->lanes[i].next += len;
@@ -352,8 +322,7 @@ static void plan(parts_call *call, size_t threads)
         lanes = 1;
     call->threads = threads;
     call->lanes = (unsigned)lanes;
-    call->stripe_len = ROUND_LEN / lanes > MIN_STRIPE_LEN ? ROUND_LEN / lanes : MIN_STRIPE_LEN;
-    call->stripe_len -= call->stripe_len % call->block_len;
+    call->stripe_len = fd_lanes_stripe_len(call->lanes, call->block_len, SIZE_MAX);
 }
 
 fd_parts_status fd_hash_parts(const fd_parts_request *request, unsigned long *error)

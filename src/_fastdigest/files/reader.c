@@ -271,18 +271,10 @@ static void feed_git_header(const fd_file_hashing *h, const char *type, uint64_t
 fd_file_result fd_files_hash_file(fd_files_run *run, size_t part, size_t index,
                                   unsigned long *error)
 {
-    const fd_files_request *request = run->request;
-    const fd_file_hashing h = {
-        .run = run,
-        .part = part,
-        .index = index,
-        .states = run->states + part * request->algorithm_count,
-    };
-    uint8_t *buffer = run->buffers + part * run->chunk_len;
     fd_open_file file;
     fd_io_result opened;
 
-    while ((opened = fd_file_open(request->paths[index], run->chunk_len, &file, error)) ==
+    while ((opened = fd_file_open(run->request->paths[index], run->chunk_len, &file, error)) ==
            FD_IO_INTERRUPTED) {
         if (!fd_files_calling_thread_goes_on(run, part, true))
             return FD_FILE_ABANDONED;
@@ -293,6 +285,21 @@ fd_file_result fd_files_hash_file(fd_files_run *run, size_t part, size_t index,
         fd_file_close(&file);
         return FD_FILE_ABANDONED;
     }
+    return fd_files_hash_open_file(run, part, index, &file, error);
+}
+
+fd_file_result fd_files_hash_open_file(fd_files_run *run, size_t part, size_t index,
+                                       fd_open_file *open_file, unsigned long *error)
+{
+    const fd_files_request *request = run->request;
+    const fd_file_hashing h = {
+        .run = run,
+        .part = part,
+        .index = index,
+        .states = run->states + part * request->algorithm_count,
+    };
+    uint8_t *buffer = run->buffers + part * run->chunk_len;
+    fd_open_file file = *open_file;
 
     if (request->git_type != NULL && !file.regular) {
         fd_file_close(&file);

@@ -12,11 +12,17 @@
 #include <stddef.h>
 
 #include "files/run.h"
+#include "files/system.h"
 
 /* Hashes file index for part: FD_FILE_HASHED with its digests written,
  * FD_FILE_FAILED with the system's *error (of the open, a read, or EISDIR
  * for a directory on POSIX), or FD_FILE_ABANDONED. */
 fd_file_result fd_files_hash_file(fd_files_run *run, size_t part, size_t index,
                                   unsigned long *error);
+
+/* The same for a file the thread opened already (fd_file_open), which it
+ * closes: from after the open. */
+fd_file_result fd_files_hash_open_file(fd_files_run *run, size_t part, size_t index,
+                                       fd_open_file *file, unsigned long *error);
 
 #endif /* FD_CORE_FILES_READER_H */

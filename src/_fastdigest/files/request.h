@@ -73,6 +73,10 @@ typedef struct fd_files_request {
      * (a FIFO, a device) with FD_FILES_ERROR_NOT_REGULAR, since the header
      * comes before any byte read. Such files are read by one thread each. */
     const char *git_type;
+    /* true: every file through the single-stream kernel, as when the
+     * request cannot have lanes (files/file_lanes.h says when it can); for
+     * tests and benchmarks, which compare the two. */
+    bool without_lanes;
 } fd_files_request;
 
 /* The failures the reader finds itself, as fd_files_outcome.error: values
@@ -103,6 +107,9 @@ typedef struct fd_files_outcome {
      * algorithms split between them (files/pair.h): for tests. */
     size_t relayed;
     size_t split;
+    /* How many files went through the lanes of a multi-buffer kernel
+     * (files/file_lanes.h): for tests. */
+    size_t laned;
 } fd_files_outcome;
 
 #endif /* FD_FILES_REQUEST_H */

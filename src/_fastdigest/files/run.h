@@ -16,6 +16,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "dispatch/dispatch.h"
 #include "files/request.h"
 #include "hash/algorithms.h"
 #include "platform/parallel.h"
@@ -27,6 +28,11 @@ typedef struct fd_files_run {
     fd_hash_state *states; /* algorithm_count per part */
     uint8_t *buffers;      /* chunk_len per part */
     fd_parallel_monitor *monitor;
+    /* The lanes (file_lanes.h): the multi-buffer kernel, NULL for none, the
+     * files each thread holds at once, and each one's stripe. */
+    const fd_multi_kernel *multi;
+    unsigned lanes;
+    size_t stripe_len;
     /* Under the monitor's lock: */
     size_t next;   /* the first file not yet taken */
     size_t failed; /* the first file in order that failed so far, or count */
@@ -36,6 +42,7 @@ typedef struct fd_files_run {
     size_t running_parts; /* the parts on threads of their own that have not returned */
     size_t relayed;       /* files hashed by two threads in relay */
     size_t split;         /* files whose algorithms two threads split */
+    size_t laned;         /* files hashed in lanes */
     /* The calling thread's alone: when it last asked keep_going. */
     uint64_t last_asked_ms;
 } fd_files_run;

@@ -225,9 +225,9 @@ static PyObject *fastdigest_digest_files(PyObject *module, PyObject *const *args
     /* name and paths are positional-only, threads alone bound by name, as
      * digest_many binds it; _stop is fastdigest.aio's, a stop flag that
      * ends the call with None once set. */
-    static const char *const names[] = {"threads", "_stop", "_git_type"};
+    static const char *const names[] = {"threads", "_stop", "_git_type", "_lanes"};
     static const fd_signature signature = {.function = "digest_files", FD_PARAMETERS(names)};
-    PyObject *bound[3];
+    PyObject *bound[4];
     if (fd_bind_arguments(&fd_get_module_state(module)->compat, &signature, args + nargs, 0,
                           kwnames, bound) < 0)
         return NULL;
@@ -250,6 +250,11 @@ static PyObject *fastdigest_digest_files(PyObject *module, PyObject *const *args
             return NULL;
         }
     }
+    /* _lanes=False is the tests' and benchmarks': every file through the
+     * single-stream kernel (files/file_lanes.h). */
+    int lanes = 1;
+    if (bound[3] != NULL && (lanes = PyObject_IsTrue(bound[3])) < 0)
+        return NULL;
     size_t threads;
     if (fd_parse_threads(threads_argument != NULL ? threads_argument : Py_None, "digest_files",
                          &threads) < 0)
@@ -312,6 +317,7 @@ static PyObject *fastdigest_digest_files(PyObject *module, PyObject *const *args
         .keep_going_context = stop != NULL ? (void *)stop : (void *)&check,
         .keep_going_ms = stop != NULL ? 0 : FD_FILES_KEEP_GOING_MS,
         .git_type = git_type,
+        .without_lanes = !lanes,
     };
     fd_files_outcome outcome;
     check.saved = PyEval_SaveThread();
