@@ -405,7 +405,10 @@ def test_a_duckdb_connection_is_told_to_pass_a_relation():
     """con.execute(query) returns the connection, which exports nothing: the error says what to pass."""
     duckdb = pytest.importorskip('duckdb', reason='duckdb (test extra) is not installed or has no wheel here')
     con = duckdb.connect()
-    hint = re.escape('not DuckDBPyConnection (con.execute() returns the connection: pass a relation, con.sql(query)')
+    # The type's name is DuckDBPyConnection or, in some DuckDB releases, _duckdb.DuckDBPyConnection.
+    hint = r'not (_duckdb\.)?DuckDBPyConnection ' + re.escape(
+        '(con.execute() returns the connection: pass a relation, con.sql(query)'
+    )
     with pytest.raises(TypeError, match='digest_rows\\(\\) argument 2 .*' + hint):
         fastdigest.digest_rows('md5', con.execute('SELECT 1 AS a'))
     with pytest.raises(TypeError, match='surrogate_key\\(\\) argument 1 .*' + hint):
