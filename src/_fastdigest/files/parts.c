@@ -1,34 +1,11 @@
 /* A file's parts through the lanes of the multi-buffer kernels, on threads
  * (parts.h). */
 
-/* pread, fstat's st_mtim and a 64-bit off_t, as in system.c: before the
- * first system header. */
-#ifndef _WIN32
-#ifndef _POSIX_C_SOURCE
-#define _POSIX_C_SOURCE 200809L
-#endif
-#ifndef _FILE_OFFSET_BITS
-#define _FILE_OFFSET_BITS 64
-#endif
-#endif
-
 #include "files/parts.h"
 
 #include <assert.h>
 #include <stdlib.h>
 #include <string.h>
-
-#ifdef _WIN32
-#ifndef WIN32_LEAN_AND_MEAN
-#define WIN32_LEAN_AND_MEAN
-#endif
-#include <windows.h>
-#else
-#include <errno.h>
-#include <sys/stat.h>
-
-#include "platform/glibc_versions.h"
-#endif
 
 #include "files/lanes.h"
 #include "hash/batch.h"
@@ -37,38 +14,6 @@
 #include "platform/parallel.h"
 
 /* ---- the file's stamp ---------------------------------------------------- */
-
-static bool stamp_file(const fd_open_file *file, fd_file_stamp *stamp, unsigned long *error)
-{
-#ifdef _WIN32
-    LARGE_INTEGER size;
-    FILETIME written;
-    if (!GetFileSizeEx(file->handle, &size) || !GetFileTime(file->handle, NULL, NULL, &written)) {
-        *error = GetLastError();
-        return false;
-    }
-    /* FILETIME counts 100 ns ticks. */
-    const uint64_t ticks = ((uint64_t)written.dwHighDateTime << 32) | written.dwLowDateTime;
-    stamp->size = (uint64_t)size.QuadPart;
-    stamp->modified_seconds = (int64_t)(ticks / 10000000u);
-    stamp->modified_fraction = (int64_t)(ticks % 10000000u * 100u);
-#else
-    struct stat status;
-    if (fd_fstat(file->descriptor, &status) != 0) {
-        *error = (unsigned long)errno;
-        return false;
-    }
-    stamp->size = status.st_size >= 0 ? (uint64_t)status.st_size : 0;
-    stamp->modified_seconds = (int64_t)status.st_mtime;
-#if defined(__linux__)
-    stamp->modified_fraction = (int64_t)status.st_mtim.tv_nsec;
-#else
-    /* Elsewhere the nanoseconds' field has another name per system. */
-    stamp->modified_fraction = 0;
-#endif
-#endif
-    return true;
-}
 
 static bool same_stamp(const fd_file_stamp *a, const fd_file_stamp *b)
 {
@@ -81,7 +26,7 @@ fd_io_result fd_parts_open(const fd_path_char *path, fd_parts_file *file, unsign
     const fd_io_result opened = fd_file_open(path, FD_FILES_CHUNK_LEN, &file->file, error);
     if (opened != FD_IO_OK)
         return opened;
-    if (!stamp_file(&file->file, &file->opened, error)) {
+    if (!fd_file_stamp_of(&file->file, &file->opened, error)) {
         fd_file_close(&file->file);
         return FD_IO_FAILED;
     }
@@ -386,7 +331,7 @@ fd_parts_status fd_hash_parts(const fd_parts_request *request, unsigned long *er
         return status;
 
     fd_file_stamp now;
-    if (!stamp_file(&request->file->file, &now, error))
+    if (!fd_file_stamp_of(&request->file->file, &now, error))
         return FD_PARTS_FAILED;
     return same_stamp(&now, &request->file->opened) ? FD_PARTS_DONE : FD_PARTS_CHANGED;
 }

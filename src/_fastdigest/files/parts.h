@@ -31,16 +31,6 @@
 #include "files/system.h"
 #include "hash/algorithms.h"
 
-/* What a file's size and modification time were at one moment: two equal
- * stamps, before and after its reads, say that it did not change in
- * between, as far as the system's clock tells (nanoseconds on Linux and
- * Windows' 100 ns, whole seconds elsewhere). */
-typedef struct fd_file_stamp {
-    uint64_t size;
-    int64_t modified_seconds;
-    int64_t modified_fraction;
-} fd_file_stamp;
-
 /* A file open for fd_hash_parts, with its stamp at the open. */
 typedef struct fd_parts_file {
     fd_open_file file;

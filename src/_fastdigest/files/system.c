@@ -196,3 +196,35 @@ uint64_t fd_monotonic_ns(void)
     return (uint64_t)now.tv_sec * 1000000000u + (uint64_t)now.tv_nsec;
 }
 #endif
+
+bool fd_file_stamp_of(const fd_open_file *file, fd_file_stamp *stamp, unsigned long *error)
+{
+#ifdef _WIN32
+    LARGE_INTEGER size;
+    FILETIME written;
+    if (!GetFileSizeEx(file->handle, &size) || !GetFileTime(file->handle, NULL, NULL, &written)) {
+        *error = GetLastError();
+        return false;
+    }
+    /* FILETIME counts 100 ns ticks. */
+    const uint64_t ticks = ((uint64_t)written.dwHighDateTime << 32) | written.dwLowDateTime;
+    stamp->size = (uint64_t)size.QuadPart;
+    stamp->modified_seconds = (int64_t)(ticks / 10000000u);
+    stamp->modified_fraction = (int64_t)(ticks % 10000000u * 100u);
+#else
+    struct stat status;
+    if (fd_fstat(file->descriptor, &status) != 0) {
+        *error = (unsigned long)errno;
+        return false;
+    }
+    stamp->size = status.st_size >= 0 ? (uint64_t)status.st_size : 0;
+    stamp->modified_seconds = (int64_t)status.st_mtime;
+#if defined(__linux__)
+    stamp->modified_fraction = (int64_t)status.st_mtim.tv_nsec;
+#else
+    /* Elsewhere the nanoseconds' field has another name per system. */
+    stamp->modified_fraction = 0;
+#endif
+#endif
+    return true;
+}

@@ -51,6 +51,20 @@ fd_io_result fd_file_read(fd_open_file *file, uint8_t *buffer, size_t len, size_
 fd_io_result fd_file_read_at(fd_open_file *file, uint8_t *buffer, size_t len, uint64_t offset,
                              size_t *got, unsigned long *error);
 
+/* What a file's size and modification time were at one moment: two equal
+ * stamps, before and after its reads, say that it did not change in
+ * between, as far as the system's clock tells (nanoseconds on Linux and
+ * Windows' 100 ns, whole seconds elsewhere). */
+typedef struct fd_file_stamp {
+    uint64_t size;
+    int64_t modified_seconds;
+    int64_t modified_fraction;
+} fd_file_stamp;
+
+/* The file's size and modification time now, read from the open file.
+ * false with *error the system's code where the system cannot tell. */
+bool fd_file_stamp_of(const fd_open_file *file, fd_file_stamp *stamp, unsigned long *error);
+
 /* A file open for reading loses nothing when its close fails. */
 void fd_file_close(fd_open_file *file);
 
