@@ -253,6 +253,18 @@ size_t fd_json_format_int(int64_t value, char *out)
  * one for sixteen or seventeen, in 128-bit integers. Anything else, and the
  * rare ties between two candidates, goes to CPython's own repr. */
 
+/* The searches assume each operation on doubles rounds to double, as
+ * FLT_EVAL_METHOD 0 and 1 promise (1, floats evaluated as doubles, is GCC's
+ * strict C on s390x). Wider registers (the x87's 2) round otherwise; there
+ * every float goes to CPython's repr. */
+#if FLT_EVAL_METHOD == 0 || FLT_EVAL_METHOD == 1
+#define DOUBLES_ROUND_AS_DOUBLES 1
+#else
+#define DOUBLES_ROUND_AS_DOUBLES 0
+#endif
+
+#if DOUBLES_ROUND_AS_DOUBLES
+
 /* Unsigned 128-bit integers as two halves: portable C, for MSVC has no
  * 128-bit type. */
 typedef struct u128 {
@@ -487,11 +499,11 @@ static bool long_digits(double magnitude, int places, uint64_t *digits, int *sca
     return *digits % 10 != 0;
 }
 
+#endif /* DOUBLES_ROUND_AS_DOUBLES */
+
 size_t fd_json_format_double(double value, char *out)
 {
-#if FLT_EVAL_METHOD != 0
-    /* Doubles evaluated in wider registers (the x87) round otherwise than
-     * the searches assume. */
+#if !DOUBLES_ROUND_AS_DOUBLES
     (void)value;
     (void)out;
     return 0;

@@ -34,7 +34,7 @@ FD_FAMILIES(FAMILY_UPDATE)
 #define ALGORITHM_FUNCTIONS(algorithm, ALGORITHM, family, FAMILY, digest_len, ...)              \
     static void algorithm##_init(fd_hash_state *state)                                          \
     {                                                                                           \
-        fd_stream_init(FD_FAMILY_##FAMILY, state, &algorithm##_iv);                             \
+        fd_stream_init(FD_FAMILY_##FAMILY, state, &algorithm##_iv, sizeof(algorithm##_iv));     \
     }                                                                                           \
     static void algorithm##_final(fd_hash_state *state, uint8_t *out)                           \
     {                                                                                           \
