@@ -29,44 +29,12 @@ import sys
 import tempfile
 import time
 
-import fastdigest
-import fastdigest.aio
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import fastdigest  # noqa: E402
+import fastdigest.aio  # noqa: E402
+from bench_files import describe_cpu, read_cpu, warm, write_big_file  # noqa: E402  (the sibling script's method)
 
 MIB = 1 << 20
-
-
-def read_cpu():
-    model = platform.processor() or platform.machine()
-    family = cpu_model = '?'
-    try:
-        with open('/proc/cpuinfo', encoding='utf-8', errors='replace') as cpuinfo:
-            for line in cpuinfo:
-                key, _, value = line.partition(':')
-                key = key.strip()
-                if key == 'model name':
-                    model = value.strip()
-                elif key == 'cpu family':
-                    family = value.strip()
-                elif key == 'model':
-                    cpu_model = value.strip()
-                elif not line.strip():
-                    break
-    except OSError:
-        pass
-    return f'{model} (family {family} model {cpu_model}), {os.cpu_count()} logical CPUs'
-
-
-def write_file(directory, size):
-    path = os.path.join(directory, 'big.bin')
-    with open(path, 'wb') as file:
-        remaining = size
-        while remaining:
-            chunk = os.urandom(min(remaining, 16 * MIB))
-            file.write(chunk)
-            remaining -= len(chunk)
-        file.flush()
-        os.fsync(file.fileno())
-    return path
 
 
 async def with_lag(call):
@@ -111,7 +79,8 @@ async def fastdigest_aio(path, name):
 
 async def main(arguments):
     directory = arguments.dir or tempfile.mkdtemp(prefix='bench_aio.')
-    path = write_file(directory, arguments.size_mib * MIB)
+    path = write_big_file(directory, arguments.size_mib * MIB)
+    warm([path])
     try:
         name = arguments.algorithm
         hashlib_file_digest(path, name)  # into the page cache, and the executor's thread started
@@ -153,7 +122,7 @@ def run(arguments):
 
 
 def report(arguments, times, lags, ratios):
-    print(f'CPU: {read_cpu()}')
+    print(f'CPU: {describe_cpu(read_cpu())}')
     print(f'Python {sys.version.split()[0]} ({platform.python_implementation()}), {ssl.OPENSSL_VERSION}')
     print(
         f'fastdigest {fastdigest.__version__}: {arguments.algorithm} kernel {fastdigest.implementation[arguments.algorithm]}'

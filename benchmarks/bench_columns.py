@@ -54,6 +54,9 @@ from typing import Any
 
 import fastdigest
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from bench_rows import describe_cpu, read_cpu  # noqa: E402  (the sibling script's description of the CPU)
+
 try:
     import numpy as np
     import pyarrow as pa
@@ -69,32 +72,6 @@ SLOW_CASES = ('pandas map', 'hashlib loop', 'digest_many')
 SLOW_ROW_THRESHOLD = 2_000_000
 HEX_TARGET = 3.0  # digest_array hex against polars-hash and DuckDB
 BINARY_TARGET = 15.0  # digest_array against the hashlib loop
-
-
-def read_cpu() -> dict[str, Any]:
-    info: dict[str, Any] = {'model name': platform.processor() or platform.machine()}
-    try:
-        with open('/proc/cpuinfo', encoding='utf-8', errors='replace') as cpuinfo:
-            for line in cpuinfo:
-                key, _, value = line.partition(':')
-                key = key.strip()
-                if key in ('model name', 'cpu family', 'model', 'flags'):
-                    info[key] = value.strip()
-                elif not line.strip():
-                    break
-    except OSError:
-        pass
-    flags = set(info.pop('flags', '').split())
-    info['flags'] = [f for f in ('sha_ni', 'avx2', 'avx512f', 'avx512bw') if f in flags]
-    info['logical cpus'] = os.cpu_count()
-    return info
-
-
-def describe_cpu(cpu: dict[str, Any]) -> str:
-    text = cpu['model name']
-    if 'cpu family' in cpu:
-        text += ' (family %s, model %s)' % (cpu['cpu family'], cpu['model'])
-    return '%s, %s logical CPUs, %s' % (text, cpu['logical cpus'], ' '.join(cpu['flags']) or 'no SHA/AVX flags')
 
 
 def make_column(rows: int, seed: int = 16) -> pa.Array:

@@ -69,6 +69,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 import fastdigest
+from bench import read_cpuinfo
 
 MIB = 1 << 20
 SEVERAL = ('md5', 'sha1', 'sha256')
@@ -87,23 +88,33 @@ TARGETS = {
 }
 
 
+def available_cpus() -> int:
+    return len(os.sched_getaffinity(0)) if hasattr(os, 'sched_getaffinity') else (os.cpu_count() or 1)
+
+
 def read_cpu() -> dict[str, Any]:
-    model, flags = platform.processor() or platform.machine(), set()
-    try:
-        with open('/proc/cpuinfo', encoding='utf-8', errors='replace') as cpuinfo:
-            for line in cpuinfo:
-                key, _, value = line.partition(':')
-                key = key.strip()
-                if key == 'model name':
-                    model = value.strip()
-                elif key in ('flags', 'Features'):
-                    flags = set(value.split())
-                elif not line.strip():
-                    break
-    except OSError:
-        pass
+    """The CPU as every figure is quoted beside it: model name, family and model, the flags that pick
+    kernels, the logical CPUs and those this process may run on (bench_s3.py, bench_aio.py and
+    bench_git_tree.py take it from here)."""
+    fields = read_cpuinfo()
+    flags = set(fields.get('flags', fields.get('Features', '')).split())
     interesting = ('sha_ni', 'avx2', 'bmi2', 'avx512f', 'avx512vl', 'sha1', 'sha2', 'sha512')
-    return {'cpu_model': model, 'cpu_flags': [f for f in interesting if f in flags], 'logical_cpus': os.cpu_count()}
+    return {
+        'cpu_model': fields.get('model name') or platform.processor() or platform.machine(),
+        'cpu_family': fields.get('cpu family', '?'),
+        'cpu_model_number': fields.get('model', '?'),
+        'cpu_flags': [f for f in interesting if f in flags],
+        'logical_cpus': os.cpu_count(),
+        'available_cpus': available_cpus(),
+    }
+
+
+def describe_cpu(machine: dict[str, Any]) -> str:
+    return (
+        f'{machine["cpu_model"]} (family {machine["cpu_family"]}, model {machine["cpu_model_number"]}), '
+        f'{machine["logical_cpus"]} logical CPUs ({machine["available_cpus"]} available), '
+        f'{" ".join(machine["cpu_flags"])}'
+    )
 
 
 def tool_version(command: Sequence[str]) -> str:
@@ -338,17 +349,13 @@ def main() -> int:
         'sha256sum': tool_version(['sha256sum', '--version']),
         'openssl_command': tool_version(['openssl', 'version']),
         'fastdigest': fastdigest.implementation['sha256'],
-        'available_cpus': len(os.sched_getaffinity(0)) if hasattr(os, 'sched_getaffinity') else os.cpu_count(),
         'files': args.files,
         'file_size': args.file_size,
         'big_mib': args.big_mib,
         'rounds': args.rounds,
     }
     if not args.json:
-        print(
-            f'CPU: {machine["cpu_model"]}, {machine["logical_cpus"]} logical CPUs ({machine["available_cpus"]} '
-            f'available), {" ".join(machine["cpu_flags"])}'
-        )
+        print(f'CPU: {describe_cpu(machine)}')
         print(f'Python {machine["python"]}, {machine["openssl"]}; fastdigest sha256 kernel {machine["fastdigest"]}')
         print(f'{machine["sha256sum"]}; {machine["openssl_command"]}')
         print(

@@ -56,7 +56,7 @@ from typing import Any
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import fastdigest  # noqa: E402
-from bench_files import read_cpu, time_group, warm, write_small_files  # noqa: E402  (the sibling script's method)
+from bench_files import available_cpus, describe_cpu, read_cpu, time_group, warm, write_small_files  # noqa: E402  (the sibling script's method)
 
 # The issue's targets against the reference of each group.
 TARGETS = {
@@ -64,10 +64,6 @@ TARGETS = {
     ('Dirhash standard', 'dirhash jobs=N'): 3.0,
     ('checksumdir', 'checksumdir'): 5.0,
 }
-
-
-def available_cpus() -> int:
-    return len(os.sched_getaffinity(0)) if hasattr(os, 'sched_getaffinity') else (os.cpu_count() or 1)
 
 
 def hashlib_git_ids(paths: list[str]) -> list[str]:
@@ -183,7 +179,6 @@ def main() -> int:
 
     machine = {
         **read_cpu(),
-        'available_cpus': available_cpus(),
         'python': platform.python_version(),
         'openssl': ssl.OPENSSL_VERSION,
         'git': subprocess.run(['git', '--version'], capture_output=True, text=True).stdout.strip()
@@ -219,10 +214,7 @@ def main() -> int:
         json.dump({'machine': machine, 'results': rows, 'left_out': left_out}, sys.stdout, indent=1)
         print()
         return 0
-    print(
-        f'CPU: {machine["cpu_model"]}, {machine["logical_cpus"]} logical CPUs ({machine["available_cpus"]} '
-        f'available), {" ".join(machine["cpu_flags"])}'
-    )
+    print(f'CPU: {describe_cpu(machine)}')
     print(f'Python {machine["python"]}, {machine["openssl"]}; fastdigest sha1 kernel {machine["fastdigest"]}')
     print(f'{machine["git"]}; dirhash {machine["dirhash"]}; checksumdir {machine["checksumdir"]}')
     print(f'{args.files} files of {args.file_size} B, page cache; {args.rounds} interleaved rounds, wall clock\n')

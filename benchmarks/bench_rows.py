@@ -75,6 +75,9 @@ from typing import Any
 
 import fastdigest
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import bench  # noqa: E402  (the sibling script: its reading of /proc/cpuinfo)
+
 try:
     import numpy as np
     import pyarrow as pa
@@ -115,22 +118,15 @@ LOOP_CASE = 'pandas + hashlib loop'
 
 
 def read_cpu() -> dict[str, Any]:
-    info: dict[str, Any] = {'model name': platform.processor() or platform.machine()}
-    try:
-        with open('/proc/cpuinfo', encoding='utf-8', errors='replace') as cpuinfo:
-            for line in cpuinfo:
-                key, _, value = line.partition(':')
-                key = key.strip()
-                if key in ('model name', 'cpu family', 'model', 'flags'):
-                    info[key] = value.strip()
-                elif not line.strip():
-                    break
-    except OSError:
-        pass
-    flags = set(info.pop('flags', '').split())
-    info['flags'] = [f for f in ('sha_ni', 'avx2', 'avx512f', 'avx512bw') if f in flags]
-    info['logical cpus'] = os.cpu_count()
-    return info
+    """The CPU's model, family and model number, kernel-picking flags and logical CPUs (bench_columns.py
+    takes it from here)."""
+    fields = bench.read_cpuinfo()
+    cpu: dict[str, Any] = {'model name': fields.get('model name') or platform.processor() or platform.machine()}
+    cpu.update({key: fields[key] for key in ('cpu family', 'model') if key in fields})
+    flags = set(fields.get('flags', '').split())
+    cpu['flags'] = [f for f in ('sha_ni', 'avx2', 'avx512f', 'avx512bw') if f in flags]
+    cpu['logical cpus'] = os.cpu_count()
+    return cpu
 
 
 def describe_cpu(cpu: dict[str, Any]) -> str:

@@ -38,7 +38,6 @@ from __future__ import annotations
 import argparse
 import base64
 import concurrent.futures
-import gc
 import hashlib
 import json
 import os
@@ -47,12 +46,13 @@ import ssl
 import statistics
 import sys
 import tempfile
-import time
 from collections.abc import Callable
 from typing import Any
 
-import fastdigest
-from fastdigest import _fastdigest
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import fastdigest  # noqa: E402
+from bench_files import describe_cpu, read_cpu, time_group, warm, write_big_file  # noqa: E402  (the sibling script's method)
+from fastdigest import _fastdigest  # noqa: E402
 
 MIB = 1 << 20
 
@@ -66,51 +66,6 @@ TARGETS = {
     ('SHA-256 composite, all cores', 'hashlib part loop'): 1.5,
     ('ETag, all cores', 's3_etag threads=1'): 1.0,
 }
-
-
-def read_cpu() -> dict[str, Any]:
-    model, family, number, flags = platform.processor() or platform.machine(), '?', '?', set()
-    try:
-        with open('/proc/cpuinfo', encoding='utf-8', errors='replace') as cpuinfo:
-            for line in cpuinfo:
-                key, _, value = line.partition(':')
-                key = key.strip()
-                if key == 'model name':
-                    model = value.strip()
-                elif key == 'cpu family':
-                    family = value.strip()
-                elif key == 'model':
-                    number = value.strip()
-                elif key in ('flags', 'Features'):
-                    flags = set(value.split())
-                elif not line.strip():
-                    break
-    except OSError:
-        pass
-    interesting = ('sha_ni', 'avx2', 'avx512f', 'avx512vl', 'sha1', 'sha2', 'sha512')
-    return {
-        'cpu_model': model,
-        'cpu_family': family,
-        'cpu_model_number': number,
-        'cpu_flags': [f for f in interesting if f in flags],
-        'logical_cpus': os.cpu_count(),
-    }
-
-
-def write_file(directory: str, size: int) -> str:
-    path = os.path.join(directory, 'object.bin')
-    with open(path, 'wb') as f:
-        remaining = size
-        while remaining:
-            chunk = os.urandom(min(remaining, 16 * MIB))
-            f.write(chunk)
-            remaining -= len(chunk)
-    if hasattr(os, 'sync'):
-        os.sync()
-    with open(path, 'rb') as f:
-        while f.read(16 * MIB):
-            pass
-    return path
 
 
 # --- the loops users write -------------------------------------------------------------------------------------
@@ -199,22 +154,6 @@ def check(group: str, cases: dict[str, Callable[[], Any]]) -> None:
         raise SystemExit(f'{group}: the cases disagree ({values}): a benchmark of a wrong value means nothing')
 
 
-def time_group(cases: dict[str, Callable[[], Any]], rounds: int) -> dict[str, list[float]]:
-    samples: dict[str, list[float]] = {name: [] for name in cases}
-    names = list(cases)
-    gc.collect()
-    gc.disable()
-    try:
-        for index in range(rounds):
-            for name in names if index % 2 == 0 else reversed(names):
-                start = time.perf_counter()
-                cases[name]()
-                samples[name].append(time.perf_counter() - start)
-    finally:
-        gc.enable()
-    return samples
-
-
 def summarize(group: str, samples: dict[str, list[float]], size: int) -> list[dict[str, Any]]:
     reference = samples[next(iter(samples))]
     rows = []
@@ -245,23 +184,18 @@ def main() -> int:
         args.mib, args.rounds = 256, 3
     if args.mib < 1 or args.rounds < 1 or args.part_mib < 5:
         raise SystemExit('--mib and --rounds must be at least 1, --part-mib at least 5')
-    cpus = len(os.sched_getaffinity(0)) if hasattr(os, 'sched_getaffinity') else os.cpu_count() or 1
 
     machine = {
         **read_cpu(),
         'python': platform.python_version(),
         'openssl': ssl.OPENSSL_VERSION,
         'kernels': {name: fastdigest.batch_implementation[name] for name in ('md5', 'sha256')},
-        'available_cpus': cpus,
         'mib': args.mib,
         'part_mib': args.part_mib,
         'rounds': args.rounds,
     }
     if not args.json:
-        print(
-            f'CPU: {machine["cpu_model"]} (family {machine["cpu_family"]}, model {machine["cpu_model_number"]}), '
-            f'{machine["logical_cpus"]} logical CPUs ({cpus} available), {" ".join(machine["cpu_flags"])}'
-        )
+        print(f'CPU: {describe_cpu(machine)}')
         print(f'Python {machine["python"]}, {machine["openssl"]}; fastdigest lanes {machine["kernels"]}')
         print(
             f'one file of {args.mib} MiB in parts of {args.part_mib} MiB, page cache; {args.rounds} '
@@ -271,8 +205,9 @@ def main() -> int:
     rows = []
     with tempfile.TemporaryDirectory(dir=args.dir, prefix='bench_s3_') as directory:
         print('writing the file...', file=sys.stderr)
-        path = write_file(directory, args.mib * MIB)
-        for group, cases in groups(path, args.part_mib * MIB, cpus):
+        path = write_big_file(directory, args.mib * MIB, 'object.bin')
+        warm([path])
+        for group, cases in groups(path, args.part_mib * MIB, machine['available_cpus']):
             check(group, cases)
             print(f'timing: {group}...', file=sys.stderr)
             rows += summarize(group, time_group(cases, args.rounds), args.mib * MIB)
