@@ -183,7 +183,7 @@ cross_target() { # cross_target TARGET
 }
 
 # Declarations, with the signatures of Microsoft's C runtime and SDK, of what the
-# core uses from <string.h>, <stdio.h>, <stdlib.h>, <errno.h>, <inttypes.h> and <assert.h>, and
+# core uses from <string.h>, <stdio.h>, <stdlib.h>, <math.h>, <errno.h>, <inttypes.h> and <assert.h>, and
 # from <windows.h> and <process.h> (platform/parallel.c's threads, files/system.c's files and
 # clock); the rest of the C
 # library headers it includes are compiler-provided (stddef, stdint, stdbool,
@@ -211,6 +211,13 @@ void *calloc(size_t count, size_t size);
 void *realloc(void *p, size_t size);
 void free(void *p);
 void abort(void);
+void qsort(void *base, size_t count, size_t size, int (*compare)(const void *, const void *));
+EOF
+    cat >"$dir/math.h" <<'EOF'
+double fabs(double x);
+double frexp(double x, int *exponent);
+short _dsign(double x);
+#define signbit(x) _dsign(x)
 EOF
     cat >"$dir/errno.h" <<'EOF'
 #define ENOMEM 12
@@ -245,6 +252,7 @@ typedef unsigned long ULONG;
 typedef unsigned long long ULONGLONG;
 typedef int BOOL;
 typedef union _LARGE_INTEGER { long long QuadPart; } LARGE_INTEGER, *PLARGE_INTEGER;
+typedef struct _FILETIME { DWORD dwLowDateTime; DWORD dwHighDateTime; } FILETIME, *LPFILETIME;
 #define WINAPI __stdcall
 #define INFINITE 0xFFFFFFFF
 #define ALL_PROCESSOR_GROUPS 0xffff
@@ -277,6 +285,7 @@ BOOL WINAPI ReadFile(HANDLE file, void *buffer, DWORD bytes_to_read, DWORD *byte
 DWORD WINAPI GetLastError(void);
 DWORD WINAPI GetFileType(HANDLE file);
 BOOL WINAPI GetFileSizeEx(HANDLE file, PLARGE_INTEGER size);
+BOOL WINAPI GetFileTime(HANDLE file, LPFILETIME creation, LPFILETIME last_access, LPFILETIME last_write);
 ULONGLONG WINAPI GetTickCount64(void);
 BOOL WINAPI QueryPerformanceCounter(LARGE_INTEGER *count);
 BOOL WINAPI QueryPerformanceFrequency(LARGE_INTEGER *frequency);

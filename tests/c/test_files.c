@@ -53,19 +53,13 @@
 #include "hash/batch.h"
 #include "dispatch/dispatch.h"
 #include "harness.h"
+#include "scratch.h"
 #include "platform/parallel.h"
 
-#ifdef _WIN32
-#ifndef WIN32_LEAN_AND_MEAN
-#define WIN32_LEAN_AND_MEAN
-#endif
-#include <windows.h>
-#else
-#include <sys/stat.h>
+#ifndef _WIN32 /* (windows.h, sys/stat.h and unistd.h: scratch.h) */
 #include <sys/types.h>
 #include <sys/wait.h>
 #include <time.h>
-#include <unistd.h>
 #endif
 
 #define MAX_FILES 300
@@ -80,44 +74,6 @@ static void join(char *out, const char *folder, const char *name)
     const int len = snprintf(out, MAX_NAME, "%s/%s", folder, name);
     if (len < 0 || len >= MAX_NAME)
         fail_setup("the path %s/%s is too long", folder, name);
-}
-
-/* A path as fd_hash_files takes it: the bytes on POSIX, widened on Windows
- * (the test's names are ASCII). Freed with free(). */
-static fd_path_char *system_path(const char *path)
-{
-    const size_t len = strlen(path);
-    fd_path_char *out = checked_malloc((len + 1) * sizeof *out);
-    for (size_t i = 0; i <= len; i++)
-        out[i] = (fd_path_char)(unsigned char)path[i];
-    return out;
-}
-
-static bool write_file(const char *path, const uint8_t *data, size_t len)
-{
-    FILE *file = fopen(path, "wb");
-    if (file == NULL)
-        return false;
-    const bool ok = fwrite(data, 1, len, file) == len;
-    return fclose(file) == 0 && ok;
-}
-
-static bool make_folder(const char *path)
-{
-#ifdef _WIN32
-    return CreateDirectoryA(path, NULL) != 0;
-#else
-    return mkdir(path, 0700) == 0;
-#endif
-}
-
-static void remove_folder(const char *path)
-{
-#ifdef _WIN32
-    RemoveDirectoryA(path);
-#else
-    rmdir(path);
-#endif
 }
 
 /* The codes fd_hash_files reports for a missing file and for a directory. */
@@ -1163,15 +1119,7 @@ int main(int argc, char **argv)
     print_seed();
     fd_select_kernels(false);
 
-    /* A folder of its own beside any a failed run left. */
-    bool made = false;
-    for (unsigned attempt = 0; attempt < 1000 && !made; attempt++) {
-        char name[64];
-        snprintf(name, sizeof name, "test_files-%u", attempt);
-        join(scratch, parent, name);
-        made = make_folder(scratch);
-    }
-    if (!made) {
+    if (!make_scratch_folder(scratch, sizeof scratch, parent, "test_files")) {
         fail_setup("could not make a scratch folder in %s", parent);
         return finish_run("C files");
     }

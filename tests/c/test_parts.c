@@ -30,18 +30,12 @@
 #include "dispatch/dispatch.h"
 #include "files/parts.h"
 #include "harness.h"
+#include "scratch.h"
 #include "hash/algorithms.h"
 #include "hash/family.h"
 
-#ifdef _WIN32
-#ifndef WIN32_LEAN_AND_MEAN
-#define WIN32_LEAN_AND_MEAN
-#endif
-#include <windows.h>
-#else
-#include <fcntl.h>
-#include <sys/stat.h>
-#include <unistd.h>
+#ifndef _WIN32
+#include <fcntl.h> /* AT_FDCWD (windows.h and the POSIX calls: scratch.h) */
 #endif
 
 #define MAX_NAME 512
@@ -50,33 +44,6 @@
 
 static char scratch[MAX_NAME];
 static char path[MAX_NAME + 16];
-
-static fd_path_char *system_path(const char *name)
-{
-    const size_t len = strlen(name);
-    fd_path_char *out = checked_malloc((len + 1) * sizeof *out);
-    for (size_t i = 0; i <= len; i++)
-        out[i] = (fd_path_char)(unsigned char)name[i];
-    return out;
-}
-
-static bool write_file(const uint8_t *data, size_t len)
-{
-    FILE *file = fopen(path, "wb");
-    if (file == NULL)
-        return false;
-    const bool ok = fwrite(data, 1, len, file) == len;
-    return fclose(file) == 0 && ok;
-}
-
-static bool make_folder(const char *name)
-{
-#ifdef _WIN32
-    return CreateDirectoryA(name, NULL) != 0;
-#else
-    return mkdir(name, 0700) == 0;
-#endif
-}
 
 /* What a call asks between rounds: a count of its questions, and on the
  * given one the change to make (or a false answer). */
@@ -204,7 +171,7 @@ static void test_digests(void)
                 if (size / part_len >= MAX_PARTS)
                     part_len = size / (MAX_PARTS - 1) + 1;
                 rng_fill(&rng, data, size);
-                if (!write_file(data, size)) {
+                if (!write_file(path, data, size)) {
                     check(&tally, false, "could not write %s", path);
                     continue;
                 }
@@ -267,7 +234,7 @@ static void test_changes(void)
     for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
         for (unsigned when = 1; when <= 2; when++) {
             for (size_t threads = 1; threads <= 2; threads++) {
-                if (!write_file(data, size)) {
+                if (!write_file(path, data, size)) {
                     check(&tally, false, "could not write %s", path);
                     continue;
                 }
@@ -300,12 +267,7 @@ int main(int argc, char **argv)
     print_seed();
     fd_select_kernels(false);
 
-    bool made = false;
-    for (unsigned attempt = 0; attempt < 1000 && !made; attempt++) {
-        snprintf(scratch, sizeof scratch, "%s/test_parts-%u", parent, attempt);
-        made = make_folder(scratch);
-    }
-    if (!made) {
+    if (!make_scratch_folder(scratch, sizeof scratch, parent, "test_parts")) {
         fail_setup("could not make a scratch folder in %s", parent);
         return finish_run("C parts");
     }
@@ -315,10 +277,6 @@ int main(int argc, char **argv)
     test_changes();
 #endif
     remove(path);
-#ifdef _WIN32
-    RemoveDirectoryA(scratch);
-#else
-    rmdir(scratch);
-#endif
+    remove_folder(scratch);
     return finish_run("C parts");
 }

@@ -6,7 +6,7 @@
 #include <math.h>
 #include <string.h>
 
-static const char hex_digits[16] = "0123456789abcdef";
+static const char hex_digits[] = "0123456789abcdef";
 
 /* ---- strings ------------------------------------------------------------ */
 
