@@ -117,42 +117,47 @@ def _dirhash(name: str, top: bytes, threads: int | None) -> str:
 
 def _checksumdir(name: str, top: bytes, threads: int | None) -> str:
     paths: list[bytes] = []
+    append = paths.append
     missing = 0
     pending = [top]
     while pending:
         directory = pending.pop()
         with os.scandir(directory) as listing:
-            entries = list(listing)
-        for entry in entries:
-            try:
-                is_dir = entry.is_dir()
-            except OSError:
-                is_dir = False
-            if is_dir:
-                if not entry.is_symlink():
-                    pending.append(entry.path)
-                continue
-            # The entry's type from the listing, and a stat only for a link.
-            if entry.is_symlink():
-                try:
-                    regular = stat.S_ISREG(os.stat(entry.path).st_mode)
-                except OSError as error:
-                    if error.errno not in (errno.ENOENT, errno.ENOTDIR, errno.ELOOP):
-                        raise
-                    missing += 1
+            for entry in listing:
+                # Most entries: a regular file that is no link, told by the listing without a stat.
+                if entry.is_file(follow_symlinks=False):
+                    append(entry.path)
                     continue
-            else:
-                regular = entry.is_file(follow_symlinks=False)
-            if not regular:
-                raise OSError(
-                    'digest_tree(): %r is not a regular file: checksumdir would read it (and wait '
-                    "forever for a FIFO's writer)" % os.fsdecode(entry.path)
-                )
-            paths.append(entry.path)
-    hexdigests = _hexdigests(name, paths, threads)
-    hexdigests.extend([new(name).hexdigest().encode('ascii')] * missing)
-    hexdigests.sort()
-    return new(name, b''.join(hexdigests)).hexdigest()
+                try:
+                    is_dir = entry.is_dir()
+                except OSError:
+                    is_dir = False
+                if is_dir:
+                    if not entry.is_symlink():
+                        pending.append(entry.path)
+                    continue
+                # A link (its target's type takes a stat), or a special file.
+                regular = False
+                if entry.is_symlink():
+                    try:
+                        regular = stat.S_ISREG(os.stat(entry.path).st_mode)
+                    except OSError as error:
+                        if error.errno not in (errno.ENOENT, errno.ENOTDIR, errno.ELOOP):
+                            raise
+                        missing += 1
+                        continue
+                if not regular:
+                    raise OSError(
+                        'digest_tree(): %r is not a regular file: checksumdir would read it (and wait '
+                        "forever for a FIFO's writer)" % os.fsdecode(entry.path)
+                    )
+                append(entry.path)
+    # The raw digests sort as their hex digests do (each nibble's digits in order, '0'-'9' before
+    # 'a'-'f'), so one hex() of the sorted digests joined is the sorted hex digests concatenated.
+    digests = digest_files(name, paths, threads=threads)
+    digests.extend([new(name).digest()] * missing)
+    digests.sort()
+    return new(name, b''.join(digests).hex().encode('ascii')).hexdigest()
 
 
 # ---- a sorted manifest ------------------------------------------------------------
