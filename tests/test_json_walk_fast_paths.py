@@ -77,3 +77,39 @@ def test_keys_made_and_freed_during_the_walk():
 
     assert_like_json([Fresh(seed) for seed in range(50)], sort_keys=True, default=default)
     assert_like_json([Fresh(seed) for seed in range(50)], sort_keys=True, default=default, indent=1)
+
+
+# --- Latin-1 strings written in place ----------------------------------------------------------------------------
+
+# A byte of every class the scan tells apart: plain, the edges of plain, escaped, DEL, and Latin-1 above ASCII.
+SPECIAL = ['"', '\\', '\x00', '\x1f', ' ', '~', '\x7f', '\x80', 'é', 'ÿ', '\n', '/']
+
+
+@pytest.mark.parametrize('ensure_ascii', [True, False])
+def test_a_special_byte_at_every_place_of_a_word(ensure_ascii):
+    texts = [
+        'abcdefghijklmnopqrstuvwxyz'[:length][:place] + special + 'ABCDEFGHIJKLMNOPQRSTUVWXYZ'[: length - place - 1]
+        for special in SPECIAL
+        for length in range(1, 26)
+        for place in range(length)
+    ]
+    texts += ['', 'a', 'a' * 8, 'é' * 8, '"' * 9, 'é"\\\x01' * 5]
+    assert_like_json(texts, ensure_ascii=ensure_ascii)
+    assert_like_json({text: text for text in texts}, ensure_ascii=ensure_ascii, sort_keys=True)
+
+
+@pytest.mark.parametrize('ensure_ascii', [True, False])
+@pytest.mark.parametrize('length', [255, 256, 257, 1500])
+def test_strings_around_the_longest_written_in_place(length, ensure_ascii):
+    rng = random.Random(length)
+    texts = [''.join(rng.choice('ab"é\x01\x7f') for _ in range(length)) for _ in range(4)] + ['é' * length]
+    assert_like_json(texts, ensure_ascii=ensure_ascii)
+
+
+@pytest.mark.parametrize('ensure_ascii', [True, False])
+def test_strings_at_every_place_of_the_buffer(ensure_ascii):
+    # The hash's buffer is 8 KiB: padding of every length near it puts each string across its end, where there
+    # is no room to write it in place.
+    strings = ['"quoted"', 'délta', 'x' * 30, '\x01' * 12, 'plain text of some words']
+    for padding in range(8150, 8200):
+        assert_like_json(['p' * padding, *strings], ensure_ascii=ensure_ascii)
