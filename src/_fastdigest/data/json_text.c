@@ -137,14 +137,20 @@ static inline size_t bytes_below_flag(uint64_t flags)
     return (size_t)(((lowest >> 7) * UINT64_C(0x0001020304050607)) >> 56);
 }
 
-/* The last bytes of a text, fewer than eight, as a word padded with plain
- * bytes: never a read past the text. */
+/* The last bytes of a text, 1 to 7, as a word padded with plain bytes,
+ * with no read past the text: two loads of four bytes that overlap, or of
+ * the first, middle and last of up to three (the same byte read twice
+ * lands in the same place). */
 static inline uint64_t load_tail(const uint8_t *text, size_t count)
 {
-    uint64_t word = 0x6161616161616161u; /* 'a' */
-    for (size_t k = 0; k < count; k++)
-        word = (word & ~((uint64_t)0xff << (8 * k))) | (uint64_t)text[k] << (8 * k);
-    return word;
+    uint64_t word;
+    if (count >= 4)
+        word = fd_load_le32(text) | (uint64_t)fd_load_le32(text + count - 4) << (8 * (count - 4));
+    else
+        word = text[0] | (uint64_t)text[count / 2] << (8 * (count / 2)) |
+               (uint64_t)text[count - 1] << (8 * (count - 1));
+    const uint64_t kept = (UINT64_C(1) << (8 * count)) - 1;
+    return word | (UINT64_C(0x6161616161616161) & ~kept); /* 'a' */
 }
 
 /* The number of plain bytes of the text from i, at most `count`. */
