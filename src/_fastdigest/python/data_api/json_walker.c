@@ -505,10 +505,8 @@ static bool key_before(PyObject *a, PyObject *b)
 
 static int compare_pairs(const void *a, const void *b)
 {
-    const PyObject *a_key = ((const fd_json_pair *)a)->key, *b_key = ((const fd_json_pair *)b)->key;
-    return key_before((PyObject *)a_key, (PyObject *)b_key)   ? -1
-           : key_before((PyObject *)b_key, (PyObject *)a_key) ? 1
-                                                              : 0;
+    PyObject *a_key = ((const fd_json_pair *)a)->key, *b_key = ((const fd_json_pair *)b)->key;
+    return key_before(a_key, b_key) ? -1 : key_before(b_key, a_key) ? 1 : 0;
 }
 
 /* Whether the pairs' keys are the slot's, the same objects in the same

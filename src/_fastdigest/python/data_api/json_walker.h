@@ -43,9 +43,9 @@ typedef struct fd_json_pair_stack {
 #define FD_JSON_KEY_ORDER_MAX 16
 
 typedef struct fd_json_key_order {
-    size_t count; /* 0: empty */
+    size_t count;                          /* 0: empty */
     PyObject *keys[FD_JSON_KEY_ORDER_MAX]; /* in the dict's order */
-    uint8_t sorted[FD_JSON_KEY_ORDER_MAX]; /* the index of each key in sorted order */
+    uint8_t sorted[FD_JSON_KEY_ORDER_MAX]; /* sorted[i]: the i-th key sorted, by index */
 } fd_json_key_order;
 
 typedef struct fd_json_walker {
