@@ -6,6 +6,14 @@
 #include <math.h>
 #include <string.h>
 
+#include "kernels/endian.h"
+
+/* The longest Latin-1 text written straight into the sink's buffer where
+ * it has room for the longest literal: the texts of keys and of most
+ * values, for which the checks of room for each run and escape cost more
+ * than the text itself. Longer ones go run by run. */
+#define FD_JSON_IN_PLACE_MAX 256
+
 static const char hex_digits[] = "0123456789abcdef";
 
 /* ---- strings ------------------------------------------------------------ */
@@ -101,31 +109,113 @@ static size_t escape_code_point(uint32_t c, uint8_t *out, bool ensure_ascii)
     return 4;
 }
 
-/* The end of the run of plain bytes of Latin-1 text from i. Eight bytes at
- * a time while none of them needs work: a word is tested for a byte from
- * 0x80 (escaped or encoded), below 0x20, equal to '"' or '\' (and DEL with
- * ensure_ascii) with the carry-free tests of "Bit Twiddling Hacks"
- * (haszero, hasless), which say exactly whether any byte is one. */
-static size_t skip_plain_bytes(const uint8_t *text, size_t i, size_t length, bool ensure_ascii)
+/* Latin-1 text is scanned eight bytes at a time, as a little-endian word
+ * (the first byte the lowest, on every CPU): bit 7 of each byte that needs
+ * work is set, a byte from 0x80 (escaped or encoded), below 0x20, equal to
+ * '"' or '\' (and DEL with ensure_ascii), with the carry-free tests of "Bit
+ * Twiddling Hacks" (haszero, hasless). A borrow may flag a byte above one
+ * that needs work, never one below it: the lowest flag is exact. */
+static inline uint64_t special_bytes(uint64_t word, bool ensure_ascii)
 {
     const uint64_t ones = 0x0101010101010101u, highs = 0x8080808080808080u;
-    while (length - i >= 8) {
-        uint64_t word;
-        memcpy(&word, text + i, 8);
-        const uint64_t quote = word ^ (ones * '"'), backslash = word ^ (ones * '\\');
-        uint64_t special = word | ((word - ones * 0x20) & ~word) | ((quote - ones) & ~quote) |
-                           ((backslash - ones) & ~backslash);
-        if (ensure_ascii) {
-            const uint64_t del = word ^ (ones * 0x7f);
-            special |= (del - ones) & ~del;
-        }
-        if ((special & highs) != 0)
-            break;
-        i += 8;
+    const uint64_t quote = word ^ (ones * '"'), backslash = word ^ (ones * '\\');
+    uint64_t special = word | ((word - ones * 0x20) & ~word) | ((quote - ones) & ~quote) |
+                       ((backslash - ones) & ~backslash);
+    if (ensure_ascii) {
+        const uint64_t del = word ^ (ones * 0x7f);
+        special |= (del - ones) & ~del;
     }
-    while (i < length && is_plain(text[i], ensure_ascii))
-        i++;
+    return special & highs;
+}
+
+/* The bytes of a word below its lowest flag, of a non-zero special_bytes:
+ * that flag, bit 8k + 7, shifted to bit 8k, times bytes 7, 6, .. 0 puts k
+ * in the top byte. Plain C, where a count of trailing zeros is not. */
+static inline size_t bytes_below_flag(uint64_t flags)
+{
+    const uint64_t lowest = flags & (0 - flags);
+    return (size_t)(((lowest >> 7) * UINT64_C(0x0001020304050607)) >> 56);
+}
+
+/* The last bytes of a text, 1 to 7, as a word padded with plain bytes,
+ * with no read past the text: two loads of four bytes that overlap, or of
+ * the first, middle and last of up to three (the same byte read twice
+ * lands in the same place). */
+static inline uint64_t load_tail(const uint8_t *text, size_t count)
+{
+    uint64_t word;
+    if (count >= 4)
+        word = fd_load_le32(text) | (uint64_t)fd_load_le32(text + count - 4) << (8 * (count - 4));
+    else
+        word = text[0] | (uint64_t)text[count / 2] << (8 * (count / 2)) |
+               (uint64_t)text[count - 1] << (8 * (count - 1));
+    const uint64_t kept = (UINT64_C(1) << (8 * count)) - 1;
+    return word | (UINT64_C(0x6161616161616161) & ~kept); /* 'a' */
+}
+
+/* The number of plain bytes of the text from i, at most `count`. */
+static inline size_t plain_run(const uint8_t *text, size_t count, bool ensure_ascii)
+{
+    const uint64_t word = count >= 8 ? fd_load_le64(text) : load_tail(text, count);
+    const uint64_t flags = special_bytes(word, ensure_ascii);
+    const size_t plain = flags == 0 ? 8 : bytes_below_flag(flags);
+    return plain < count ? plain : count;
+}
+
+/* The end of the run of plain bytes of Latin-1 text from i. */
+static size_t skip_plain_bytes(const uint8_t *text, size_t i, size_t length, bool ensure_ascii)
+{
+    while (i < length) {
+        const size_t plain = plain_run(text + i, length - i, ensure_ascii);
+        i += plain;
+        if (plain < 8)
+            break;
+    }
     return i;
+}
+
+/* The text of a Latin-1 byte that is not plain, to out (6 bytes). */
+static size_t escape_latin1(uint8_t c, uint8_t *out, bool ensure_ascii)
+{
+    if (c < 0x80)
+        return escape_ascii(c, out);
+    if (ensure_ascii)
+        return write_u_escape(c, out);
+    out[0] = (uint8_t)(0xc0 | (c >> 6));
+    out[1] = (uint8_t)(0x80 | (c & 0x3f));
+    return 2;
+}
+
+/* The most bytes write_latin1_in_place writes for a text of length bytes:
+ * 6 a byte (\u00XX) and the quotes, and a word's store past the end. */
+static inline size_t latin1_in_place_room(size_t length)
+{
+    return 6 * length + 2 + 8;
+}
+
+/* The literal of Latin-1 text, quotes and all, straight into out, which
+ * has latin1_in_place_room(length) bytes: each word of plain bytes is
+ * stored whole, as it was loaded, and the bytes after the run it begins
+ * are written over. Returns the length written. */
+static size_t write_latin1_in_place(uint8_t *out, const uint8_t *text, size_t length,
+                                    bool ensure_ascii)
+{
+    size_t n = 0, i = 0;
+    out[n++] = '"';
+    while (i < length) {
+        const size_t count = length - i;
+        const uint64_t word = count >= 8 ? fd_load_le64(text + i) : load_tail(text + i, count);
+        const uint64_t flags = special_bytes(word, ensure_ascii);
+        size_t plain = flags == 0 ? 8 : bytes_below_flag(flags);
+        plain = plain < count ? plain : count;
+        fd_store_le64(out + n, word);
+        n += plain;
+        i += plain;
+        if (plain < 8 && i < length)
+            n += escape_latin1(text[i++], out + n, ensure_ascii);
+    }
+    out[n++] = '"';
+    return n;
 }
 
 static void write_latin1(fd_sink *sink, const uint8_t *text, size_t length, bool ensure_ascii)
@@ -137,19 +227,8 @@ static void write_latin1(fd_sink *sink, const uint8_t *text, size_t length, bool
         fd_sink_write(sink, text + start, i - start);
         if (i == length)
             return;
-        const uint8_t c = text[i++];
         uint8_t escape[6];
-        size_t n;
-        if (c < 0x80)
-            n = escape_ascii(c, escape);
-        else if (ensure_ascii)
-            n = write_u_escape(c, escape);
-        else {
-            escape[0] = (uint8_t)(0xc0 | (c >> 6));
-            escape[1] = (uint8_t)(0x80 | (c & 0x3f));
-            n = 2;
-        }
-        fd_sink_write(sink, escape, n);
+        fd_sink_write(sink, escape, escape_latin1(text[i++], escape, ensure_ascii));
     }
 }
 
@@ -194,6 +273,13 @@ static bool write_wide(fd_sink *sink, const void *data, size_t length, unsigned 
 bool fd_json_write_string(fd_sink *sink, const void *data, size_t length, unsigned kind,
                           bool ensure_ascii)
 {
+    if (kind == 1 && length <= FD_JSON_IN_PLACE_MAX) {
+        uint8_t *out = fd_sink_room(sink, latin1_in_place_room(length));
+        if (out != NULL) {
+            fd_sink_advance(sink, write_latin1_in_place(out, data, length, ensure_ascii));
+            return true;
+        }
+    }
     fd_sink_byte(sink, '"');
     if (kind == 1)
         write_latin1(sink, data, length, ensure_ascii);

@@ -148,6 +148,8 @@ void fd_json_pairs_pop_to(fd_json_pair_stack *stack, size_t base)
 
 /* ---- the walker ---------------------------------------------------------- */
 
+static void forget_key_orders(fd_json_walker *w);
+
 void fd_json_walker_init(fd_json_walker *w, const fd_json_options *options, fd_sink *sink)
 {
     *w = (fd_json_walker){.options = options, .sink = sink};
@@ -158,6 +160,7 @@ void fd_json_walker_clear(fd_json_walker *w)
 {
     fd_json_pairs_pop_to(&w->pairs, 0);
     PyMem_Free(w->pairs.pairs);
+    forget_key_orders(w);
     markers_free(&w->markers);
 }
 
@@ -480,17 +483,91 @@ int fd_json_walker_push_pairs(fd_json_walker *w, PyObject *dict)
     return result;
 }
 
-static bool pair_before(const fd_json_pair *a, const fd_json_pair *b)
+/* Whether str a sorts before str b, as Python compares them: by code
+ * point. Keys are mostly short Latin-1 texts that differ early, which a
+ * byte loop settles before a call of memcmp would start. */
+static bool key_before(PyObject *a, PyObject *b)
 {
-    return fd_json_compare_text(PyUnicode_DATA(a->key), (size_t)PyUnicode_GET_LENGTH(a->key),
-                                (unsigned)PyUnicode_KIND(a->key), PyUnicode_DATA(b->key),
-                                (size_t)PyUnicode_GET_LENGTH(b->key),
-                                (unsigned)PyUnicode_KIND(b->key)) < 0;
+    const size_t a_length = (size_t)PyUnicode_GET_LENGTH(a);
+    const size_t b_length = (size_t)PyUnicode_GET_LENGTH(b);
+    const unsigned a_kind = (unsigned)PyUnicode_KIND(a), b_kind = (unsigned)PyUnicode_KIND(b);
+    if (a_kind != PyUnicode_1BYTE_KIND || b_kind != PyUnicode_1BYTE_KIND)
+        return fd_json_compare_text(PyUnicode_DATA(a), a_length, a_kind, PyUnicode_DATA(b),
+                                    b_length, b_kind) < 0;
+    const Py_UCS1 *a_text = PyUnicode_1BYTE_DATA(a), *b_text = PyUnicode_1BYTE_DATA(b);
+    const size_t common = a_length < b_length ? a_length : b_length;
+    for (size_t i = 0; i < common; i++) {
+        if (a_text[i] != b_text[i])
+            return a_text[i] < b_text[i];
+    }
+    return a_length < b_length;
 }
 
 static int compare_pairs(const void *a, const void *b)
 {
-    return pair_before(a, b) ? -1 : pair_before(b, a) ? 1 : 0;
+    PyObject *a_key = ((const fd_json_pair *)a)->key, *b_key = ((const fd_json_pair *)b)->key;
+    return key_before(a_key, b_key) ? -1 : key_before(b_key, a_key) ? 1 : 0;
+}
+
+/* Whether the pairs' keys are the slot's, the same objects in the same
+ * order. */
+static bool key_order_matches(const fd_json_key_order *order, const fd_json_pair *pairs,
+                              size_t count)
+{
+    if (order->count != count)
+        return false;
+    for (size_t i = 0; i < count; i++) {
+        if (order->keys[i] != pairs[i].key)
+            return false;
+    }
+    return true;
+}
+
+/* The slot now remembers the pairs' keys, in their order, and that
+ * order[i] is the index of the i-th key sorted. */
+static void key_order_remember(fd_json_key_order *slot, const fd_json_pair *pairs, size_t count,
+                               const uint8_t *order)
+{
+    for (size_t i = 0; i < count; i++)
+        Py_INCREF(pairs[i].key);
+    for (size_t i = 0; i < slot->count; i++)
+        Py_DECREF(slot->keys[i]);
+    for (size_t i = 0; i < count; i++) {
+        slot->keys[i] = pairs[i].key;
+        slot->sorted[i] = order[i];
+    }
+    slot->count = count;
+}
+
+static void forget_key_orders(fd_json_walker *w)
+{
+    for (size_t s = 0; s < FD_JSON_KEY_ORDERS; s++) {
+        fd_json_key_order *slot = &w->key_orders[s];
+        for (size_t i = 0; i < slot->count; i++)
+            Py_DECREF(slot->keys[i]);
+        slot->count = 0;
+    }
+}
+
+static bool all_keys_exact_str(const fd_json_pair *pairs, size_t count)
+{
+    for (size_t i = 0; i < count; i++) {
+        if (!PyUnicode_CheckExact(pairs[i].key) || FD_UNICODE_READY(pairs[i].key) < 0) {
+            PyErr_Clear();
+            return false;
+        }
+    }
+    return true;
+}
+
+/* The pairs put in the order whose i-th entry is the index of the i-th
+ * pair sorted. */
+static void permute_pairs(fd_json_pair *pairs, size_t count, const uint8_t *order)
+{
+    fd_json_pair unsorted[FD_JSON_KEY_ORDER_MAX];
+    memcpy(unsorted, pairs, count * sizeof *pairs);
+    for (size_t i = 0; i < count; i++)
+        pairs[i] = unsorted[order[i]];
 }
 
 /* Sorts the pairs from base when every key is an exact str, as
@@ -504,22 +581,30 @@ bool fd_json_walker_sort_str_pairs(fd_json_walker *w, size_t base)
 {
     fd_json_pair *pairs = w->pairs.pairs + base;
     const size_t count = w->pairs.count - base;
-    for (size_t i = 0; i < count; i++) {
-        if (!PyUnicode_CheckExact(pairs[i].key) || FD_UNICODE_READY(pairs[i].key) < 0) {
-            PyErr_Clear();
+    if (count > FD_JSON_KEY_ORDER_MAX) {
+        if (!all_keys_exact_str(pairs, count))
             return false;
-        }
-    }
-    if (count > 16) {
         qsort(pairs, count, sizeof *pairs, compare_pairs);
         return true;
     }
-    for (size_t i = 1; i < count; i++) {
-        const fd_json_pair pair = pairs[i];
-        size_t j = i;
-        for (; j > 0 && pair_before(&pair, &pairs[j - 1]); j--)
-            pairs[j] = pairs[j - 1];
-        pairs[j] = pair;
+    /* Dicts of a count of keys share the slot of that count. */
+    fd_json_key_order *slot = &w->key_orders[count % FD_JSON_KEY_ORDERS];
+    if (key_order_matches(slot, pairs, count)) {
+        permute_pairs(pairs, count, slot->sorted);
+        return true;
     }
+    if (!all_keys_exact_str(pairs, count))
+        return false;
+    /* An insertion sort of the indices, few as they are. */
+    uint8_t order[FD_JSON_KEY_ORDER_MAX];
+    for (size_t i = 0; i < count; i++) {
+        const uint8_t index = (uint8_t)i;
+        size_t j = i;
+        for (; j > 0 && key_before(pairs[index].key, pairs[order[j - 1]].key); j--)
+            order[j] = order[j - 1];
+        order[j] = index;
+    }
+    key_order_remember(slot, pairs, count, order);
+    permute_pairs(pairs, count, order);
     return true;
 }

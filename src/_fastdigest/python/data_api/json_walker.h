@@ -34,11 +34,26 @@ typedef struct fd_json_pair_stack {
     size_t capacity;
 } fd_json_pair_stack;
 
+/* The sorted order of the keys of a dict written before, by the keys
+ * themselves (held, so that no other str can take one's address): a
+ * document's dicts mostly repeat a few sets of keys, in the same order,
+ * and a dict whose keys are the same objects in the same order sorts the
+ * same way. Remembered for dicts of few keys, one set per slot. */
+#define FD_JSON_KEY_ORDERS 4
+#define FD_JSON_KEY_ORDER_MAX 16
+
+typedef struct fd_json_key_order {
+    size_t count;                          /* 0: empty */
+    PyObject *keys[FD_JSON_KEY_ORDER_MAX]; /* in the dict's order */
+    uint8_t sorted[FD_JSON_KEY_ORDER_MAX]; /* sorted[i]: the i-th key sorted, by index */
+} fd_json_key_order;
+
 typedef struct fd_json_walker {
     const fd_json_options *options;
     fd_sink *sink;
     fd_json_marker_set markers;
     fd_json_pair_stack pairs;
+    fd_json_key_order key_orders[FD_JSON_KEY_ORDERS];
     /* A string's UTF-8 would hold a surrogate: the walk unwinds with -1
      * and no exception set. */
     bool surrogate;
