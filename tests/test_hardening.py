@@ -20,6 +20,7 @@ their own hands, so the suite's second, portable run leaves them out with the re
 marker.
 """
 
+import ast
 import os
 import re
 from pathlib import Path
@@ -48,6 +49,11 @@ def test_suite_under_address_and_undefined_behaviour_sanitizers(jobs):
         assert f'== backend {backend}: pytest exit 0' in output, output[-6000:]
     counts = [int(count) for count in re.findall(r'^(\d+) passed', output, re.MULTILINE)]
     assert len(counts) == 2 and min(counts) > 1000, output[-6000:]
+    # The portable run had the portable C everywhere (test_levels.py leaves that level to this run).
+    kernels = re.search(r'^== pytest under ASan/UBSan, backend portable: (\{.*?\}) (\{.*\})$', output, re.MULTILINE)
+    assert kernels, output[-6000:]
+    for reported in kernels.groups():
+        assert set(ast.literal_eval(reported).values()) == {'portable'}, reported
 
 
 @pytest.mark.job('hardening/fuzz', [TESTS / 'fuzz' / 'run.sh', FUZZ_SECONDS], 6)

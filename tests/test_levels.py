@@ -1,10 +1,12 @@
-"""The quick tier again, in a child process, with the portable C and at each lower CPU level this CPU
-can stand in for (heavy tier).
+"""The quick tier again, in a child process, at each lower CPU level this CPU can stand in for (heavy
+tier).
 
 The parent run tests the best kernels this CPU has. A user's CPU may lack some of its features, and
 then other kernels run: FASTDIGEST_DISABLE hides features from the dispatcher, as if the CPU lacked
-them, and FASTDIGEST_BACKEND=portable forces the portable C everywhere. Each level is a job of the
-`jobs` pool (conftest.py), so the levels run side by side with the C driver and the hardening jobs.
+them. Each level is a job of the `jobs` pool (conftest.py), so the levels run side by side with the C
+driver and the hardening jobs. The portable C everywhere (FASTDIGEST_BACKEND=portable) is no level
+here: tests/hardening/sanitize_python.sh runs the quick tier with it under ASan and UBSan, and
+test_hardening.py checks that that run had the portable kernels only.
 
 Among the child runs' files is test_self_test.py: fastdigest.self_test() runs every kernel the level
 leaves this CPU, against the known answers and hashlib, and checks that the level's own kernels are the
@@ -35,7 +37,6 @@ pytestmark = pytest.mark.heavy
 # Each level hides one more feature than the one before it, from the top.
 SHA512_FAMILY = ('sha384', 'sha512', 'sha512_224', 'sha512_256')
 LEVELS = {
-    'portable': ({'FASTDIGEST_BACKEND': 'portable'}, (), {}, 3),
     # x86-64 without SHA-NI (Intel before Ice Lake), with and without AVX-512.
     'shani': ({'FASTDIGEST_DISABLE': 'shani'}, ('shani',), {'*': ('shani',)}, 2),
     'shani,avx512': ({'FASTDIGEST_DISABLE': 'shani,avx512'}, ('shani', 'avx512'), {'*': ('shani', 'avx512')}, 2),
@@ -89,8 +90,6 @@ def test_quick_tier_at_level(level, jobs):
     _, _, forbidden, _ = LEVELS[level]
     for kernels in (single, batch):
         for algorithm, kernel in kernels.items():
-            if level == 'portable':
-                assert kernel == 'portable', kernels
             for prefix in forbidden.get('*', ()) + forbidden.get(algorithm, ()):
                 assert not kernel.startswith(prefix), (level, kernels)
     passed = SUMMARY.findall(output)

@@ -138,7 +138,7 @@ for backend in $backends; do
         exit 2
         ;;
     esac
-    echo "== pytest under ASan/UBSan, backend $backend: $("$python" -c 'import fastdigest; print(fastdigest.implementation)' 2>&1 || true)"
+    echo "== pytest under ASan/UBSan, backend $backend: $("$python" -c 'import fastdigest; print(fastdigest.implementation, fastdigest.batch_implementation)' 2>&1 || true)"
     start=$SECONDS
     status=0
     log="$build_dir/pytest-$backend.log"
