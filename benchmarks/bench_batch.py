@@ -40,7 +40,9 @@ target on two or more CPUs is 1.7x at 64 B with out=). --rows gives the messages
 nothing else running gives a figure to quote.
 
 --long measures long messages, where the lanes of the multi-buffer kernels and the cores must multiply:
-for each of 16 messages of 8 MiB, 64 of 256 KiB and 1,000 of 4 KiB (--shapes COUNTxBYTES,... for others),
+for each of 16 messages of 8 MiB, 16 of 128 KiB (the smallest batch that goes on two threads in MD5's
+narrower lanes, where starting a thread weighs most), 64 of 256 KiB and 1,000 of 4 KiB (--shapes
+COUNTxBYTES,... for others),
 the hashlib.new loop, digest_many(threads=1) and digest_many(threads=None) alternate round by round, the order
 rotating, by the wall clock; reported are the medians of the per-round ratios: each digest_many against the loop,
 and threads=1 against threads=None (the default threads must never be slower: 1.00x or more, within noise). The
@@ -200,7 +202,7 @@ THREADS_MESSAGES = 1_000_000
 THREADS_TARGET = 1.7
 
 # --long: (count, size) of each batch of long messages.
-LONG_SHAPES = ((16, 8 << 20), (64, 256 << 10), (1000, 4 << 10))
+LONG_SHAPES = ((16, 8 << 20), (16, 128 << 10), (64, 256 << 10), (1000, 4 << 10))
 LONG_ALGORITHMS = ('md5', 'sha1', 'sha256', 'sha512')
 LONG_QUICK_SHAPES = ((16, 256 << 10), (64, 16 << 10), (200, 4 << 10))
 # 16 x 8 MiB MD5, against the hashlib.new loop: threads=1 at least this, and the default threads more.

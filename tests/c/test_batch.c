@@ -295,6 +295,12 @@ static void test_choice(void)
             chose(fd_choose_multi_kernel(FD_FAMILY_SHA256, no_avx512, emerald_rapids), "shani_x2"),
             "sha256: the exception needs its kernel's features");
     }
+    /* Narrower kernels where 512-bit operations take two passes (Zen 4),
+     * not where they take one (Intel 6/207 and 6/167, Rocket Lake). */
+    const fd_cpu_model rocket_lake = {FD_CPU_VENDOR_INTEL, 6, 167};
+    check(&tally, fd_narrower_kernel_pays(zen4), "Zen 4 runs no narrower kernel");
+    check(&tally, !fd_narrower_kernel_pays(emerald_rapids), "Intel 6/207 runs a narrower kernel");
+    check(&tally, !fd_narrower_kernel_pays(rocket_lake), "Intel 6/167 runs a narrower kernel");
     report_group("all", "dispatch", "multi-buffer choice", "", &tally);
 }
 
@@ -555,6 +561,23 @@ static void test_pipeline(group_tally *tally)
     free(chunk_starts);
 }
 
+/* A kernel's narrower kernel (dispatch.h) is a row of the same list, with
+ * fewer lanes and the same features, so that the loop below tests it as it
+ * tests every row, and a CPU that runs the one runs the other. */
+static void test_narrower(int family, const fd_multi_kernel *kernel, group_tally *tally)
+{
+    const fd_multi_kernel *narrower = kernel->narrower;
+    bool listed = false;
+
+    for (const fd_multi_kernel *row = fd_multi_kernel_lists[family]; row->name != NULL; row++)
+        listed |= row == narrower;
+    check(tally, listed, "its narrower kernel %s is not a row of its list", narrower->name);
+    check(tally, narrower->lanes < kernel->lanes, "its narrower kernel has %u lanes, it %u",
+          narrower->lanes, kernel->lanes);
+    check(tally, narrower->required_features == kernel->required_features,
+          "its narrower kernel requires other features");
+}
+
 /* The import's known-answer check of a multi-buffer kernel (hash/
  * known_answers.h) passes on this CPU beside the selected single-stream
  * kernel, so that it refuses no right kernel, and fails when spoiled; the
@@ -605,6 +628,12 @@ static void run_tests(void)
             report_group(family_names[f], kernel->name, "kernel vs portable", "", &direct);
             test_known_answers(family, &selected_single[f], kernel, &known);
             report_group(family_names[f], kernel->name, "known answers", "", &known);
+            if (kernel->narrower != NULL) {
+                group_tally narrower = {0, 0};
+                test_narrower(f, kernel, &narrower);
+                report_group(family_names[f], kernel->name, "narrower", kernel->narrower->name,
+                             &narrower);
+            }
             fd_use_multi_kernel(family, kernel);
             test_batches(family, kernel->lanes, false, &batches);
             report_group(family_names[f], kernel->name, "fd_hash_many", "", &batches);

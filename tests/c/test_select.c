@@ -10,6 +10,9 @@
  *   - a right compress function with a wrong HMAC key setup, or HMAC end;
  *   - a multi-buffer kernel whose two lanes read each other's messages,
  *     ahead of a right one;
+ *   - a right multi-buffer kernel whose narrower kernel (dispatch.h) is
+ *     wrong: installed without it, and one whose narrower kernel is right:
+ *     installed with it;
  *   - a list whose only kernel is wrong: installed as the last resort;
  * then FASTDIGEST_TEST_FAIL_CHECK's list (fd_select_checked_kernels) with
  * the build's own kernels, its refusals of bad lists, and an unchecked
@@ -157,6 +160,30 @@ static const fd_multi_kernel wrong_multi_pbkdf2[] = {
     PORTABLE_X2,
     {.name = NULL}};
 static const fd_multi_kernel right_lanes[] = {PORTABLE_X2, {.name = NULL}};
+
+/* Four lanes over the portable C, whose narrower kernel is the next row. */
+static void sha256_portable_x4(fd_sha256_chain *chains, const uint8_t *const *blocks,
+                               size_t nblocks)
+{
+    for (unsigned lane = 0; lane < 4; lane++)
+        fd_sha256_blocks_portable(&chains[lane], blocks[lane], nblocks);
+}
+
+static const fd_multi_kernel crossed_narrower[] = {
+    {.name = "portable_x4",
+     .lanes = 4,
+     .drain_min_busy = 2,
+     .narrower = &crossed_narrower[1],
+     .blocks.sha256 = sha256_portable_x4},
+    {.name = "crossed_x2", .lanes = 2, .drain_min_busy = 2, .blocks.sha256 = sha256_crossed_x2},
+    {.name = NULL}};
+static const fd_multi_kernel right_narrower[] = {{.name = "portable_x4",
+                                                  .lanes = 4,
+                                                  .drain_min_busy = 2,
+                                                  .narrower = &right_narrower[1],
+                                                  .blocks.sha256 = sha256_portable_x4},
+                                                 PORTABLE_X2,
+                                                 {.name = NULL}};
 static const fd_multi_kernel no_lanes[] = {{.name = NULL}};
 
 /* ---- the cases ------------------------------------------------------------ */
@@ -283,6 +310,37 @@ static void run_right_case(void)
     fd_kernel_failures(&count);
     check(&tally, count == 0, "%zu failures recorded for right kernels", count);
     report_group("sha256", "portable", "kept", "", &tally);
+}
+
+/* A right kernel whose narrower kernel is wrong keeps its batches, which
+ * then never run the narrower one; a right narrower kernel is kept where
+ * it pays. The wrong one is refused only where it pays too, and checked
+ * only there: elsewhere nothing runs it. */
+static void run_narrower_case(void)
+{
+    group_tally tally = {0, 0};
+    size_t count;
+
+    select_sha256(only_portable, crossed_narrower);
+    check_installed(&tally, "portable", "portable_x4");
+    check(&tally, fd_active_multi_kernels[FD_FAMILY_SHA256].narrower == NULL,
+          "the refused narrower kernel is installed");
+    if (fd_narrower_kernel_pays(fd_cpu_model_detected()))
+        check_one_failure(&tally, "crossed_x2", true, false, "in lane 0");
+    report_group("sha256", "crossed_x2", "refused", "narrower", &tally);
+
+    /* Where narrower kernels do not pay, none is installed, right or not. */
+    tally = (group_tally){0, 0};
+    const bool pays = fd_narrower_kernel_pays(fd_cpu_model_detected());
+    select_sha256(only_portable, right_narrower);
+    check_installed(&tally, "portable", "portable_x4");
+    check(&tally,
+          fd_active_multi_kernels[FD_FAMILY_SHA256].narrower == (pays ? &right_narrower[1] : NULL),
+          "the right narrower kernel is %sinstalled on a CPU where it %s", pays ? "not " : "",
+          pays ? "pays" : "does not pay");
+    fd_kernel_failures(&count);
+    check(&tally, count == 0, "%zu failures recorded for right kernels", count);
+    report_group("sha256", "portable_x2", "kept", "narrower", &tally);
 }
 
 static void run_last_resort_case(void)
@@ -414,6 +472,7 @@ int main(int argc, char **argv)
     run_pbkdf2_case("wrong_pbkdf2_lanes", &wrong_pbkdf2_lanes[0], NULL, "lanes");
     run_pbkdf2_case("wrong_pbkdf2_x2", &only_portable[0], &wrong_multi_pbkdf2[0],
                     "through its lanes");
+    run_narrower_case();
     run_last_resort_case();
     run_spoiled_case();
     run_deferred_case();

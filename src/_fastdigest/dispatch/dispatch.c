@@ -162,14 +162,26 @@ const fd_kernel *const fd_kernel_lists[FD_FAMILY_COUNT] = {FD_FAMILIES(KERNEL_LI
  * at about the cost of one scalar block for any number of busy lanes: from
  * two blocks on. */
 
+/* MD5's avx512_x8 is avx512_x16 at eight lanes of ymm, its narrower
+ * kernel: on the CPUs where that pays (narrower_kernel_cpus, below), eight
+ * lanes on each of two threads beat sixteen on one, and sixteen beat eight
+ * on one thread (batch_threads.c chooses). It is the row right after
+ * avx512_x16, with the same features, so that it is never chosen first
+ * while avx512_x16 passes its check. */
 static const fd_multi_kernel md5_multi_kernels[] = {
 #ifdef FD_HAVE_AVX512_MULTI
     {.name = "avx512_x16",
      .required_features = FD_AVX512_FEATURES,
      .lanes = LANES(16),
      .drain_min_busy = 4,
+     .narrower = &md5_multi_kernels[1],
      .pbkdf2 = {.min_blocks = 2, .run.md5 = fd_md5_pbkdf2_avx512_x16},
      .blocks.md5 = fd_md5_blocks_avx512_x16},
+    {.name = "avx512_x8",
+     .required_features = FD_AVX512_FEATURES,
+     .lanes = LANES(8),
+     .drain_min_busy = 3,
+     .blocks.md5 = fd_md5_blocks_avx512_x8},
 #endif
 #ifdef FD_HAVE_AVX2_MULTI
     {.name = "avx2_x8",
@@ -295,6 +307,38 @@ static const struct multi_kernel_exception {
     {FD_CPU_VENDOR_INTEL, 6, 207, FD_FAMILY_SHA256, "avx512_x16"},
 };
 
+/* The CPUs on which a kernel's narrower kernel pays (dispatch.h), by
+ * vendor and family. AMD's family 25 with AVX-512 is Zen 4 (Zen 3, the same
+ * family, has none, and so no kernel with a narrower one): it runs a
+ * 512-bit operation as two passes through 256-bit units, so the sixteen
+ * lanes of zmm issue twice the work of eight of ymm through the same
+ * units, and eight lanes hash a block in clearly less time than sixteen,
+ * if in well over half of it: two threads of eight lanes then beat one of
+ * sixteen. Intel's cores with 512-bit units (family 6: Ice Lake, Rocket
+ * Lake, Sapphire and Emerald Rapids) are left out: there a zmm addition,
+ * rotate or vpternlogd has the latency of a ymm one and two ports for it,
+ * enough for sixteen lanes of MD5 to be bound by the chain of a step as
+ * eight are, so eight lanes would take as long as sixteen, and two threads
+ * of eight would only match one of sixteen, at twice the processor time
+ * (not measured there: the reasoning holds until a measurement says
+ * otherwise). */
+static const struct narrower_kernel_cpu {
+    enum fd_cpu_vendor vendor;
+    unsigned family;
+} narrower_kernel_cpus[] = {
+    {FD_CPU_VENDOR_AMD, 25},
+};
+
+bool fd_narrower_kernel_pays(fd_cpu_model model)
+{
+    for (size_t i = 0; i < sizeof narrower_kernel_cpus / sizeof narrower_kernel_cpus[0]; i++) {
+        if (narrower_kernel_cpus[i].vendor == model.vendor &&
+            narrower_kernel_cpus[i].family == model.family)
+            return true;
+    }
+    return false;
+}
+
 static bool has_features(uint32_t required, uint32_t features)
 {
     return (required & ~features) == 0;
@@ -368,6 +412,9 @@ void fd_use_multi_kernel(enum fd_family family, const fd_multi_kernel *kernel)
     assert(kernel == NULL ||
            (kernel->name != NULL && kernel->lanes >= 2 && kernel->lanes <= FD_BATCH_MAX_LANES &&
             has_features(kernel->required_features, fd_cpu_detected_features())));
+    assert(kernel == NULL || kernel->narrower == NULL ||
+           (kernel->narrower->lanes < kernel->lanes &&
+            has_features(kernel->narrower->required_features, kernel->required_features)));
     fd_active_multi_kernels[family] = kernel != NULL ? *kernel : none;
 }
 
@@ -478,9 +525,25 @@ static bool select_pending_multi_kernel(enum fd_family family)
     const fd_kernel_checks *checks = pending_multi.checks.check_multi_kernel != NULL
                                          ? &pending_multi.checks
                                          : NULL;
-    fd_use_multi_kernel(family, select_multi_kernel(pending_multi.lists[family], family,
-                                                    &fd_active_kernels[family], fd_cpu_features(),
-                                                    fd_cpu_model_detected(), checks));
+    const fd_cpu_model model = fd_cpu_model_detected();
+    const fd_multi_kernel *multi = select_multi_kernel(pending_multi.lists[family], family,
+                                                       &fd_active_kernels[family],
+                                                       fd_cpu_features(), model, checks);
+    fd_use_multi_kernel(family, multi);
+    /* Its narrower kernel runs batches too where it pays: checked as well,
+     * and left out (the wider one alone then runs them) when it fails. */
+    const fd_multi_kernel *narrower = multi != NULL && fd_narrower_kernel_pays(model)
+                                          ? multi->narrower
+                                          : NULL;
+    char reason[FD_KERNEL_FAILURE_REASON_LEN];
+    if (narrower != NULL && checks != NULL &&
+        !checks->check_multi_kernel(checks->context, family, &fd_active_kernels[family], narrower,
+                                    reason, sizeof reason)) {
+        record_failure(family, narrower->name, true, false, reason);
+        narrower = NULL;
+    }
+    if (multi != NULL)
+        fd_active_multi_kernels[family].narrower = narrower;
     pending_multi.pending[family] = false;
     return true;
 }

@@ -77,6 +77,13 @@ typedef struct fd_multi_kernel {
      * single-stream kernel (tests/c/test_batch.c --bench measures it),
      * rounded up; lanes itself where it never does. */
     unsigned drain_min_busy;
+    /* The same kernel at fewer lanes, a later row of the same list with
+     * the same features, or NULL: what a batch on several threads runs
+     * instead when it has fewer groups of `lanes` messages than threads and
+     * so leaves a thread idle (hash/batch_threads.c). Installed only on the
+     * CPUs where it pays (fd_narrower_kernel_pays) and when it passes the
+     * checks too. */
+    const struct fd_multi_kernel *narrower;
     /* PBKDF2's output blocks side by side through these lanes, for a family
      * whose single-stream kernel has no pbkdf2_lanes: min_blocks is the
      * fewest blocks worth a round through them (0: never; measured on Zen
@@ -120,6 +127,12 @@ extern fd_multi_kernel fd_active_multi_kernels[FD_FAMILY_COUNT];
  * model; NULL for none. Pure: tests ask it about other CPUs. */
 const fd_multi_kernel *fd_choose_multi_kernel(enum fd_family family, uint32_t features,
                                               fd_cpu_model model);
+
+/* Whether a multi-buffer kernel's narrower kernel pays on a CPU of this
+ * model: hashes a block in enough less time than the kernel that two
+ * threads of it beat one thread of the kernel (dispatch.c's table says
+ * where, and why). Pure: tests ask it about other CPUs. */
+bool fd_narrower_kernel_pays(fd_cpu_model model);
 
 /* Installs, for every family, the first single-stream kernel whose features
  * fd_cpu_features() reports and fd_choose_multi_kernel's choice for them and

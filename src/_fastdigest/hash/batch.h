@@ -53,6 +53,22 @@ static inline bool fd_batch_lanes_pay(const fd_multi_kernel *multi, size_t busy)
     return busy >= multi->drain_min_busy && busy >= 2;
 }
 
+/* The multi-buffer kernel for `count` messages on up to `threads` threads:
+ * multi's narrower kernel (dispatch.h) where multi has fewer groups of
+ * lanes than threads and the narrower kernel more groups, yet no more than
+ * threads, so that each thread holds a group of its own; multi otherwise
+ * (batch_threads.c gives the reasons). multi may be NULL. */
+static inline const fd_multi_kernel *fd_batch_kernel_for_threads(const fd_multi_kernel *multi,
+                                                                 size_t count, size_t threads)
+{
+    if (multi == NULL || multi->narrower == NULL)
+        return multi;
+    const size_t groups = (count + multi->lanes - 1) / multi->lanes;
+    const size_t narrow_groups = (count + multi->narrower->lanes - 1) / multi->narrower->lanes;
+    return groups < threads && narrow_groups > groups && narrow_groups <= threads ? multi->narrower
+                                                                                  : multi;
+}
+
 /* fd_hash_many with the given multi-buffer kernel of the algorithm's family
  * instead of the active one, or with none (NULL: the single-stream kernel
  * alone), changing no global state: benchmarks compare the two. The caller

@@ -26,7 +26,19 @@
  * single-stream kernel: sixteen messages of 8 MiB on two threads ran as two
  * streams, a quarter of what one thread's sixteen lanes did with all of
  * them. So a piece holds whole groups of lanes (cut_pieces), and a batch
- * goes on no more threads than it has groups (fd_hash_many_parallel). */
+ * goes on no more threads than it has groups (fd_hash_many_parallel).
+ *
+ * That leaves threads idle where a batch has fewer groups than threads:
+ * sixteen long messages are one group of sixteen lanes, on one thread.
+ * A kernel's narrower kernel (dispatch.h: the same rounds at fewer lanes,
+ * installed where it hashes a block in clearly less time than the wider
+ * one, if in well over half of it) then runs the batch instead, where its
+ * groups are more and still no more than the threads, so that each thread
+ * has a group of its own: sixteen messages as two groups of eight on two
+ * threads end sooner than sixteen in one thread's lanes. With as many
+ * groups of the wider kernel as threads, or more, the wider kernel keeps
+ * them: narrower groups would then share threads, and each costs most of
+ * a wider one's time. */
 #define PIECES_PER_THREAD 32
 
 /* A bound on the pieces, and so on the threads, of one call: far more than
@@ -116,6 +128,14 @@ void fd_hash_many_parallel(const fd_batch_job *job, const fd_message *messages, 
         if (work / FD_BATCH_MIN_WORK_PER_THREAD < parts)
             parts = (size_t)(work / FD_BATCH_MIN_WORK_PER_THREAD);
     }
+    /* Fewer groups than threads: the narrower kernel where it gives each
+     * thread a group of its own (see PIECES_PER_THREAD). */
+    fd_batch_job narrowed;
+    if (parts > 1 && fd_batch_kernel_for_threads(job->multi, count, parts) != job->multi) {
+        narrowed = *job;
+        narrowed.multi = job->multi->narrower;
+        job = &narrowed;
+    }
     /* Whole groups of lanes a piece, and no more threads than groups: a
      * group that would fill one thread's lanes, split between two, takes
      * each of them the round it takes one, so a thread is worth a group of
@@ -149,7 +169,17 @@ void fd_hash_many_parallel(const fd_batch_job *job, const fd_message *messages, 
         .messages = messages,
         .starts = starts,
     };
-    shared.piece_count = cut_pieces(messages, count, overhead, work, max_pieces, group, starts);
+    if (groups == parts) {
+        /* A group a piece, so that each thread takes one: pieces cut by
+         * work would join a group of short messages to the next. */
+        for (size_t piece = 0; piece < groups; piece++)
+            starts[piece] = piece * group;
+        starts[groups] = count;
+        shared.piece_count = groups;
+    }
+    else {
+        shared.piece_count = cut_pieces(messages, count, overhead, work, max_pieces, group, starts);
+    }
     fd_counter_init(&shared.next_piece);
     /* Long messages may leave fewer pieces than threads. */
     (void)fd_parallel_run(parts < shared.piece_count ? parts : shared.piece_count, hash_pieces,
