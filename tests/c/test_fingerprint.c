@@ -293,6 +293,33 @@ static void test_order(group_tally *tally)
           "the canonical order");
     check(tally, fd_fingerprint_compare(&spans[3], &spans[4]) == 0, "equal bytes compare equal");
     check(tally, fd_fingerprint_compare(&spans[2], &spans[5]) < 0, "a prefix comes first");
+
+    /* Counts on both sides of the insertion sort's, of spans that share
+     * prefixes and repeat: sorted, and each span still there once. */
+    test_rng rng = rng_for(7, 0);
+    static uint8_t pool[64];
+    for (size_t i = 0; i < sizeof pool; i++)
+        pool[i] = (uint8_t)rng_below(&rng, 3);
+    for (size_t count = 0; count <= 300; count += count < 40 ? 1 : 37) {
+        fd_fingerprint_span *many = checked_malloc((count + 1) * sizeof *many);
+        bool *seen = checked_malloc(count + 1);
+        for (size_t k = 0; k < count; k++) {
+            const size_t start = rng_below(&rng, 8);
+            many[k] = (fd_fingerprint_span){pool + start, rng_below(&rng, 6), k};
+            seen[k] = false;
+        }
+        fd_fingerprint_sort(many, count);
+        bool sorted = true;
+        for (size_t k = 0; k < count; k++) {
+            sorted = sorted && many[k].index < count && !seen[many[k].index] &&
+                     (k == 0 || fd_fingerprint_compare(&many[k - 1], &many[k]) <= 0);
+            if (many[k].index < count)
+                seen[many[k].index] = true;
+        }
+        check(tally, sorted, "%zu spans sorted", count);
+        free(many);
+        free(seen);
+    }
 }
 
 /* ---- arrays ----------------------------------------------------------------- */
