@@ -234,6 +234,49 @@ static void test_strings(group_tally *tally)
     }
 }
 
+/* fd_fingerprint_put_short against fd_fingerprint_put_sized at every length
+ * its moves treat apart and beyond, at both ends of a buffer: the same
+ * bytes and nothing past them, or false and nothing written. */
+static void test_short_runs(group_tally *tally)
+{
+    uint8_t data[200];
+    for (size_t i = 0; i < sizeof data; i++)
+        data[i] = (uint8_t)(37 * i + 11);
+    for (size_t len = 0; len <= sizeof data; len++) {
+        for (size_t at = 0; at <= 3 * FD_FINGERPRINT_SHORT_MAX; at += FD_FINGERPRINT_SHORT_MAX) {
+            uint8_t got[4 * FD_FINGERPRINT_SHORT_MAX], want[sizeof data + 4];
+            memset(got, 0xee, sizeof got);
+            fd_sink out = {.buffer = got, .used = at, .capacity = sizeof got};
+            fd_sink reference = {.buffer = want, .capacity = sizeof want};
+            fd_fingerprint_put_sized(&reference, FD_FP_STR, data, len);
+            const bool room = sizeof got - at >= 2 + FD_FINGERPRINT_SHORT_MAX;
+            const bool wrote = fd_fingerprint_put_short(&out, FD_FP_STR, data, len);
+            bool untouched = true;
+            for (size_t i = wrote ? at + reference.used : at; i < sizeof got; i++)
+                untouched = untouched && got[i] == 0xee;
+            if (len <= FD_FINGERPRINT_SHORT_MAX && room)
+                check(tally,
+                      wrote && out.used == at + reference.used &&
+                          memcmp(got + at, want, reference.used) == 0 && untouched,
+                      "a run of %zu bytes written short at %zu", len, at);
+            else
+                check(tally, !wrote && out.used == at && untouched,
+                      "a run of %zu bytes refused at %zu", len, at);
+        }
+    }
+    static const int64_t ints[] = {0,    1,    -1,        63,        -64,       64,       -65,
+                                   8191, 8192, INT32_MAX, INT32_MIN, INT64_MAX, INT64_MIN};
+    for (size_t k = 0; k < sizeof ints / sizeof ints[0]; k++) {
+        uint8_t got[1 + FD_FINGERPRINT_UVARINT_MAX + 1], want[1 + FD_FINGERPRINT_UVARINT_MAX];
+        memset(got, 0xee, sizeof got);
+        fd_sink reference = {.buffer = want, .capacity = sizeof want};
+        fd_fingerprint_put_int(&reference, ints[k]);
+        const size_t len = (size_t)(fd_fingerprint_int_at(got, ints[k]) - got);
+        check(tally, len == reference.used && memcmp(got, want, len) == 0 && got[len] == 0xee,
+              "the int %lld built in place", (long long)ints[k]);
+    }
+}
+
 /* ---- dates, clocks, durations -------------------------------------------------- */
 
 static void test_temporal(group_tally *tally)
@@ -293,6 +336,33 @@ static void test_order(group_tally *tally)
           "the canonical order");
     check(tally, fd_fingerprint_compare(&spans[3], &spans[4]) == 0, "equal bytes compare equal");
     check(tally, fd_fingerprint_compare(&spans[2], &spans[5]) < 0, "a prefix comes first");
+
+    /* Counts on both sides of the insertion sort's, of spans that share
+     * prefixes and repeat: sorted, and each span still there once. */
+    test_rng rng = rng_for(7, 0);
+    static uint8_t pool[64];
+    for (size_t i = 0; i < sizeof pool; i++)
+        pool[i] = (uint8_t)rng_below(&rng, 3);
+    for (size_t count = 0; count <= 300; count += count < 40 ? 1 : 37) {
+        fd_fingerprint_span *many = checked_malloc((count + 1) * sizeof *many);
+        bool *seen = checked_malloc(count + 1);
+        for (size_t k = 0; k < count; k++) {
+            const size_t start = rng_below(&rng, 8);
+            many[k] = (fd_fingerprint_span){pool + start, rng_below(&rng, 6), k};
+            seen[k] = false;
+        }
+        fd_fingerprint_sort(many, count);
+        bool sorted = true;
+        for (size_t k = 0; k < count; k++) {
+            sorted = sorted && many[k].index < count && !seen[many[k].index] &&
+                     (k == 0 || fd_fingerprint_compare(&many[k - 1], &many[k]) <= 0);
+            if (many[k].index < count)
+                seen[many[k].index] = true;
+        }
+        check(tally, sorted, "%zu spans sorted", count);
+        free(many);
+        free(seen);
+    }
 }
 
 /* ---- arrays ----------------------------------------------------------------- */
@@ -536,9 +606,9 @@ int main(int argc, char **argv)
         const char *name;
         void (*run)(group_tally *);
     } groups[] = {{"varints and numbers", test_numbers}, {"strs", test_strings},
-                  {"dates and times", test_temporal},    {"the canonical order", test_order},
-                  {"strided arrays", test_arrays},       {"the stream", test_stream},
-                  {"Arrow values", test_arrow}};
+                  {"short runs", test_short_runs},       {"dates and times", test_temporal},
+                  {"the canonical order", test_order},   {"strided arrays", test_arrays},
+                  {"the stream", test_stream},           {"Arrow values", test_arrow}};
     for (size_t g = 0; g < sizeof groups / sizeof groups[0]; g++) {
         group_tally tally = {0, 0};
         groups[g].run(&tally);

@@ -61,6 +61,35 @@ static inline void fd_sink_advance(fd_sink *sink, size_t n)
     sink->used += n;
 }
 
+/* Copies len bytes with moves of fixed sizes that overlap where len falls
+ * between them: for short runs, which memcpy of a length known only at run
+ * time copies in a call. From 8 to 32 bytes, four moves of 8 whose places
+ * are picked without a branch, as a run of words' lengths would mispredict
+ * one. */
+static inline void fd_copy_short(uint8_t *to, const uint8_t *from, size_t len)
+{
+    if (len >= 8 && len <= 32) {
+        const size_t second = len < 16 ? len - 8 : 8;
+        const size_t third = len > 16 ? len - 16 : 0;
+        memcpy(to, from, 8);
+        memcpy(to + second, from + second, 8);
+        memcpy(to + third, from + third, 8);
+        memcpy(to + len - 8, from + len - 8, 8);
+    }
+    else if (len > 32) {
+        memcpy(to, from, len);
+    }
+    else if (len >= 4) {
+        memcpy(to, from, 4);
+        memcpy(to + len - 4, from + len - 4, 4);
+    }
+    else if (len > 0) {
+        to[0] = from[0];
+        to[len / 2] = from[len / 2];
+        to[len - 1] = from[len - 1];
+    }
+}
+
 static inline void fd_sink_byte(fd_sink *sink, uint8_t byte)
 {
     if (sink->used == sink->capacity)

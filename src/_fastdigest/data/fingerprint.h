@@ -188,6 +188,42 @@ static inline void fd_fingerprint_put_sized(fd_sink *sink, uint8_t tag, const vo
     fd_sink_write(sink, data, len);
 }
 
+/* The longest run whose length is one uvarint byte. */
+#define FD_FINGERPRINT_SHORT_MAX 127
+
+/* tag, uvarint(len) and len bytes built at out, for len of at most
+ * FD_FINGERPRINT_SHORT_MAX (2 + len bytes of room): returns their end. */
+static inline uint8_t *fd_fingerprint_short_at(uint8_t *out, uint8_t tag, const void *data,
+                                               size_t len)
+{
+    out[0] = tag;
+    out[1] = (uint8_t)len;
+    fd_copy_short(out + 2, (const uint8_t *)data, len);
+    return out + 2 + len;
+}
+
+/* An int of int64's range built at out (1 + FD_FINGERPRINT_UVARINT_MAX
+ * bytes of room): returns its end. */
+static inline uint8_t *fd_fingerprint_int_at(uint8_t *out, int64_t value)
+{
+    out[0] = FD_FP_INT;
+    return out + 1 + fd_fingerprint_uvarint(out + 1, fd_fingerprint_zigzag(value));
+}
+
+/* fd_fingerprint_put_sized of a run of at most FD_FINGERPRINT_SHORT_MAX
+ * bytes when the sink has room for the longest such: true; else false and
+ * nothing written. For the short strs that most values are made of, whose
+ * cost is that of the calls around their bytes. */
+static inline bool fd_fingerprint_put_short(fd_sink *sink, uint8_t tag, const void *data,
+                                            size_t len)
+{
+    uint8_t *out = fd_sink_room(sink, 2 + FD_FINGERPRINT_SHORT_MAX);
+    if (out == NULL || len > FD_FINGERPRINT_SHORT_MAX)
+        return false;
+    fd_sink_advance(sink, (size_t)(fd_fingerprint_short_at(out, tag, data, len) - out));
+    return true;
+}
+
 /* An int of int64's range: 'i' and svarint(value). */
 static inline void fd_fingerprint_put_int(fd_sink *sink, int64_t value)
 {

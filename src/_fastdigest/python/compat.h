@@ -68,6 +68,12 @@
 #endif
 
 #if PY_VERSION_HEX >= 0x030C0000
+/* PyUnstable_Long_IsCompact and PyUnstable_Long_CompactValue (3.12+): an
+ * int of one machine word read inline, without a call. */
+#define FD_HAVE_COMPACT_LONG 1
+#endif
+
+#if PY_VERSION_HEX >= 0x030C0000
 /* The Py_mod_multiple_interpreters slot and its value
  * Py_MOD_PER_INTERPRETER_GIL_SUPPORTED (3.12+): the module loads in
  * interpreters that have a GIL of their own. */

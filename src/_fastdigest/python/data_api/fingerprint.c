@@ -176,6 +176,56 @@ static int put_plain(fd_walker *w, PyObject *item)
 }
 #endif
 
+#ifndef Py_GIL_DISABLED
+/* The room the longest short item takes: a str's tag, length and code
+ * units, more than an int's tag and varint. */
+#define SHORT_ITEM_ROOM (2 + FD_FINGERPRINT_SHORT_MAX)
+
+/* The items from items[0] on while each is a compact ASCII str of at most
+ * FD_FINGERPRINT_SHORT_MAX code units or an int of int64's range, and out
+ * has room for the longest such: the count written, or -1 with an
+ * exception set. The strs and small ints that most lists are made of are
+ * built through a cursor the compiler keeps in a register, which it would
+ * not keep in out: a byte written may be any memory, out's fields too, as
+ * it sees it. */
+static Py_ssize_t put_short_items(fd_sink *out, PyObject *const *items, Py_ssize_t count)
+{
+    uint8_t *at = out->buffer + out->used;
+    const uint8_t *const end = out->buffer + out->capacity;
+    Py_ssize_t i = 0;
+    for (; i < count && end - at >= SHORT_ITEM_ROOM; i++) {
+        PyObject *item = items[i];
+        PyTypeObject *type = Py_TYPE(item);
+        if (type == &PyUnicode_Type && PyUnicode_IS_COMPACT_ASCII(item) &&
+            PyUnicode_GET_LENGTH(item) <= FD_FINGERPRINT_SHORT_MAX) {
+            /* A compact ASCII str's code units are its UTF-8. */
+            at = fd_fingerprint_short_at(at, FD_FP_STR, PyUnicode_DATA(item),
+                                         (size_t)PyUnicode_GET_LENGTH(item));
+            continue;
+        }
+        if (type != &PyLong_Type)
+            break;
+#ifdef FD_HAVE_COMPACT_LONG
+        if (PyUnstable_Long_IsCompact((PyLongObject *)item)) {
+            at = fd_fingerprint_int_at(at, PyUnstable_Long_CompactValue((PyLongObject *)item));
+            continue;
+        }
+#endif
+        int overflow;
+        const long long value = PyLong_AsLongLongAndOverflow(item, &overflow);
+        if (overflow != 0)
+            break;
+        if (value == -1 && PyErr_Occurred()) {
+            i = -1;
+            break;
+        }
+        at = fd_fingerprint_int_at(at, value);
+    }
+    out->used = (size_t)(at - out->buffer);
+    return i;
+}
+#endif
+
 static int put_list(fd_walker *w, PyObject *list)
 {
 #ifdef Py_GIL_DISABLED
@@ -199,10 +249,19 @@ static int put_list(fd_walker *w, PyObject *list)
     fd_fingerprint_put_head(w->out, FD_FP_LIST, (uint64_t)count);
     Py_ssize_t i = 0;
     int result = 0;
-    for (; i < count; i++) {
+    while (i < count) {
+        const Py_ssize_t done = put_short_items(w->out, PySequence_Fast_ITEMS(list) + i, count - i);
+        if (done < 0) {
+            result = -1;
+            break;
+        }
+        i += done;
+        if (i == count)
+            break;
         result = put_plain(w, PyList_GET_ITEM(list, i));
         if (result <= 0)
             break;
+        i++;
     }
     if (result == 0 && i < count) {
         PyObject *rest = PyList_GetSlice(list, i, count);

@@ -117,10 +117,10 @@ int fd_walk_put_str(fd_walker *w, PyObject *obj)
     int unit_size;
     if (str_units(obj, &units, &length, &unit_size) < 0)
         return -1;
-    if (PyUnicode_IS_ASCII(obj))
-        fd_walk_put_sized(w, FD_FP_STR, units, length);
-    else
+    if (!PyUnicode_IS_ASCII(obj))
         fd_fingerprint_put_str(w->out, units, length, unit_size);
+    else if (!fd_fingerprint_put_short(w->out, FD_FP_STR, units, length))
+        fd_walk_put_sized(w, FD_FP_STR, units, length);
     return 0;
 }
 
