@@ -427,26 +427,44 @@ static void test_parallel(group_tally *tally)
             const char *what;
             size_t count;
             bool lane_long; /* every message LANE_LONG_LEN or a little more */
+            bool narrowed;  /* enough work for two threads of the narrower kernel */
         } shapes[] = {
-            {"short messages", SHORT_COUNT, false},
-            {"long among short", 7, false},
-            {"long, lanes - 1", lanes - 1, true},
-            {"long, as many as lanes", lanes, true},
-            {"long, lanes + half", lanes + lanes / 2 + 1, true},
-            {"long, twice the lanes + 3", 2 * lanes + 3, true},
-            {"long, eight times the lanes", 8 * lanes, true},
-            {"one", 1, false},
-            {"none", 0, false},
+            {"short messages", SHORT_COUNT, false, false},
+            {"long among short", 7, false, false},
+            {"long, lanes - 1", lanes - 1, true, false},
+            {"long, as many as lanes", lanes, true, false},
+            {"long, lanes + half", lanes + lanes / 2 + 1, true, false},
+            {"long, twice the lanes + 3", 2 * lanes + 3, true, false},
+            {"long, eight times the lanes", 8 * lanes, true, false},
+            /* Only where the kernel has a narrower one (the work of two
+             * narrowed threads takes a while elsewhere: qemu, sanitizers). */
+            {"long, as many as lanes, narrowed on 2 threads", multi->narrower != NULL ? lanes : 0,
+             false, true},
+            {"one", 1, false, false},
+            {"none", 0, false, false},
         };
 
         for (size_t shape = 0; shape < sizeof shapes / sizeof shapes[0]; shape++) {
             const size_t count = shapes[shape].count;
             for (size_t i = 0; i < count; i++) {
-                if (shapes[shape].lane_long)
+                if (shapes[shape].narrowed)
+                    lengths[i] = (size_t)(2 * FD_BATCH_MIN_WORK_PER_NARROWED_THREAD / count) +
+                                 rng_below(&rng, 3 * 4096);
+                else if (shapes[shape].lane_long)
                     lengths[i] = LANE_LONG_LEN + rng_below(&rng, 3 * 4096);
                 else
                     lengths[i] = count == 7 && i % 2 == 0 ? LONG_LEN + rng_below(&rng, 4096)
                                                           : rng_below(&rng, 200);
+            }
+            /* The narrowed shape takes the narrower kernel on two threads
+             * (its length alone is that work, less each message's block). */
+            if (shapes[shape].narrowed && count > 0) {
+                uint64_t work = 0;
+                for (size_t i = 0; i < count; i++)
+                    work += lengths[i];
+                check(tally, fd_batch_kernel_for_threads(multi, count, work, 2) == multi->narrower,
+                      "%s: %s (%zu) would not take the narrower kernel on 2 threads",
+                      fd_algorithms[id].name, shapes[shape].what, count);
             }
             for (size_t threads = 1; threads <= 5; threads++) {
                 threaded_batch b;

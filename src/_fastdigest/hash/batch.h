@@ -53,15 +53,26 @@ static inline bool fd_batch_lanes_pay(const fd_multi_kernel *multi, size_t busy)
     return busy >= multi->drain_min_busy && busy >= 2;
 }
 
-/* The multi-buffer kernel for `count` messages on up to `threads` threads:
- * multi's narrower kernel (dispatch.h) where multi has fewer groups of
- * lanes than threads and the narrower kernel more groups, yet no more than
- * threads, so that each thread holds a group of its own; multi otherwise
+/* The work each thread must have for a batch to take its kernel's narrower
+ * kernel (fd_batch_kernel_for_threads): the narrower kernel saves a share
+ * of the time one thread's lanes take, and that share must outweigh
+ * starting and joining the threads (below it, sixteen short messages on two
+ * threads of eight lanes ended later than on one thread of sixteen). */
+#define FD_BATCH_MIN_WORK_PER_NARROWED_THREAD ((uint64_t)4 << 20)
+
+/* The multi-buffer kernel for `count` messages of `work` bytes of work
+ * (FD_BATCH_MIN_WORK_PER_THREAD says how it is counted) on `threads`
+ * threads: multi's narrower kernel (dispatch.h) where multi has fewer
+ * groups of lanes than threads and the narrower kernel more groups, yet no
+ * more than threads, so that each thread holds a group of its own, and each
+ * thread has FD_BATCH_MIN_WORK_PER_NARROWED_THREAD of work; multi otherwise
  * (batch_threads.c gives the reasons). multi may be NULL. */
 static inline const fd_multi_kernel *fd_batch_kernel_for_threads(const fd_multi_kernel *multi,
-                                                                 size_t count, size_t threads)
+                                                                 size_t count, uint64_t work,
+                                                                 size_t threads)
 {
-    if (multi == NULL || multi->narrower == NULL)
+    if (multi == NULL || multi->narrower == NULL || threads < 2 ||
+        work / FD_BATCH_MIN_WORK_PER_NARROWED_THREAD < threads)
         return multi;
     const size_t groups = (count + multi->lanes - 1) / multi->lanes;
     const size_t narrow_groups = (count + multi->narrower->lanes - 1) / multi->narrower->lanes;

@@ -41,13 +41,6 @@
  * a wider one's time. */
 #define PIECES_PER_THREAD 32
 
-/* The narrower kernel saves a share of the time one thread's lanes take,
- * and that share must outweigh starting and joining the threads: a batch
- * takes it only with at least this much work for each thread (below it,
- * sixteen short messages on two threads of eight lanes ended later than
- * on one thread of sixteen). */
-#define MIN_WORK_PER_NARROWED_THREAD ((uint64_t)4 << 20)
-
 /* A bound on the pieces, and so on the threads, of one call: far more than
  * any machine has CPUs, and small enough for any counter type. */
 #define MAX_PIECES ((size_t)1 << 20)
@@ -138,8 +131,7 @@ void fd_hash_many_parallel(const fd_batch_job *job, const fd_message *messages, 
     /* Fewer groups than threads: the narrower kernel where it gives each
      * thread a group of its own (see PIECES_PER_THREAD). */
     fd_batch_job narrowed;
-    if (parts > 1 && work / MIN_WORK_PER_NARROWED_THREAD >= parts &&
-        fd_batch_kernel_for_threads(job->multi, count, parts) != job->multi) {
+    if (parts > 1 && fd_batch_kernel_for_threads(job->multi, count, work, parts) != job->multi) {
         narrowed = *job;
         narrowed.multi = job->multi->narrower;
         job = &narrowed;
