@@ -213,9 +213,18 @@ def cpu_levels():
     multi_buffer = {
         (family, name) for family, name, lanes, _runs, _capabilities in fastdigest._fastdigest._kernels() if lanes > 1
     }
+    # The best backend's choices, asked of a child: this process may run the portable C
+    # (tests/hardening/sanitize_python.sh's second run), which chooses no batch kernel.
+    chosen = subprocess.run(
+        [sys.executable, '-c', 'import json, fastdigest; print(json.dumps(fastdigest.batch_implementation))'],
+        env=dict(os.environ, FASTDIGEST_BACKEND='best', FASTDIGEST_DISABLE=hidden),
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    best = json.loads(chosen.stdout)
     first_choices = {
-        (family, fastdigest.batch_implementation[algorithms[0]])
-        for family, algorithms in fastdigest._fastdigest._families().items()
+        (family, best[algorithms[0]]) for family, algorithms in fastdigest._fastdigest._families().items()
     } & multi_buffer
     if first_choices:
         refused = ','.join(f'{family}:{kernel}' for family, kernel in sorted(first_choices))
