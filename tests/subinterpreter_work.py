@@ -177,6 +177,63 @@ def check_s3(fd, rng):
         assert fd.s3_checksum(path, part_size=part) == base64.b64encode(composite).decode() + '-3'
 
 
+@checks('git_object_id', 'git_object_ids', 'git_tree_id')
+def check_git(fd, rng):
+    # Blob ids by git's object format computed with hashlib (tests/test_git.py holds them against the git
+    # command), and a tree id the same in both object formats' lengths and on any threads.
+    contents = [rng.randbytes(size) for size in (0, 10, 70_000)]
+    with tempfile.TemporaryDirectory() as folder:
+        paths = [os.path.join(folder, f'{i}.bin') for i in range(len(contents))]
+        for path, content in zip(paths, contents, strict=True):
+            with open(path, 'wb') as f:
+                f.write(content)
+        for object_format in ('sha1', 'sha256'):
+            want = [hashlib.new(object_format, b'blob %d\0' % len(c) + c).hexdigest() for c in contents]
+            assert fd.git_object_ids(paths, object_format=object_format, threads=2) == want, object_format
+            assert fd.git_object_id(contents[2], object_format=object_format) == want[2], object_format
+            assert fd.git_object_id(paths[1], object_format=object_format) == want[1], object_format
+            tree = fd.git_tree_id(folder, object_format=object_format, threads=2)
+            assert tree == fd.git_tree_id(folder, object_format=object_format, threads=1), object_format
+            assert len(tree) == 2 * hashlib.new(object_format).digest_size, object_format
+
+
+@checks('digest_tree')
+def check_digest_tree(fd, rng):
+    # checksumdir's format by its definition (tests/test_tree.py holds it against the package): the hex
+    # digests of the files' contents, sorted, joined and hashed.
+    contents = [rng.randbytes(size) for size in (0, 10, 70_000)]
+    with tempfile.TemporaryDirectory() as folder:
+        os.mkdir(os.path.join(folder, 'sub'))
+        for i, content in enumerate(contents):
+            with open(os.path.join(folder, 'sub' if i else '', f'{i}.bin'), 'wb') as f:
+                f.write(content)
+        for name in ('md5', 'sha256'):
+            hexdigests = sorted(hashlib.new(name, c).hexdigest() for c in contents)
+            want = hashlib.new(name, ''.join(hexdigests).encode()).hexdigest()
+            assert fd.digest_tree(name, folder, format='checksumdir', threads=2) == want, name
+            assert fd.digest_tree(name, folder, threads=2) == fd.digest_tree(name, folder, threads=1), name
+
+
+@checks('json_digest', 'json_digest_many')
+def check_json(fd, rng):
+    objs = [{'b': [1, 2.5, None, True], 'a': 'ä' * rng.randrange(3), 'n': rng.randrange(10**12)} for _ in range(20)]
+    for name in ALGORITHMS:
+        want = [expected(name, json.dumps(obj, sort_keys=True).encode()) for obj in objs]
+        assert [fd.json_digest(name, obj, sort_keys=True) for obj in objs] == want, name
+        assert fd.json_digest_many(name, objs, sort_keys=True) == want, name
+
+
+@checks('fingerprint')
+def check_fingerprint(fd, rng):
+    # Against the reference encoder of docs/fingerprint.md (tests/fingerprint_reference.py, plain Python).
+    import fingerprint_reference
+
+    values = [{'a': [1, 'x', 2.5, None], 'b': (b'y', {3, 4})}, [rng.randrange(2**70) for _ in range(10)], 'ä']
+    for value in values:
+        for name in ALGORITHMS:
+            assert fd.fingerprint(name, value) == expected(name, fingerprint_reference.encode(value)), name
+
+
 @checks('digest_array', 'DigestArray', 'DigestStream')
 def check_digest_array(fd, rng):
     # A RawArray is consumed by one import: a new one for each call.

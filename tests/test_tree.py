@@ -19,6 +19,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import fastdigest
+from conftest import unsupported
 from test_git import run_without_root_privileges
 
 dirhash = pytest.importorskip('dirhash', reason='needs the dirhash package (the test extra installs it)')
@@ -217,7 +218,7 @@ def test_argument_errors(tmp_path):
     write(tmp_path, b'file', b'x')
     with pytest.raises(ValueError, match="format must be one of 'dirhash', 'checksumdir', 'sha256sum', not 'md5sum'"):
         fastdigest.digest_tree('md5', tmp_path, format='md5sum')
-    with pytest.raises(ValueError, match='unsupported hash type sha3_256'):
+    with pytest.raises(ValueError, match=f'^{unsupported("sha3_256")}$'):
         fastdigest.digest_tree('sha3_256', tmp_path)
     with pytest.raises(TypeError, match='argument 1 must be str'):
         fastdigest.digest_tree(hashlib.md5, tmp_path)
