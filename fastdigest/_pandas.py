@@ -25,7 +25,7 @@ def table(frame, names, function):
     None), without the index. A column's name is its label, str() of it when the label is no str, as
     Table.from_pandas names it."""
     try:
-        import pyarrow as pa  # type: ignore[import-untyped, unused-ignore]
+        import pyarrow as pa  # type: ignore[import-untyped, import-not-found, unused-ignore]
     except ImportError as error:
         raise ImportError(
             '%s() reads a pandas DataFrame through pyarrow (Table.from_pandas), which is not installed: '
