@@ -962,11 +962,14 @@ static void test_shrinking_in_lanes(void)
         const uint64_t cut = run_while_cut_short(&call, data, size, &rng, &tally);
         if (cut == UINT64_MAX)
             break;
+        /* A file emptied before its open is hashed outside the lanes, as
+         * every empty file is. */
+        const size_t lane_count = cut == 0 ? count - 1 : count;
         check(&tally,
               call.status == FD_FILES_DONE && call.outcome.failed == count &&
-                  call.outcome.laned == count,
-              "lanes, %zu threads: status %d, failed at %zu, %zu laned", call.threads,
-              (int)call.status, call.outcome.failed, call.outcome.laned);
+                  (call.outcome.laned == count || call.outcome.laned == lane_count),
+              "lanes, %zu threads, cut to %llu: status %d, failed at %zu, %zu laned", call.threads,
+              (unsigned long long)cut, (int)call.status, call.outcome.failed, call.outcome.laned);
         const size_t len = common_prefix(&call, data, size, (size_t)cut, chunk_len);
         check(&tally, len != SIZE_MAX, "lanes, %zu threads, cut to %llu: no prefix's digest",
               call.threads, (unsigned long long)cut);
@@ -1022,8 +1025,13 @@ static void test_git_object_faults(void)
             break;
         const bool failed = cut_call.outcome.failed == 0 &&
                             cut_call.outcome.error == FD_FILES_ERROR_SIZE_CHANGED;
-        check(&tally, failed || git_digests_match(&cut_call, 0, "blob", data, size),
-              "cut to %llu: neither the whole file's id nor the failure (error %lu)",
+        /* A cut that comes before the open (a slow thread start, as under
+         * TSan) leaves a shorter file, whose own id is the right answer. */
+        check(&tally,
+              failed || git_digests_match(&cut_call, 0, "blob", data, size) ||
+                  git_digests_match(&cut_call, 0, "blob", data, (size_t)cut),
+              "cut to %llu: neither the id of the whole file, nor of the cut one, nor the "
+              "failure (error %lu)",
               (unsigned long long)cut, cut_call.outcome.error);
         refused += failed;
         free(cut_call.digests);
