@@ -1,15 +1,22 @@
-/* What the eight-lane AVX2 multi-buffer kernels share (MD5, SHA-1 and
- * SHA-256: one 32-bit word of eight messages per ymm register): the 8x8
- * transpose that turns eight lanes' 32-byte rows into
- * vectors of one word of every lane. Included only by those files, after
- * <immintrin.h>, inside their FD_HAVE_AVX2_MULTI guards. */
+/* What the eight-lane multi-buffer kernels share (MD5, SHA-1 and SHA-256
+ * on AVX2, and MD5's eight lanes of ymm on AVX-512: one 32-bit word of
+ * eight messages per ymm register): the 8x8 transpose that turns eight
+ * lanes' 32-byte rows into vectors of one word of every lane. Included
+ * after <immintrin.h>, inside a multi-buffer guard. The helpers need AVX2
+ * alone, so they are compiled for it (not FD_TARGET_AVX2, which a build
+ * without the AVX2 kernels leaves undefined) and inline into any kernel
+ * whose target includes AVX2. */
 #ifndef FD_KERNELS_X86_AVX2_LANES_H
 #define FD_KERNELS_X86_AVX2_LANES_H
+
+#include "kernels/x86/x86.h"
+
+#define FD_TARGET_AVX2_LANES FD_X86_TARGET("avx2")
 
 /* Rows r[0..7] (lane l's words 8h..8h+7 in r[l]) become columns: x[k] holds
  * word 8h+k of every lane, lane l in 32-bit element l. The transpose is its
  * own inverse: columns given as rows come back as rows. */
-FD_TARGET_AVX2
+FD_TARGET_AVX2_LANES
 static FD_ALWAYS_INLINE void transpose8(const __m256i r[8], __m256i x[8])
 {
     __m256i t[8], u[8];
@@ -35,7 +42,7 @@ static FD_ALWAYS_INLINE void transpose8(const __m256i r[8], __m256i x[8])
 /* Eight lanes' 64-byte blocks at offset as sixteen vectors, w[t] holding
  * big-endian word t of every lane's block (SHA-1 and SHA-256 read their
  * words big-endian). */
-FD_TARGET_AVX2
+FD_TARGET_AVX2_LANES
 static FD_ALWAYS_INLINE void load_be_words8(const uint8_t *const *blocks, size_t offset,
                                             __m256i w[16])
 {
@@ -58,7 +65,7 @@ static FD_ALWAYS_INLINE void load_be_words8(const uint8_t *const *blocks, size_t
  * streams at once are more than the hardware prefetcher follows (the
  * sixteen-lane kernels measured the block after next as the distance that
  * helps, the next one as too late). */
-FD_TARGET_AVX2
+FD_TARGET_AVX2_LANES
 static FD_ALWAYS_INLINE void prefetch_block_after_next8(const uint8_t *const *blocks, size_t offset,
                                                         size_t block_len)
 {

@@ -15,6 +15,7 @@
 #error "define FD_AVX512_LANES (16 or 8) before including avx512_width.h"
 #endif
 
+#include "kernels/x86/avx2/avx2_lanes.h" /* transpose8, at eight lanes */
 #include "kernels/x86/avx512/avx512_lanes.h"
 
 #if FD_AVX512_LANES == 16
@@ -81,32 +82,6 @@ static FD_ALWAYS_INLINE void vec32_store_chain_word(void *base, int stride, int 
 {
     VEC32(i32scatter_epi32)(base, vec32_chain_index(stride, word), x, 4);
 }
-
-#if FD_AVX512_LANES == 8
-/* Rows r[0..7] (eight words of lane l in r[l]) become columns: x[k] holds
- * word k of every lane, lane l in element l. */
-FD_TARGET_AVX512
-static FD_ALWAYS_INLINE void transpose8(const __m256i r[8], __m256i x[8])
-{
-    __m256i t[8], u[8];
-
-    for (int i = 0; i < 4; i++) {
-        t[2 * i] = _mm256_unpacklo_epi32(r[2 * i], r[2 * i + 1]);
-        t[2 * i + 1] = _mm256_unpackhi_epi32(r[2 * i], r[2 * i + 1]);
-    }
-    /* u[4j+k], 128-bit half c: word 4c+k of rows 4j..4j+3. */
-    for (int j = 0; j < 2; j++) {
-        u[4 * j] = _mm256_unpacklo_epi64(t[4 * j], t[4 * j + 2]);
-        u[4 * j + 1] = _mm256_unpackhi_epi64(t[4 * j], t[4 * j + 2]);
-        u[4 * j + 2] = _mm256_unpacklo_epi64(t[4 * j + 1], t[4 * j + 3]);
-        u[4 * j + 3] = _mm256_unpackhi_epi64(t[4 * j + 1], t[4 * j + 3]);
-    }
-    for (int k = 0; k < 4; k++) {
-        x[k] = _mm256_permute2x128_si256(u[k], u[4 + k], 0x20);
-        x[4 + k] = _mm256_permute2x128_si256(u[k], u[4 + k], 0x31);
-    }
-}
-#endif
 
 /* The sixteen message words of every lane's block `offset` bytes into its
  * run: x[k] holds word k (as loaded: little-endian) of every lane. */
