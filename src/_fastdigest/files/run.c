@@ -1,6 +1,6 @@
 /* What the threads of one fd_hash_files call share (run.h): the counter of
- * files taken, the first failure, the stop, and the calling thread's
- * questions. */
+ * files taken, the first failure, the stop, the calling thread's
+ * questions, and the start of the other parts. */
 #include "files/run.h"
 
 #include "files/system.h"
