@@ -567,6 +567,73 @@ static void test_lanes(void)
     }
 }
 
+/* Few files on several threads, with a multi-buffer kernel that has a
+ * narrower one (MD5's AVX-512 on Zen 4): too few to fill a group of the
+ * kernel's lanes per thread, they go into the narrower kernel's lanes on
+ * two threads once the calling thread's first files hold a narrowed
+ * thread's work, so that each thread hashes files in lanes of its own;
+ * small ones stay in one thread's wider lanes, no thread started for them.
+ * Sizes differ by a few bytes, so that files swapped between lanes would
+ * give wrong digests. */
+static void test_narrowed_lanes(void)
+{
+    static char names[FD_BATCH_MAX_LANES][MAX_NAME];
+    test_rng rng = rng_for(11, 0);
+    size_t tested = 0;
+    for (size_t a = 0; a < FD_ALGORITHM_COUNT; a++) {
+        const enum fd_algorithm_id id = (enum fd_algorithm_id)a;
+        const fd_algorithm *algorithm = &fd_algorithms[id];
+        const fd_multi_kernel *multi = fd_batch_multi_kernel(algorithm->family);
+        if (multi == NULL || multi->narrower == NULL || 2 * multi->narrower->lanes > multi->lanes)
+            continue;
+        group_tally tally = {0, 0};
+        /* Two groups of the narrower kernel's lanes, one of the kernel's. */
+        const size_t count = 2 * multi->narrower->lanes;
+        const size_t big = (size_t)(FD_BATCH_MIN_WORK_PER_NARROWED_THREAD / 2);
+        for (int small = 0; small <= 1; small++) {
+            size_t sizes[FD_BATCH_MAX_LANES];
+            for (size_t i = 0; i < count; i++)
+                sizes[i] = (small ? 1000 : big) + 7 * i;
+            files_call call = {.count = count};
+            set_algorithms(&call, &id, 1);
+            uint8_t *data = write_sized_files(&call, names, "narrowed", sizes, &rng, &tally);
+            for (size_t threads = 1; threads <= 3; threads++) {
+                call.threads = threads;
+                run_call(&call);
+                const size_t expected = threads > 1 && !small ? 2 : 1;
+                check(&tally,
+                      call.status == FD_FILES_DONE && call.outcome.failed == count &&
+                          call.outcome.laned == count,
+                      "%s, %s files, %zu threads: status %d, failed at %zu, %zu laned",
+                      algorithm->name, small ? "small" : "big", threads, (int)call.status,
+                      call.outcome.failed, call.outcome.laned);
+                check(&tally, call.outcome.lane_threads == expected,
+                      "%s, %s files, %zu threads: files in the lanes of %zu threads, %zu expected",
+                      algorithm->name, small ? "small" : "big", threads, call.outcome.lane_threads,
+                      expected);
+                for (size_t i = 0; i < count; i++)
+                    check(&tally, digests_match(&call, i, data, sizes[i]),
+                          "%s, %s files, %zu threads: wrong digest of file %zu", algorithm->name,
+                          small ? "small" : "big", threads, i);
+                free(call.digests);
+            }
+            for (size_t i = 0; i < count; i++)
+                remove(names[i]);
+            free(data);
+        }
+        char detail[80];
+        snprintf(detail, sizeof detail, "%zu files on %s's lanes, 1 to 3 threads", count,
+                 multi->narrower->name);
+        report_group("files", algorithm->name, "narrowed lanes", detail, &tally);
+        tested++;
+    }
+    /* Only some CPUs run a narrower kernel (dispatch.c's table). */
+    if (tested == 0) {
+        group_tally none = {0, 0};
+        report_group("files", "-", "narrowed lanes", "none: no narrower kernel on this CPU", &none);
+    }
+}
+
 /* Big files with threads to spare: two threads hash each, in relay (each
  * reading the chunk after the other's) or with the algorithms split
  * between them, forced or as the first chunk's timings choose, with the
@@ -1135,6 +1202,7 @@ int main(int argc, char **argv)
     test_failures();
     test_keep_going();
     test_lanes();
+    test_narrowed_lanes();
     test_pairs();
     test_git_objects();
 #ifndef _WIN32

@@ -28,40 +28,65 @@ typedef struct lane_set {
     enum fd_family family;
     size_t block_len;
     fd_hash_state initial;
-    unsigned busy;    /* lanes with a file */
-    bool files_left;  /* fd_files_take_file has not said none is left */
-    bool stopped;     /* keep_going said to stop */
-    size_t laned;     /* files hashed in lanes */
-    uint8_t *stripes; /* run->lanes * run->stripe_len */
+    const fd_multi_kernel *multi; /* the run's, once part 0 has chosen */
+    unsigned width;               /* the lanes it fills: the run's, once chosen */
+    size_t stripe_len;
+    uint64_t taken_len; /* bytes of the files it took while it chooses */
+    unsigned busy;      /* lanes with a file */
+    bool files_left;    /* fd_files_take_file has not said none is left */
+    bool stopped;       /* keep_going said to stop */
+    size_t laned;       /* files hashed in lanes */
+    uint8_t *stripes;   /* room for the lanes of either choice */
     fd_lane_chains chains;
     lane_file lanes[FD_BATCH_MAX_LANES];
 } lane_set;
+
+/* The lanes of multi for count files of algorithm on up to *parts
+ * threads: no more threads than groups of lanes (file_lanes.h), and as
+ * many lanes as the files give each, so that one thread does not take
+ * every file into its lanes while another has none. False when they do
+ * not pay. */
+static bool plan_kernel(const fd_multi_kernel *multi, const fd_algorithm *algorithm, size_t count,
+                        size_t chunk_len, size_t threads, unsigned *lanes, size_t *stripe_len,
+                        size_t *parts)
+{
+    const size_t groups = (count + multi->lanes - 1) / multi->lanes;
+    *parts = groups < threads ? groups : threads;
+    const size_t files_per_part = (count + *parts - 1) / *parts;
+    const size_t laned = files_per_part < multi->lanes ? files_per_part : multi->lanes;
+    if (!fd_batch_lanes_pay(multi, laned))
+        return false;
+    *lanes = (unsigned)laned;
+    *stripe_len = fd_lanes_stripe_len(*lanes, algorithm->block_len, chunk_len);
+    return true;
+}
 
 void fd_files_plan_lanes(fd_files_run *run, size_t *parts)
 {
     const fd_files_request *request = run->request;
     run->multi = NULL;
+    run->narrower.multi = NULL;
     run->lanes = 1;
     run->stripe_len = run->chunk_len;
     if (request->without_lanes || request->algorithm_count != 1 || request->git_type != NULL)
         return;
     const fd_algorithm *algorithm = &fd_algorithms[request->algorithms[0]];
     const fd_multi_kernel *multi = fd_batch_multi_kernel(algorithm->family);
-    if (multi == NULL)
+    if (multi == NULL || !plan_kernel(multi, algorithm, request->count, run->chunk_len, *parts,
+                                      &run->lanes, &run->stripe_len, &run->parts))
         return;
-    /* No more threads than groups of lanes (file_lanes.h), and as many
-     * lanes as the files give each, so that one thread does not take every
-     * file into its lanes while another has none. */
-    const size_t groups = (request->count + multi->lanes - 1) / multi->lanes;
-    const size_t lane_parts = groups < *parts ? groups : *parts;
-    const size_t files_per_part = (request->count + lane_parts - 1) / lane_parts;
-    const size_t lanes = files_per_part < multi->lanes ? files_per_part : multi->lanes;
-    if (!fd_batch_lanes_pay(multi, lanes))
-        return;
-    *parts = lane_parts;
     run->multi = multi;
-    run->lanes = (unsigned)lanes;
-    run->stripe_len = fd_lanes_stripe_len(run->lanes, algorithm->block_len, run->chunk_len);
+    /* The narrower kernel, where the files leave a thread without a group
+     * of multi's lanes and make no more groups of its own than threads:
+     * part 0 chooses between the two once it knows its files' sizes. */
+    const fd_multi_kernel *narrower = multi->narrower;
+    if (narrower != NULL && run->parts < *parts &&
+        (request->count + narrower->lanes - 1) / narrower->lanes <= *parts &&
+        plan_kernel(narrower, algorithm, request->count, run->chunk_len, *parts,
+                    &run->narrower.lanes, &run->narrower.stripe_len, &run->narrower.parts) &&
+        run->narrower.parts > run->parts)
+        run->narrower.multi = narrower;
+    *parts = run->parts;
 }
 
 static void drop(lane_set *set, unsigned i)
@@ -74,7 +99,7 @@ static void drop(lane_set *set, unsigned i)
 static void stop(lane_set *set)
 {
     set->stopped = true;
-    for (unsigned i = 0; i < set->run->lanes; i++) {
+    for (unsigned i = 0; i < set->width; i++) {
         if (set->lanes[i].busy)
             drop(set, i);
     }
@@ -165,6 +190,7 @@ static void take(lane_set *set, unsigned i)
             fd_files_record_failure(run, index, error);
         return;
     }
+    set->taken_len += lane->file.size;
     lane->index = index;
     lane->hashed = 0;
     lane->busy = true;
@@ -179,7 +205,7 @@ static void take(lane_set *set, unsigned i)
  * finishes it. */
 static void fill(lane_set *set, unsigned i)
 {
-    uint8_t *stripe = set->stripes + (size_t)i * set->run->stripe_len;
+    uint8_t *stripe = set->stripes + (size_t)i * set->stripe_len;
     while (!set->stopped) {
         lane_file *lane = &set->lanes[i];
         if (!lane->busy) {
@@ -206,14 +232,13 @@ static void fill(lane_set *set, unsigned i)
  * file's last bytes. */
 static void hash_round(lane_set *set)
 {
-    fd_files_run *run = set->run;
     const size_t block_len = set->block_len;
-    size_t nblocks = run->stripe_len / block_len;
+    size_t nblocks = set->stripe_len / block_len;
     const uint8_t *runs[FD_BATCH_MAX_LANES];
     bool full[FD_BATCH_MAX_LANES];
     unsigned full_count = 0;
 
-    for (unsigned i = 0; i < run->lanes; i++) {
+    for (unsigned i = 0; i < set->width; i++) {
         const lane_file *lane = &set->lanes[i];
         if (!lane->busy)
             continue;
@@ -223,8 +248,8 @@ static void hash_round(lane_set *set)
     }
     assert(nblocks != 0);
     const size_t len = nblocks * block_len;
-    for (unsigned i = 0; i < run->lanes && !set->stopped; i++) {
-        uint8_t *stripe = set->stripes + (size_t)i * run->stripe_len;
+    for (unsigned i = 0; i < set->width && !set->stopped; i++) {
+        uint8_t *stripe = set->stripes + (size_t)i * set->stripe_len;
         runs[i] = stripe;
         full[i] = false;
         if (!set->lanes[i].busy)
@@ -242,21 +267,69 @@ static void hash_round(lane_set *set)
     }
     if (set->stopped || full_count == 0)
         return;
-    fd_lanes_compress(set->family, run->multi, &set->chains, run->lanes, full, full_count, runs,
+    fd_lanes_compress(set->family, set->multi, &set->chains, set->width, full, full_count, runs,
                       nblocks);
-    for (unsigned i = 0; i < run->lanes; i++) {
+    for (unsigned i = 0; i < set->width; i++) {
         if (full[i])
             set->lanes[i].hashed += len;
     }
 }
 
+/* Part 0's choice made (file_lanes.h): the narrower kernel's plan the
+ * run's, or the threads it would have had left idle; the other parts
+ * started unless the run stopped. */
+static void settle(fd_files_run *run, bool narrower, bool stopped)
+{
+    if (narrower) {
+        run->multi = run->narrower.multi;
+        run->lanes = run->narrower.lanes;
+        run->stripe_len = run->narrower.stripe_len;
+        run->parts = run->narrower.parts;
+    }
+    else {
+        fd_parallel_lock(run->monitor);
+        run->idle_threads += run->narrower.parts - run->parts;
+        fd_parallel_unlock(run->monitor);
+    }
+    run->narrower.multi = NULL;
+    if (!stopped)
+        fd_files_start_parts(run, run->parts);
+}
+
+/* Part 0 takes files into the narrower kernel's lanes until they hold a
+ * narrowed thread's work (hash/batch.h), which the other threads' files
+ * are then likely to hold too: the narrower kernel on every part. Short of
+ * that when those lanes are full, or no file is left to give another
+ * thread, the run's kernel, whose wider lanes one thread fills better. */
+static void choose(lane_set *set)
+{
+    fd_files_run *run = set->run;
+    set->width = run->narrower.lanes;
+    for (unsigned i = 0;
+         i < set->width && !set->stopped && set->taken_len < FD_BATCH_MIN_WORK_PER_NARROWED_THREAD;
+         i++)
+        fill(set, i);
+    settle(run, set->files_left && set->taken_len >= FD_BATCH_MIN_WORK_PER_NARROWED_THREAD,
+           set->stopped);
+    set->multi = run->multi;
+    set->width = run->lanes;
+    set->stripe_len = run->stripe_len;
+}
+
 bool fd_files_hash_in_lanes(fd_files_run *run, size_t part)
 {
     assert(run->multi != NULL && run->lanes <= run->multi->lanes);
+    /* Room for the stripes of either choice part 0 may make. */
+    size_t stripes_len = (size_t)run->lanes * run->stripe_len;
+    if (run->narrower.multi != NULL &&
+        (size_t)run->narrower.lanes * run->narrower.stripe_len > stripes_len)
+        stripes_len = (size_t)run->narrower.lanes * run->narrower.stripe_len;
     lane_set *set = malloc(sizeof *set);
-    uint8_t *stripes = set != NULL ? malloc((size_t)run->lanes * run->stripe_len) : NULL;
+    uint8_t *stripes = set != NULL ? malloc(stripes_len) : NULL;
     if (stripes == NULL) {
         free(set);
+        if (part == 0 && run->narrower.multi != NULL)
+            settle(run, false, false);
         return false;
     }
     set->run = run;
@@ -265,6 +338,10 @@ bool fd_files_hash_in_lanes(fd_files_run *run, size_t part)
     set->family = set->algorithm->family;
     set->block_len = set->algorithm->block_len;
     set->algorithm->init(&set->initial);
+    set->multi = run->multi;
+    set->width = run->lanes;
+    set->stripe_len = run->stripe_len;
+    set->taken_len = 0;
     set->busy = 0;
     set->files_left = true;
     set->stopped = false;
@@ -278,14 +355,16 @@ bool fd_files_hash_in_lanes(fd_files_run *run, size_t part)
         fd_copy_chain(set->family, fd_lane_chain(set->family, &set->chains, i),
                       fd_state_const_chain(set->family, &set->initial));
 
+    if (part == 0 && run->narrower.multi != NULL)
+        choose(set);
     for (;;) {
-        for (unsigned i = 0; i < run->lanes && !set->stopped; i++)
+        for (unsigned i = 0; i < set->width && !set->stopped; i++)
             fill(set, i);
         if (set->stopped || set->busy == 0)
             break;
         /* Between rounds: files after one that failed are given up, and the
          * calling thread asks keep_going. */
-        for (unsigned i = 0; i < run->lanes; i++) {
+        for (unsigned i = 0; i < set->width; i++) {
             if (set->lanes[i].busy && !fd_files_still_wanted(run, set->lanes[i].index))
                 drop(set, i);
         }
@@ -299,6 +378,7 @@ bool fd_files_hash_in_lanes(fd_files_run *run, size_t part)
 
     fd_parallel_lock(run->monitor);
     run->laned += set->laned;
+    run->lane_threads += set->laned != 0;
     fd_parallel_unlock(run->monitor);
     free(stripes);
     free(set);

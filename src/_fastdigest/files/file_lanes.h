@@ -7,7 +7,17 @@
  * and not without_lanes, and when each of its threads (no more than the
  * groups of lanes its files make) gets enough files for the lanes to pay
  * (fd_batch_lanes_pay); otherwise each file goes by
- * itself (reader.h), a big one perhaps on two threads. Each thread then
+ * itself (reader.h), a big one perhaps on two threads. Where the kernel
+ * has a narrower one (dispatch.h) and the files are too few to give each
+ * thread a group of its lanes, yet make no more groups of the narrower
+ * kernel's than threads, the calling thread chooses between the two as it
+ * opens its first files, the only point at which sizes are known: it
+ * takes them into the narrower kernel's lanes, and once they hold
+ * FD_BATCH_MIN_WORK_PER_NARROWED_THREAD bytes (what a thread must have
+ * for digest_many to narrow, hash/batch.h), the narrower kernel runs on
+ * every part, each with files in lanes of its own; when those lanes are
+ * full short of that, the kernel itself does, and small files pay for no
+ * thread. The other parts start once it has chosen. Each thread then
  * holds up to that many files open, each in a lane of its own, reads the
  * next stripe of each per round, sequentially at the file's position, and
  * hashes the stripes' whole blocks in one kernel call; a file less than a
@@ -30,13 +40,15 @@
 
 #include "files/run.h"
 
-/* Sets run->multi, run->lanes and run->stripe_len for a request to run on
- * *parts threads: lanes when it can have them (above), else none (multi
- * NULL). With lanes, *parts becomes no more than the groups of a kernel's
- * lanes the files make, as digest_many's batches go (hash/batch.h): a
- * kernel call takes as long however few of its lanes are busy, so a group
- * split between two threads takes each of them the rounds it takes one,
- * and the default threads are never slower than one. */
+/* Sets run->multi, run->lanes, run->stripe_len and run->parts for a
+ * request to run on *parts threads: lanes when it can have them (above),
+ * else none (multi NULL), and run->narrower when the calling thread is to
+ * choose the narrower kernel or not (its multi NULL when not). With lanes,
+ * *parts becomes no more than the groups of a kernel's lanes the files
+ * make, as digest_many's batches go (hash/batch.h): a kernel call takes as
+ * long however few of its lanes are busy, so a group split between two
+ * threads takes each of them the rounds it takes one, and the default
+ * threads are never slower than one. */
 void fd_files_plan_lanes(fd_files_run *run, size_t *parts);
 
 /* The thread of part: files taken into its lanes until none is left, as

@@ -37,31 +37,15 @@ static bool run_part(void *context, size_t part)
 }
 
 /* Runs the parts: part 0 on the calling thread, each other on a thread of
- * its own. A thread that cannot be made leaves its part's files to the
- * others, which take files as they go. The calling thread, its own files
- * done, waits for the others still answering keep_going: any of them may
- * read for long yet (a big file, a pipe), and stops at its next read once
- * the run is stopped. */
+ * its own, started before part 0 runs or, while part 0 is to choose its
+ * lanes, by part 0 once it has (file_lanes.h). The calling thread, its own
+ * files done, waits for the others still answering keep_going: any of them
+ * may read for long yet (a big file, a pipe), and stops at its next read
+ * once the run is stopped. */
 static void run_parts(fd_files_run *run, size_t parts)
 {
-    fd_parallel_thread **threads = parts > 1 ? malloc((parts - 1) * sizeof *threads) : NULL;
-    size_t started = 0;
-    if (threads != NULL) {
-        for (size_t part = 1; part < parts; part++) {
-            fd_parallel_lock(run->monitor);
-            run->running_parts++;
-            fd_parallel_unlock(run->monitor);
-            threads[started] = fd_parallel_start(run_part, run, part);
-            if (threads[started] != NULL) {
-                started++;
-            }
-            else {
-                fd_parallel_lock(run->monitor);
-                run->running_parts--;
-                fd_parallel_unlock(run->monitor);
-            }
-        }
-    }
+    if (run->narrower.multi == NULL)
+        fd_files_start_parts(run, parts);
     run_part(run, 0);
 
     bool answers = true;
@@ -69,9 +53,8 @@ static void run_parts(fd_files_run *run, size_t parts)
     while (run->running_parts > 0)
         answers = fd_files_wait_answering(run, run->monitor, PART_ENDED, answers) && answers;
     fd_parallel_unlock(run->monitor);
-    for (size_t i = 0; i < started; i++)
-        fd_parallel_join(threads[i]);
-    free(threads);
+    for (size_t i = 0; i < run->started; i++)
+        fd_parallel_join(run->threads[i]);
 }
 
 size_t fd_files_digests_len(const enum fd_algorithm_id *algorithms, size_t count)
@@ -89,6 +72,7 @@ fd_files_status fd_hash_files(const fd_files_request *request, fd_files_outcome 
     outcome->relayed = 0;
     outcome->split = 0;
     outcome->laned = 0;
+    outcome->lane_threads = 0;
     if (request->count == 0)
         return FD_FILES_DONE;
 
@@ -100,8 +84,13 @@ fd_files_status fd_hash_files(const fd_files_request *request, fd_files_outcome 
         .chunk_len = request->chunk_len != 0 ? request->chunk_len : FD_FILES_CHUNK_LEN,
         .failed = request->count,
         .last_asked_ms = request->keep_going_ms != 0 ? fd_monotonic_ms() : 0,
+        .part_task = run_part,
     };
     fd_files_plan_lanes(&run, &parts);
+    /* The most parts the run may start: more when part 0 is to choose the
+     * narrower kernel's lanes or not. Those it does not start stay idle. */
+    if (run.narrower.multi != NULL)
+        parts = run.narrower.parts;
     run.idle_threads = threads - parts;
 
     /* Each part's states, then each part's buffer, in one allocation; the
@@ -122,9 +111,12 @@ fd_files_status fd_hash_files(const fd_files_request *request, fd_files_outcome 
         free(memory);
         return FD_FILES_NO_MEMORY;
     }
+    /* Without room for the threads, part 0 alone goes through the files. */
+    run.threads = parts > 1 ? malloc((parts - 1) * sizeof *run.threads) : NULL;
 
     run_parts(&run, parts);
 
+    free(run.threads);
     fd_parallel_monitor_free(run.monitor);
     free(memory);
     if (run.stopped)
@@ -134,5 +126,6 @@ fd_files_status fd_hash_files(const fd_files_request *request, fd_files_outcome 
     outcome->relayed = run.relayed;
     outcome->split = run.split;
     outcome->laned = run.laned;
+    outcome->lane_threads = run.lane_threads;
     return FD_FILES_DONE;
 }

@@ -108,8 +108,9 @@ typedef struct fd_files_outcome {
     size_t relayed;
     size_t split;
     /* How many files went through the lanes of a multi-buffer kernel
-     * (files/file_lanes.h): for tests. */
+     * (files/file_lanes.h), and on how many threads: for tests. */
     size_t laned;
+    size_t lane_threads;
 } fd_files_outcome;
 
 #endif /* FD_FILES_REQUEST_H */

@@ -1,9 +1,29 @@
 /* What the threads of one fd_hash_files call share (run.h): the counter of
- * files taken, the first failure, the stop, and the calling thread's
- * questions. */
+ * files taken, the first failure, the stop, the calling thread's
+ * questions, and the start of the other parts. */
 #include "files/run.h"
 
 #include "files/system.h"
+
+void fd_files_start_parts(fd_files_run *run, size_t parts)
+{
+    if (run->threads == NULL)
+        return;
+    for (size_t part = 1; part < parts; part++) {
+        fd_parallel_lock(run->monitor);
+        run->running_parts++;
+        fd_parallel_unlock(run->monitor);
+        run->threads[run->started] = fd_parallel_start(run->part_task, run, part);
+        if (run->threads[run->started] != NULL) {
+            run->started++;
+        }
+        else {
+            fd_parallel_lock(run->monitor);
+            run->running_parts--;
+            fd_parallel_unlock(run->monitor);
+        }
+    }
+}
 
 bool fd_files_take_file(fd_files_run *run, size_t *index)
 {

@@ -29,10 +29,26 @@ typedef struct fd_files_run {
     uint8_t *buffers;      /* chunk_len per part */
     fd_parallel_monitor *monitor;
     /* The lanes (file_lanes.h): the multi-buffer kernel, NULL for none, the
-     * files each thread holds at once, and each one's stripe. */
+     * files each thread holds at once, each one's stripe, and the parts
+     * they run on. */
     const fd_multi_kernel *multi;
     unsigned lanes;
     size_t stripe_len;
+    size_t parts;
+    /* The same on multi's narrower kernel while the calling thread has yet
+     * to choose between the two (file_lanes.h), on more parts; its multi
+     * NULL when there is no choice, or once it is made. */
+    struct {
+        const fd_multi_kernel *multi;
+        unsigned lanes;
+        size_t stripe_len;
+        size_t parts;
+    } narrower;
+    /* The threads of parts 1 and on, each running part_task (files.c):
+     * room for every part the run may start, and how many it started. */
+    fd_parallel_task *part_task;
+    fd_parallel_thread **threads;
+    size_t started;
     /* Under the monitor's lock: */
     size_t next;   /* the first file not yet taken */
     size_t failed; /* the first file in order that failed so far, or count */
@@ -43,9 +59,16 @@ typedef struct fd_files_run {
     size_t relayed;       /* files hashed by two threads in relay */
     size_t split;         /* files whose algorithms two threads split */
     size_t laned;         /* files hashed in lanes */
+    size_t lane_threads;  /* threads that hashed a file in lanes */
     /* The calling thread's alone: when it last asked keep_going. */
     uint64_t last_asked_ms;
 } fd_files_run;
+
+/* Starts parts 1 to parts - 1 on threads of their own, each counted in
+ * running_parts while it runs; a thread that cannot be made leaves its
+ * part's files to the others, which take files as they go. Called by the
+ * calling thread alone, once. */
+void fd_files_start_parts(fd_files_run *run, size_t parts);
 
 /* The next file for a thread, if there is one still worth reading: files
  * after one that failed are not. When there is none, the thread's part
