@@ -88,13 +88,13 @@ typedef struct fd_multi_kernel {
     const struct fd_multi_kernel *narrower;
     /* Whether a thread may run several groups of the narrower kernel
      * (fd_batch_kernel_for_threads). True where the narrower kernel hashes
-     * a message about as fast as this one (SHA-1's two SHA-NI streams
-     * beside its sixteen AVX-512 lanes on Zen 4): any number of its
-     * groups on a thread then take about the time as many messages take
-     * in this kernel's lanes, and more, smaller groups spread over every
-     * thread. False where each of its groups costs most of the time of a
-     * group of this kernel (MD5's eight lanes of ymm beside sixteen of
-     * zmm): it pays only with a group of its own on each thread. */
+     * a message in less than twice this one's time (SHA-1's two SHA-NI
+     * streams beside its sixteen AVX-512 lanes on Zen 4): where this
+     * kernel leaves half the threads idle or more, its small groups on
+     * every thread then end sooner. False where each of its groups costs
+     * most of the time of a group of this kernel (MD5's eight lanes of ymm
+     * beside sixteen of zmm): it pays only with a group of its own on each
+     * thread. */
     bool narrower_shares_threads;
     /* PBKDF2's output blocks side by side through these lanes, for a family
      * whose single-stream kernel has no pbkdf2_lanes: min_blocks is the

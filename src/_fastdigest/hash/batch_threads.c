@@ -37,9 +37,9 @@
  * A narrower kernel that hashes a group in well over half the wider one's
  * time (MD5's eight lanes) runs only where its groups are still no more
  * than the threads, so that each thread has a group of its own; one that
- * hashes a message about as fast as the wider one (SHA-1's two SHA-NI
- * streams: narrower_shares_threads) runs however many groups each thread
- * then takes. With as many groups of the wider kernel as threads, or more,
+ * hashes a message in less than twice the wider one's time (SHA-1's two
+ * SHA-NI streams: narrower_shares_threads) runs several groups a thread
+ * where the wider kernel leaves half the threads idle or more. With as many groups of the wider kernel as threads, or more,
  * the wider kernel keeps them: every thread then has lanes to fill. */
 #define PIECES_PER_THREAD 32
 
