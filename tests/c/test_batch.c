@@ -304,6 +304,74 @@ static void test_choice(void)
     report_group("all", "dispatch", "multi-buffer choice", "", &tally);
 }
 
+/* fd_batch_kernel_for_threads on made-up kernels (it reads only their
+ * lanes and narrower kernels), so that every CPU runs it: sixteen lanes
+ * with a narrower kernel of two lanes that shares threads, as SHA-1's, and
+ * one of eight that does not, as MD5's. */
+static void test_kernel_for_threads(void)
+{
+    static const fd_multi_kernel pairs = {.name = "x2", .lanes = 2};
+    static const fd_multi_kernel eights = {.name = "x8", .lanes = 8};
+    static const fd_multi_kernel sharing = {
+        .name = "x16", .lanes = 16, .narrower = &pairs, .narrower_shares_threads = true};
+    static const fd_multi_kernel own = {.name = "x16", .lanes = 16, .narrower = &eights};
+    const uint64_t enough = 2 * FD_BATCH_MIN_WORK_PER_NARROWED_THREAD;
+    static const struct {
+        const char *what;
+        const fd_multi_kernel *multi;
+        size_t count;
+        uint64_t work; /* in units of `enough` (the work of two narrowed threads) */
+        size_t threads;
+        const fd_multi_kernel *expected;
+    } cases[] = {
+        {"16 on 2 threads", &sharing, 16, 1, 2, &pairs},
+        {"16 on 2 threads", &own, 16, 1, 2, &eights},
+        {"3 on 2 threads", &sharing, 3, 1, 2, &pairs},
+        {"8 on 2 threads", &sharing, 8, 1, 2, &pairs},
+        {"32 on 3 threads (4 groups of 8 would share them)", &own, 32, 2, 3, &own},
+        /* Sharing threads pays only where the wider kernel leaves half of
+         * them idle. */
+        {"32 on 3 threads", &sharing, 32, 2, 3, &sharing},
+        {"32 on 4 threads", &sharing, 32, 2, 4, &pairs},
+        {"16 on 4 threads", &own, 16, 2, 4, &eights},
+        {"16 on 4 threads", &sharing, 16, 2, 4, &pairs},
+        /* Too little work for a second thread to pay. */
+        {"16, too little work", &sharing, 16, 0, 2, &sharing},
+        {"16, too little work", &own, 16, 0, 2, &own},
+        {"16 on 4 threads, work for 2", &sharing, 16, 1, 4, &sharing},
+        /* Too few messages for more groups. */
+        {"2 on 2 threads", &sharing, 2, 1, 2, &sharing},
+        {"8 on 2 threads", &own, 8, 1, 2, &own},
+        /* As many wider groups as threads, or more: each has lanes. */
+        {"17 on 2 threads", &sharing, 17, 1, 2, &sharing},
+        {"32 on 2 threads", &sharing, 32, 1, 2, &sharing},
+        {"16 on 1 thread", &sharing, 16, 1, 1, &sharing},
+        {"16, no narrower kernel", &pairs, 16, 1, 2, &pairs},
+        {"no kernel", NULL, 16, 1, 2, NULL},
+    };
+    group_tally tally = {0, 0};
+
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        /* "Too little" is a byte short of enough. */
+        const uint64_t work = cases[i].work > 0 ? cases[i].work * enough : enough - 1;
+        const fd_multi_kernel *got = fd_batch_kernel_for_threads(cases[i].multi, cases[i].count,
+                                                                 work, cases[i].threads);
+        check(&tally, got == cases[i].expected, "%s%s: %s, not %s", cases[i].what,
+              cases[i].multi != NULL && cases[i].multi->narrower_shares_threads ? " (sharing)" : "",
+              got != NULL ? got->name : "none",
+              cases[i].expected != NULL ? cases[i].expected->name : "none");
+    }
+    /* SHA-1's sixteen AVX-512 lanes narrow to its two SHA-NI streams,
+     * which may share threads, where the build has both. */
+    if (listed(FD_FAMILY_SHA1, "avx512_x16") && listed(FD_FAMILY_SHA1, "shani_x2")) {
+        const fd_multi_kernel *wide = fd_multi_kernel_lists[FD_FAMILY_SHA1];
+        check(&tally, chose(wide, "avx512_x16") && chose(wide->narrower, "shani_x2"),
+              "sha1: avx512_x16 does not narrow to shani_x2");
+        check(&tally, wide->narrower_shares_threads, "sha1: shani_x2 does not share threads");
+    }
+    report_group("all", "batch", "fd_batch_kernel_for_threads", "", &tally);
+}
+
 /* ---- many threads ------------------------------------------------------- */
 
 /* One algorithm of each family: the threads split batches the same way
@@ -579,21 +647,27 @@ static void test_pipeline(group_tally *tally)
     free(chunk_starts);
 }
 
-/* A kernel's narrower kernel (dispatch.h) is a row of the same list, with
- * fewer lanes and the same features, so that the loop below tests it as it
- * tests every row, and a CPU that runs the one runs the other. */
+/* A kernel's narrower kernel (dispatch.h) is a later row of the same list,
+ * with fewer lanes, so that the loop below tests it as it tests every row
+ * (where the CPU has its features) and no CPU chooses it while its kernel
+ * passes; installing the kernel installs the narrower one only where the
+ * CPU has its features, which may be other than the kernel's. */
 static void test_narrower(int family, const fd_multi_kernel *kernel, group_tally *tally)
 {
     const fd_multi_kernel *narrower = kernel->narrower;
-    bool listed = false;
+    bool later = false;
 
-    for (const fd_multi_kernel *row = fd_multi_kernel_lists[family]; row->name != NULL; row++)
-        listed |= row == narrower;
-    check(tally, listed, "its narrower kernel %s is not a row of its list", narrower->name);
+    for (const fd_multi_kernel *row = kernel + 1; row->name != NULL; row++)
+        later |= row == narrower;
+    check(tally, later, "its narrower kernel %s is not a later row of its list", narrower->name);
     check(tally, narrower->lanes < kernel->lanes, "its narrower kernel has %u lanes, it %u",
           narrower->lanes, kernel->lanes);
-    check(tally, narrower->required_features == kernel->required_features,
-          "its narrower kernel requires other features");
+    fd_use_multi_kernel((enum fd_family)family, kernel);
+    const bool runs = (narrower->required_features & ~fd_cpu_detected_features()) == 0;
+    check(tally, fd_active_multi_kernels[family].narrower == (runs ? narrower : NULL),
+          "its narrower kernel is %sinstalled on a CPU %s its features", runs ? "not " : "",
+          runs ? "with" : "without");
+    fd_use_multi_kernel((enum fd_family)family, NULL);
 }
 
 /* The import's known-answer check of a multi-buffer kernel (hash/
@@ -629,6 +703,7 @@ static void run_threaded_tests(void)
 static void run_tests(void)
 {
     test_choice();
+    test_kernel_for_threads();
     fd_select_kernels(false);
     fd_kernel selected_single[FD_FAMILY_COUNT];
     memcpy(selected_single, fd_active_kernels, sizeof selected_single);

@@ -12,7 +12,8 @@
  *     ahead of a right one;
  *   - a right multi-buffer kernel whose narrower kernel (dispatch.h) is
  *     wrong: installed without it, and one whose narrower kernel is right:
- *     installed with it;
+ *     installed with it; one whose narrower kernel needs a feature the CPU
+ *     lacks, or one the mask hides: installed without it;
  *   - a list whose only kernel is wrong: installed as the last resort;
  * then FASTDIGEST_TEST_FAIL_CHECK's list (fd_select_checked_kernels) with
  * the build's own kernels, its refusals of bad lists, and an unchecked
@@ -184,6 +185,15 @@ static const fd_multi_kernel right_narrower[] = {{.name = "portable_x4",
                                                   .blocks.sha256 = sha256_portable_x4},
                                                  PORTABLE_X2,
                                                  {.name = NULL}};
+/* The same, with a narrower kernel whose features the cases set: a
+ * narrower kernel may need other features than its kernel (dispatch.h). */
+static fd_multi_kernel featured_narrower[] = {{.name = "portable_x4",
+                                               .lanes = 4,
+                                               .drain_min_busy = 2,
+                                               .narrower = &featured_narrower[1],
+                                               .blocks.sha256 = sha256_portable_x4},
+                                              PORTABLE_X2,
+                                              {.name = NULL}};
 static const fd_multi_kernel no_lanes[] = {{.name = NULL}};
 
 /* ---- the cases ------------------------------------------------------------ */
@@ -343,6 +353,41 @@ static void run_narrower_case(void)
     report_group("sha256", "portable_x2", "kept", "narrower", &tally);
 }
 
+/* A narrower kernel needing a feature the CPU lacks is never installed,
+ * nor one needing a feature FASTDIGEST_DISABLE's mask hides; with the
+ * feature there and unmasked it is, where narrower kernels pay. */
+static void run_narrower_features_case(void)
+{
+    group_tally tally = {0, 0};
+    const uint32_t detected = fd_cpu_detected_features();
+    const bool pays = fd_narrower_kernel_pays(fd_cpu_model_detected());
+
+    /* No CPU has both an x86 and an Arm feature. */
+    featured_narrower[1].required_features = (detected & FD_CPU_ARM_SHA1) != 0 ? FD_CPU_SSSE3
+                                                                               : FD_CPU_ARM_SHA1;
+    select_sha256(only_portable, featured_narrower);
+    check_installed(&tally, "portable", "portable_x4");
+    check(&tally, fd_active_multi_kernels[FD_FAMILY_SHA256].narrower == NULL,
+          "a narrower kernel needing a feature the CPU lacks is installed");
+    if (detected != 0) {
+        /* One of the CPU's features, masked and then not. */
+        const uint32_t feature = detected & (~detected + 1);
+        featured_narrower[1].required_features = feature;
+        fd_cpu_disable(feature);
+        select_sha256(only_portable, featured_narrower);
+        check(&tally, fd_active_multi_kernels[FD_FAMILY_SHA256].narrower == NULL,
+              "a narrower kernel needing a masked feature is installed");
+        fd_cpu_disable(0);
+        select_sha256(only_portable, featured_narrower);
+        check(&tally,
+              fd_active_multi_kernels[FD_FAMILY_SHA256].narrower ==
+                  (pays ? &featured_narrower[1] : NULL),
+              "a narrower kernel needing a feature the CPU has is %sinstalled where it %s",
+              pays ? "not " : "", pays ? "pays" : "does not pay");
+    }
+    report_group("sha256", "portable_x2", "features", "narrower", &tally);
+}
+
 static void run_last_resort_case(void)
 {
     group_tally tally = {0, 0};
@@ -473,6 +518,7 @@ int main(int argc, char **argv)
     run_pbkdf2_case("wrong_pbkdf2_x2", &only_portable[0], &wrong_multi_pbkdf2[0],
                     "through its lanes");
     run_narrower_case();
+    run_narrower_features_case();
     run_last_resort_case();
     run_spoiled_case();
     run_deferred_case();

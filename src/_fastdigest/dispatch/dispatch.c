@@ -194,12 +194,22 @@ static const fd_multi_kernel md5_multi_kernels[] = {
     {.name = NULL},
 };
 
+/* SHA-1's shani_x2 is avx512_x16's narrower kernel: on the CPUs where
+ * that pays (narrower_kernel_cpus, below) its two SHA-NI streams hash a
+ * message in well under twice the sixteen lanes' time, so that a batch of
+ * too few messages for a group of sixteen on half the threads runs as
+ * pairs on every thread instead (narrower_shares_threads). A CPU with AVX-512 and no
+ * SHA-NI runs avx512_x16 without it (dispatch.h). */
 static const fd_multi_kernel sha1_multi_kernels[] = {
 #ifdef FD_HAVE_AVX512_MULTI
     {.name = "avx512_x16",
      .required_features = FD_AVX512_FEATURES,
      .lanes = LANES(16),
      .drain_min_busy = 12,
+#ifdef FD_HAVE_SHANI_X2
+     .narrower = &sha1_multi_kernels[1],
+     .narrower_shares_threads = true,
+#endif
      .pbkdf2 = {.min_blocks = 6},
      .blocks.sha1 = fd_sha1_blocks_avx512_x16},
 #endif
@@ -314,14 +324,19 @@ static const struct multi_kernel_exception {
  * lanes of zmm issue twice the work of eight of ymm through the same
  * units, and eight lanes hash a block in clearly less time than sixteen,
  * if in well over half of it: two threads of eight lanes then beat one of
- * sixteen. Intel's cores with 512-bit units (family 6: Ice Lake, Rocket
- * Lake, Sapphire and Emerald Rapids) are left out: there a zmm addition,
- * rotate or vpternlogd has the latency of a ymm one and two ports for it,
- * enough for sixteen lanes of MD5 to be bound by the chain of a step as
- * eight are, so eight lanes would take as long as sixteen, and two threads
- * of eight would only match one of sixteen, at twice the processor time
- * (not measured there: the reasoning holds until a measurement says
- * otherwise). */
+ * sixteen. For the same reason SHA-1's sixteen lanes there hash a message
+ * in well over half the time two SHA-NI streams take, and two threads of
+ * those beat one of sixteen lanes. Intel's cores with 512-bit units (family 6: Ice Lake,
+ * Rocket Lake, Sapphire and Emerald Rapids) are left out: there a zmm
+ * addition, rotate or vpternlogd has the latency of a ymm one and two
+ * ports for it, enough for sixteen lanes of MD5 to be bound by the chain
+ * of a step as eight are, so eight lanes would take as long as sixteen,
+ * and two threads of eight would only match one of sixteen, at twice the
+ * processor time; and sixteen lanes of SHA-1 in one pass would hash a
+ * message in about half the time they take on Zen 4, against SHA-NI
+ * streams no faster, so two threads of those would at best match one of
+ * sixteen lanes (not measured there: the reasoning holds until a
+ * measurement says otherwise). */
 static const struct narrower_kernel_cpu {
     enum fd_cpu_vendor vendor;
     unsigned family;
@@ -412,10 +427,13 @@ void fd_use_multi_kernel(enum fd_family family, const fd_multi_kernel *kernel)
     assert(kernel == NULL ||
            (kernel->name != NULL && kernel->lanes >= 2 && kernel->lanes <= FD_BATCH_MAX_LANES &&
             has_features(kernel->required_features, fd_cpu_detected_features())));
-    assert(kernel == NULL || kernel->narrower == NULL ||
-           (kernel->narrower->lanes < kernel->lanes &&
-            has_features(kernel->narrower->required_features, kernel->required_features)));
+    assert(kernel == NULL || kernel->narrower == NULL || kernel->narrower->lanes < kernel->lanes);
     fd_active_multi_kernels[family] = kernel != NULL ? *kernel : none;
+    /* A narrower kernel may need features its kernel does not (dispatch.h):
+     * never one the CPU lacks, whoever installs the kernel. */
+    if (kernel != NULL && kernel->narrower != NULL &&
+        !has_features(kernel->narrower->required_features, fd_cpu_detected_features()))
+        fd_active_multi_kernels[family].narrower = NULL;
 }
 
 /* ---- the record of refused kernels ---------------------------------------- */
@@ -526,15 +544,17 @@ static bool select_pending_multi_kernel(enum fd_family family)
                                          ? &pending_multi.checks
                                          : NULL;
     const fd_cpu_model model = fd_cpu_model_detected();
-    const fd_multi_kernel *multi = select_multi_kernel(pending_multi.lists[family], family,
-                                                       &fd_active_kernels[family],
-                                                       fd_cpu_features(), model, checks);
+    const uint32_t features = fd_cpu_features();
+    const fd_multi_kernel *multi = select_multi_kernel(
+        pending_multi.lists[family], family, &fd_active_kernels[family], features, model, checks);
     fd_use_multi_kernel(family, multi);
-    /* Its narrower kernel runs batches too where it pays: checked as well,
-     * and left out (the wider one alone then runs them) when it fails. */
-    const fd_multi_kernel *narrower = multi != NULL && fd_narrower_kernel_pays(model)
-                                          ? multi->narrower
-                                          : NULL;
+    /* Its narrower kernel runs batches too where it pays and the CPU has
+     * its features, less the mask like any kernel's: checked as well, and
+     * left out (the wider one alone then runs them) when it fails. */
+    const fd_multi_kernel *narrower = multi != NULL ? multi->narrower : NULL;
+    if (narrower != NULL &&
+        (!fd_narrower_kernel_pays(model) || !has_features(narrower->required_features, features)))
+        narrower = NULL;
     char reason[FD_KERNEL_FAILURE_REASON_LEN];
     if (narrower != NULL && checks != NULL &&
         !checks->check_multi_kernel(checks->context, family, &fd_active_kernels[family], narrower,

@@ -77,13 +77,25 @@ typedef struct fd_multi_kernel {
      * single-stream kernel (tests/c/test_batch.c --bench measures it),
      * rounded up; lanes itself where it never does. */
     unsigned drain_min_busy;
-    /* The same kernel at fewer lanes, a later row of the same list with
-     * the same features, or NULL: what a batch on several threads runs
-     * instead when it has fewer groups of `lanes` messages than threads and
-     * so leaves a thread idle (hash/batch_threads.c). Installed only on the
-     * CPUs where it pays (fd_narrower_kernel_pays) and when it passes the
-     * checks too. */
+    /* A kernel of fewer lanes, a later row of the same list, or NULL: what
+     * a batch on several threads runs instead when it has fewer groups of
+     * `lanes` messages than threads and so leaves a thread idle
+     * (hash/batch_threads.c). It may need other features than this kernel
+     * (SHA-1's shani_x2 beside avx512_x16): installed only where the CPU
+     * has them (fd_use_multi_kernel, and the selection, under the
+     * FASTDIGEST_DISABLE mask too), on the CPUs where it pays
+     * (fd_narrower_kernel_pays), and when it passes the checks too. */
     const struct fd_multi_kernel *narrower;
+    /* Whether a thread may run several groups of the narrower kernel
+     * (fd_batch_kernel_for_threads). True where the narrower kernel hashes
+     * a message in less than twice this one's time (SHA-1's two SHA-NI
+     * streams beside its sixteen AVX-512 lanes on Zen 4): where this
+     * kernel leaves half the threads idle or more, its small groups on
+     * every thread then end sooner. False where each of its groups costs
+     * most of the time of a group of this kernel (MD5's eight lanes of ymm
+     * beside sixteen of zmm): it pays only with a group of its own on each
+     * thread. */
+    bool narrower_shares_threads;
     /* PBKDF2's output blocks side by side through these lanes, for a family
      * whose single-stream kernel has no pbkdf2_lanes: min_blocks is the
      * fewest blocks worth a round through them (0: never; measured on Zen

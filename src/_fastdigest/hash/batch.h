@@ -63,10 +63,12 @@ static inline bool fd_batch_lanes_pay(const fd_multi_kernel *multi, size_t busy)
 /* The multi-buffer kernel for `count` messages of `work` bytes of work
  * (FD_BATCH_MIN_WORK_PER_THREAD says how it is counted) on `threads`
  * threads: multi's narrower kernel (dispatch.h) where multi has fewer
- * groups of lanes than threads and the narrower kernel more groups, yet no
- * more than threads, so that each thread holds a group of its own, and each
- * thread has FD_BATCH_MIN_WORK_PER_NARROWED_THREAD of work; multi otherwise
- * (batch_threads.c gives the reasons). multi may be NULL. */
+ * groups of lanes than threads, the narrower kernel more groups, and each
+ * thread FD_BATCH_MIN_WORK_PER_NARROWED_THREAD of work; and the narrower
+ * kernel's groups are no more than the threads, so that each thread holds
+ * a group of its own, or, with multi->narrower_shares_threads, multi's
+ * groups no more than half the threads. multi
+ * otherwise (batch_threads.c gives the reasons). multi may be NULL. */
 static inline const fd_multi_kernel *fd_batch_kernel_for_threads(const fd_multi_kernel *multi,
                                                                  size_t count, uint64_t work,
                                                                  size_t threads)
@@ -76,8 +78,14 @@ static inline const fd_multi_kernel *fd_batch_kernel_for_threads(const fd_multi_
         return multi;
     const size_t groups = (count + multi->lanes - 1) / multi->lanes;
     const size_t narrow_groups = (count + multi->narrower->lanes - 1) / multi->narrower->lanes;
-    return groups < threads && narrow_groups > groups && narrow_groups <= threads ? multi->narrower
-                                                                                  : multi;
+    if (groups >= threads || narrow_groups <= groups)
+        return multi;
+    if (narrow_groups <= threads)
+        return multi->narrower;
+    /* Its groups share threads: that pays only where each costs less than
+     * twice a message's time in multi's lanes, and multi leaves at least
+     * half the threads idle. */
+    return multi->narrower_shares_threads && 2 * groups <= threads ? multi->narrower : multi;
 }
 
 /* fd_hash_many with the given multi-buffer kernel of the algorithm's family

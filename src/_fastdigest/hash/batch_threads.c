@@ -30,15 +30,17 @@
  *
  * That leaves threads idle where a batch has fewer groups than threads:
  * sixteen long messages are one group of sixteen lanes, on one thread.
- * A kernel's narrower kernel (dispatch.h: the same rounds at fewer lanes,
- * installed where it hashes a block in clearly less time than the wider
- * one, if in well over half of it) then runs the batch instead, where its
- * groups are more and still no more than the threads, so that each thread
- * has a group of its own: sixteen messages as two groups of eight on two
- * threads end sooner than sixteen in one thread's lanes. With as many
- * groups of the wider kernel as threads, or more, the wider kernel keeps
- * them: narrower groups would then share threads, and each costs most of
- * a wider one's time. */
+ * A kernel's narrower kernel (dispatch.h: fewer lanes, installed where it
+ * hashes a group in clearly less time than the wider one) then runs the
+ * batch instead, where its groups are more: sixteen messages as two groups
+ * of eight on two threads end sooner than sixteen in one thread's lanes.
+ * A narrower kernel that hashes a group in well over half the wider one's
+ * time (MD5's eight lanes) runs only where its groups are still no more
+ * than the threads, so that each thread has a group of its own; one that
+ * hashes a message in less than twice the wider one's time (SHA-1's two
+ * SHA-NI streams: narrower_shares_threads) runs several groups a thread
+ * where the wider kernel leaves half the threads idle or more. With as many groups of the wider kernel as threads, or more,
+ * the wider kernel keeps them: every thread then has lanes to fill. */
 #define PIECES_PER_THREAD 32
 
 /* A bound on the pieces, and so on the threads, of one call: far more than
@@ -128,8 +130,8 @@ void fd_hash_many_parallel(const fd_batch_job *job, const fd_message *messages, 
         if (work / FD_BATCH_MIN_WORK_PER_THREAD < parts)
             parts = (size_t)(work / FD_BATCH_MIN_WORK_PER_THREAD);
     }
-    /* Fewer groups than threads: the narrower kernel where it gives each
-     * thread a group of its own (see PIECES_PER_THREAD). */
+    /* Fewer groups than threads: the narrower kernel where it pays (see
+     * PIECES_PER_THREAD). */
     fd_batch_job narrowed;
     if (parts > 1 && fd_batch_kernel_for_threads(job->multi, count, work, parts) != job->multi) {
         narrowed = *job;
