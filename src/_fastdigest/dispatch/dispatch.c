@@ -198,8 +198,8 @@ static const fd_multi_kernel md5_multi_kernels[] = {
  * that pays (narrower_kernel_cpus, below) its two SHA-NI streams hash a
  * message in well under twice the sixteen lanes' time, so that a batch of
  * too few messages for a group of sixteen on half the threads runs as
- * pairs on every thread instead (narrower_shares_threads). A CPU with AVX-512 and no
- * SHA-NI runs avx512_x16 without it (dispatch.h). */
+ * pairs on every thread instead (narrower_shares_threads). A CPU with
+ * AVX-512 and no SHA-NI runs avx512_x16 without it (dispatch.h). */
 static const fd_multi_kernel sha1_multi_kernels[] = {
 #ifdef FD_HAVE_AVX512_MULTI
     {.name = "avx512_x16",
@@ -326,8 +326,9 @@ static const struct multi_kernel_exception {
  * if in well over half of it: two threads of eight lanes then beat one of
  * sixteen. For the same reason SHA-1's sixteen lanes there hash a message
  * in well over half the time two SHA-NI streams take, and two threads of
- * those beat one of sixteen lanes. Intel's cores with 512-bit units (family 6: Ice Lake,
- * Rocket Lake, Sapphire and Emerald Rapids) are left out: there a zmm
+ * those beat one of sixteen lanes. Intel's cores with 512-bit units
+ * (family 6: Ice Lake, Rocket Lake, Sapphire and Emerald Rapids) are left
+ * out: there a zmm
  * addition, rotate or vpternlogd has the latency of a ymm one and two
  * ports for it, enough for sixteen lanes of MD5 to be bound by the chain
  * of a step as eight are, so eight lanes would take as long as sixteen,
