@@ -315,6 +315,12 @@ static void test_kernel_for_threads(void)
     static const fd_multi_kernel sharing = {
         .name = "x16", .lanes = 16, .narrower = &pairs, .narrower_shares_threads = true};
     static const fd_multi_kernel own = {.name = "x16", .lanes = 16, .narrower = &eights};
+    /* Lanes that pay from twelve messages on, as SHA-1's sixteen do. */
+    static const fd_multi_kernel picky = {.name = "x16",
+                                          .lanes = 16,
+                                          .drain_min_busy = 12,
+                                          .narrower = &pairs,
+                                          .narrower_shares_threads = true};
     const uint64_t enough = 2 * FD_BATCH_MIN_WORK_PER_NARROWED_THREAD;
     static const struct {
         const char *what;
@@ -339,15 +345,24 @@ static void test_kernel_for_threads(void)
         {"16, too little work", &sharing, 16, 0, 2, &sharing},
         {"16, too little work", &own, 16, 0, 2, &own},
         {"16 on 4 threads, work for 2", &sharing, 16, 1, 4, &sharing},
-        /* Too few messages for more groups. */
-        {"2 on 2 threads", &sharing, 2, 1, 2, &sharing},
-        {"8 on 2 threads", &own, 8, 1, 2, &own},
+        /* One group of the narrower kernel's lanes: it, on any threads. */
+        {"2 on 2 threads", &sharing, 2, 1, 2, &pairs},
+        {"8 on 2 threads", &own, 8, 1, 2, &eights},
+        {"8 on 1 thread, too little work", &own, 8, 0, 1, &eights},
+        {"9 on 1 thread", &own, 9, 1, 1, &own},
         /* As many wider groups as threads, or more: each has lanes. */
         {"17 on 2 threads", &sharing, 17, 1, 2, &sharing},
         {"32 on 2 threads", &sharing, 32, 1, 2, &sharing},
         {"16 on 1 thread", &sharing, 16, 1, 1, &sharing},
         {"16, no narrower kernel", &pairs, 16, 1, 2, &pairs},
         {"no kernel", NULL, 16, 1, 2, NULL},
+        /* Too few messages for the wider lanes to pay, enough for the
+         * narrower kernel's: on any threads, with any work. */
+        {"8 on 1 thread, too few for its lanes", &picky, 8, 1, 1, &pairs},
+        {"11, too little work, too few for its lanes", &picky, 11, 0, 2, &pairs},
+        {"1 on 1 thread", &picky, 1, 1, 1, &picky},
+        {"12 on 1 thread, enough for its lanes", &picky, 12, 1, 1, &picky},
+        {"12 on 2 threads", &picky, 12, 1, 2, &pairs},
     };
     group_tally tally = {0, 0};
 

@@ -67,14 +67,24 @@ static inline bool fd_batch_lanes_pay(const fd_multi_kernel *multi, size_t busy)
  * thread FD_BATCH_MIN_WORK_PER_NARROWED_THREAD of work; and the narrower
  * kernel's groups are no more than the threads, so that each thread holds
  * a group of its own, or, with multi->narrower_shares_threads, multi's
- * groups no more than half the threads. multi
- * otherwise (batch_threads.c gives the reasons). multi may be NULL. */
+ * groups no more than half the threads. On any number of threads, the
+ * narrower kernel too where the messages are fewer than multi's lanes and
+ * its own lanes pay for them, and either fit in one group of its lanes
+ * (which takes less time than a group of multi's: dispatch.h) or are too
+ * few for multi's lanes to pay (it then beats hashing them one at a time:
+ * SHA-1's few long messages as pairs of SHA-NI streams). multi otherwise
+ * (batch_threads.c gives the reasons). multi may be NULL. */
 static inline const fd_multi_kernel *fd_batch_kernel_for_threads(const fd_multi_kernel *multi,
                                                                  size_t count, uint64_t work,
                                                                  size_t threads)
 {
-    if (multi == NULL || multi->narrower == NULL || threads < 2 ||
-        work / FD_BATCH_MIN_WORK_PER_NARROWED_THREAD < threads)
+    if (multi == NULL || multi->narrower == NULL)
+        return multi;
+    const fd_multi_kernel *narrower = multi->narrower;
+    if (count < multi->lanes && (count <= narrower->lanes || !fd_batch_lanes_pay(multi, count)) &&
+        fd_batch_lanes_pay(narrower, count < narrower->lanes ? count : narrower->lanes))
+        return narrower;
+    if (threads < 2 || work / FD_BATCH_MIN_WORK_PER_NARROWED_THREAD < threads)
         return multi;
     const size_t groups = (count + multi->lanes - 1) / multi->lanes;
     const size_t narrow_groups = (count + multi->narrower->lanes - 1) / multi->narrower->lanes;

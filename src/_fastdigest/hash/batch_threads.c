@@ -130,10 +130,10 @@ void fd_hash_many_parallel(const fd_batch_job *job, const fd_message *messages, 
         if (work / FD_BATCH_MIN_WORK_PER_THREAD < parts)
             parts = (size_t)(work / FD_BATCH_MIN_WORK_PER_THREAD);
     }
-    /* Fewer groups than threads: the narrower kernel where it pays (see
-     * PIECES_PER_THREAD). */
+    /* Fewer groups than threads, or too few messages for the lanes: the
+     * narrower kernel where it pays (see PIECES_PER_THREAD). */
     fd_batch_job narrowed;
-    if (parts > 1 && fd_batch_kernel_for_threads(job->multi, count, work, parts) != job->multi) {
+    if (fd_batch_kernel_for_threads(job->multi, count, work, parts) != job->multi) {
         narrowed = *job;
         narrowed.multi = job->multi->narrower;
         job = &narrowed;
