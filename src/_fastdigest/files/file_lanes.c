@@ -80,11 +80,10 @@ void fd_files_plan_lanes(fd_files_run *run, size_t *parts)
      * of multi's lanes and make no more groups of its own than threads:
      * part 0 chooses between the two once it knows its files' sizes. */
     const fd_multi_kernel *narrower = multi->narrower;
-    if (narrower != NULL && run->parts < *parts &&
-        (request->count + narrower->lanes - 1) / narrower->lanes <= *parts &&
+    if (narrower != NULL &&
+        fd_batch_narrower_gives_each_thread_a_group(multi, request->count, *parts) &&
         plan_kernel(narrower, algorithm, request->count, run->chunk_len, *parts,
-                    &run->narrower.lanes, &run->narrower.stripe_len, &run->narrower.parts) &&
-        run->narrower.parts > run->parts)
+                    &run->narrower.lanes, &run->narrower.stripe_len, &run->narrower.parts))
         run->narrower.multi = narrower;
     *parts = run->parts;
 }

@@ -60,6 +60,20 @@ static inline bool fd_batch_lanes_pay(const fd_multi_kernel *multi, size_t busy)
  * threads of eight lanes ended later than on one thread of sixteen). */
 #define FD_BATCH_MIN_WORK_PER_NARROWED_THREAD ((uint64_t)4 << 20)
 
+/* Whether multi's narrower kernel (not NULL) gives each of `threads`
+ * threads a group of its lanes for `count` messages where multi leaves a
+ * thread without one: multi has fewer groups than threads, the narrower
+ * kernel more groups than multi, yet no more than threads. The rule for a
+ * narrower kernel whose groups do not share threads: a batch's
+ * (fd_batch_kernel_for_threads) and digest_files' (files/file_lanes.c). */
+static inline bool fd_batch_narrower_gives_each_thread_a_group(const fd_multi_kernel *multi,
+                                                               size_t count, size_t threads)
+{
+    const size_t groups = (count + multi->lanes - 1) / multi->lanes;
+    const size_t narrow_groups = (count + multi->narrower->lanes - 1) / multi->narrower->lanes;
+    return groups < threads && narrow_groups > groups && narrow_groups <= threads;
+}
+
 /* The multi-buffer kernel for `count` messages of `work` bytes of work
  * (FD_BATCH_MIN_WORK_PER_THREAD says how it is counted) on `threads`
  * threads: multi's narrower kernel (dispatch.h) where multi has fewer
@@ -86,16 +100,16 @@ static inline const fd_multi_kernel *fd_batch_kernel_for_threads(const fd_multi_
         return narrower;
     if (threads < 2 || work / FD_BATCH_MIN_WORK_PER_NARROWED_THREAD < threads)
         return multi;
-    const size_t groups = (count + multi->lanes - 1) / multi->lanes;
-    const size_t narrow_groups = (count + multi->narrower->lanes - 1) / multi->narrower->lanes;
-    if (groups >= threads || narrow_groups <= groups)
-        return multi;
-    if (narrow_groups <= threads)
-        return multi->narrower;
+    if (fd_batch_narrower_gives_each_thread_a_group(multi, count, threads))
+        return narrower;
     /* Its groups share threads: that pays only where each costs less than
      * twice a message's time in multi's lanes, and multi leaves at least
      * half the threads idle. */
-    return multi->narrower_shares_threads && 2 * groups <= threads ? multi->narrower : multi;
+    const size_t groups = (count + multi->lanes - 1) / multi->lanes;
+    const size_t narrow_groups = (count + narrower->lanes - 1) / narrower->lanes;
+    return multi->narrower_shares_threads && 2 * groups <= threads && narrow_groups > groups
+               ? narrower
+               : multi;
 }
 
 /* fd_hash_many with the given multi-buffer kernel of the algorithm's family

@@ -39,8 +39,9 @@
  * than the threads, so that each thread has a group of its own; one that
  * hashes a message in less than twice the wider one's time (SHA-1's two
  * SHA-NI streams: narrower_shares_threads) runs several groups a thread
- * where the wider kernel leaves half the threads idle or more. With as many groups of the wider kernel as threads, or more,
- * the wider kernel keeps them: every thread then has lanes to fill. */
+ * where the wider kernel leaves half the threads idle or more. With as
+ * many groups of the wider kernel as threads, or more, the wider kernel
+ * keeps them: every thread then has lanes to fill. */
 #define PIECES_PER_THREAD 32
 
 /* A bound on the pieces, and so on the threads, of one call: far more than
