@@ -170,30 +170,23 @@ static void sha256_portable_x4(fd_sha256_chain *chains, const uint8_t *const *bl
         fd_sha256_blocks_portable(&chains[lane], blocks[lane], nblocks);
 }
 
+/* The four lanes' row of a list whose next row is its narrower kernel. */
+#define PORTABLE_X4_NARROWING_TO(list)                                                  \
+    {                                                                                   \
+        .name = "portable_x4", .lanes = 4, .drain_min_busy = 2, .narrower = &(list)[1], \
+        .blocks.sha256 = sha256_portable_x4                                             \
+    }
+
 static const fd_multi_kernel crossed_narrower[] = {
-    {.name = "portable_x4",
-     .lanes = 4,
-     .drain_min_busy = 2,
-     .narrower = &crossed_narrower[1],
-     .blocks.sha256 = sha256_portable_x4},
+    PORTABLE_X4_NARROWING_TO(crossed_narrower),
     {.name = "crossed_x2", .lanes = 2, .drain_min_busy = 2, .blocks.sha256 = sha256_crossed_x2},
     {.name = NULL}};
-static const fd_multi_kernel right_narrower[] = {{.name = "portable_x4",
-                                                  .lanes = 4,
-                                                  .drain_min_busy = 2,
-                                                  .narrower = &right_narrower[1],
-                                                  .blocks.sha256 = sha256_portable_x4},
-                                                 PORTABLE_X2,
-                                                 {.name = NULL}};
+static const fd_multi_kernel right_narrower[] = {
+    PORTABLE_X4_NARROWING_TO(right_narrower), PORTABLE_X2, {.name = NULL}};
 /* The same, with a narrower kernel whose features the cases set: a
  * narrower kernel may need other features than its kernel (dispatch.h). */
-static fd_multi_kernel featured_narrower[] = {{.name = "portable_x4",
-                                               .lanes = 4,
-                                               .drain_min_busy = 2,
-                                               .narrower = &featured_narrower[1],
-                                               .blocks.sha256 = sha256_portable_x4},
-                                              PORTABLE_X2,
-                                              {.name = NULL}};
+static fd_multi_kernel featured_narrower[] = {
+    PORTABLE_X4_NARROWING_TO(featured_narrower), PORTABLE_X2, {.name = NULL}};
 static const fd_multi_kernel no_lanes[] = {{.name = NULL}};
 
 /* ---- the cases ------------------------------------------------------------ */

@@ -47,45 +47,43 @@ typedef struct lane_set {
  * every file into its lanes while another has none. False when they do
  * not pay. */
 static bool plan_kernel(const fd_multi_kernel *multi, const fd_algorithm *algorithm, size_t count,
-                        size_t chunk_len, size_t threads, unsigned *lanes, size_t *stripe_len,
-                        size_t *parts)
+                        size_t chunk_len, size_t threads, fd_files_lane_plan *plan)
 {
     const size_t groups = (count + multi->lanes - 1) / multi->lanes;
-    *parts = groups < threads ? groups : threads;
-    const size_t files_per_part = (count + *parts - 1) / *parts;
+    const size_t parts = groups < threads ? groups : threads;
+    const size_t files_per_part = (count + parts - 1) / parts;
     const size_t laned = files_per_part < multi->lanes ? files_per_part : multi->lanes;
     if (!fd_batch_lanes_pay(multi, laned))
         return false;
-    *lanes = (unsigned)laned;
-    *stripe_len = fd_lanes_stripe_len(*lanes, algorithm->block_len, chunk_len);
+    *plan = (fd_files_lane_plan){
+        .multi = multi,
+        .lanes = (unsigned)laned,
+        .stripe_len = fd_lanes_stripe_len((unsigned)laned, algorithm->block_len, chunk_len),
+        .parts = parts,
+    };
     return true;
 }
 
 void fd_files_plan_lanes(fd_files_run *run, size_t *parts)
 {
     const fd_files_request *request = run->request;
-    run->multi = NULL;
+    run->plan = (fd_files_lane_plan){.lanes = 1, .stripe_len = run->chunk_len};
     run->narrower.multi = NULL;
-    run->lanes = 1;
-    run->stripe_len = run->chunk_len;
     if (request->without_lanes || request->algorithm_count != 1 || request->git_type != NULL)
         return;
     const fd_algorithm *algorithm = &fd_algorithms[request->algorithms[0]];
     const fd_multi_kernel *multi = fd_batch_multi_kernel(algorithm->family);
-    if (multi == NULL || !plan_kernel(multi, algorithm, request->count, run->chunk_len, *parts,
-                                      &run->lanes, &run->stripe_len, &run->parts))
+    if (multi == NULL ||
+        !plan_kernel(multi, algorithm, request->count, run->chunk_len, *parts, &run->plan))
         return;
-    run->multi = multi;
     /* The narrower kernel, where the files leave a thread without a group
      * of multi's lanes and make no more groups of its own than threads:
      * part 0 chooses between the two once it knows its files' sizes. */
     const fd_multi_kernel *narrower = multi->narrower;
     if (narrower != NULL &&
-        fd_batch_narrower_gives_each_thread_a_group(multi, request->count, *parts) &&
-        plan_kernel(narrower, algorithm, request->count, run->chunk_len, *parts,
-                    &run->narrower.lanes, &run->narrower.stripe_len, &run->narrower.parts))
-        run->narrower.multi = narrower;
-    *parts = run->parts;
+        fd_batch_narrower_gives_each_thread_a_group(multi, request->count, *parts))
+        plan_kernel(narrower, algorithm, request->count, run->chunk_len, *parts, &run->narrower);
+    *parts = run->plan.parts;
 }
 
 static void drop(lane_set *set, unsigned i)
@@ -280,19 +278,16 @@ static void hash_round(lane_set *set)
 static void settle(fd_files_run *run, bool narrower, bool stopped)
 {
     if (narrower) {
-        run->multi = run->narrower.multi;
-        run->lanes = run->narrower.lanes;
-        run->stripe_len = run->narrower.stripe_len;
-        run->parts = run->narrower.parts;
+        run->plan = run->narrower;
     }
     else {
         fd_parallel_lock(run->monitor);
-        run->idle_threads += run->narrower.parts - run->parts;
+        run->idle_threads += run->narrower.parts - run->plan.parts;
         fd_parallel_unlock(run->monitor);
     }
     run->narrower.multi = NULL;
     if (!stopped)
-        fd_files_start_parts(run, run->parts);
+        fd_files_start_parts(run, run->plan.parts);
 }
 
 /* Part 0 takes files into the narrower kernel's lanes until they hold a
@@ -310,16 +305,16 @@ static void choose(lane_set *set)
         fill(set, i);
     settle(run, set->files_left && set->taken_len >= FD_BATCH_MIN_WORK_PER_NARROWED_THREAD,
            set->stopped);
-    set->multi = run->multi;
-    set->width = run->lanes;
-    set->stripe_len = run->stripe_len;
+    set->multi = run->plan.multi;
+    set->width = run->plan.lanes;
+    set->stripe_len = run->plan.stripe_len;
 }
 
 bool fd_files_hash_in_lanes(fd_files_run *run, size_t part)
 {
-    assert(run->multi != NULL && run->lanes <= run->multi->lanes);
+    assert(run->plan.multi != NULL && run->plan.lanes <= run->plan.multi->lanes);
     /* Room for the stripes of either choice part 0 may make. */
-    size_t stripes_len = (size_t)run->lanes * run->stripe_len;
+    size_t stripes_len = (size_t)run->plan.lanes * run->plan.stripe_len;
     if (run->narrower.multi != NULL &&
         (size_t)run->narrower.lanes * run->narrower.stripe_len > stripes_len)
         stripes_len = (size_t)run->narrower.lanes * run->narrower.stripe_len;
@@ -337,9 +332,9 @@ bool fd_files_hash_in_lanes(fd_files_run *run, size_t part)
     set->family = set->algorithm->family;
     set->block_len = set->algorithm->block_len;
     set->algorithm->init(&set->initial);
-    set->multi = run->multi;
-    set->width = run->lanes;
-    set->stripe_len = run->stripe_len;
+    set->multi = run->plan.multi;
+    set->width = run->plan.lanes;
+    set->stripe_len = run->plan.stripe_len;
     set->taken_len = 0;
     set->busy = 0;
     set->files_left = true;

@@ -40,10 +40,10 @@
 
 #include "files/run.h"
 
-/* Sets run->multi, run->lanes, run->stripe_len and run->parts for a
- * request to run on *parts threads: lanes when it can have them (above),
- * else none (multi NULL), and run->narrower when the calling thread is to
- * choose the narrower kernel or not (its multi NULL when not). With lanes,
+/* Sets run->plan for a request to run on *parts threads: lanes when it
+ * can have them (above), else none (multi NULL), and run->narrower when
+ * the calling thread is to choose the narrower kernel or not (its multi
+ * NULL when not). With lanes,
  * *parts becomes no more than the groups of a kernel's lanes the files
  * make, as digest_many's batches go (hash/batch.h): a kernel call takes as
  * long however few of its lanes are busy, so a group split between two

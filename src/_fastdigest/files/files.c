@@ -19,7 +19,7 @@ enum { PART_ENDED }; /* the run's condition: a part on a thread of its own retur
 static bool run_part(void *context, size_t part)
 {
     fd_files_run *run = context;
-    if (run->multi == NULL || !fd_files_hash_in_lanes(run, part)) {
+    if (run->plan.multi == NULL || !fd_files_hash_in_lanes(run, part)) {
         size_t index;
         while (fd_files_take_file(run, &index)) {
             unsigned long error = 0;

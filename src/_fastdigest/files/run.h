@@ -21,6 +21,16 @@
 #include "hash/algorithms.h"
 #include "platform/parallel.h"
 
+/* How a run's files go through lanes (file_lanes.h): the multi-buffer
+ * kernel, NULL for none, the files each thread holds at once, each one's
+ * stripe, and the parts they run on. */
+typedef struct fd_files_lane_plan {
+    const fd_multi_kernel *multi;
+    unsigned lanes;
+    size_t stripe_len;
+    size_t parts;
+} fd_files_lane_plan;
+
 typedef struct fd_files_run {
     const fd_files_request *request;
     size_t digests_len;
@@ -28,22 +38,12 @@ typedef struct fd_files_run {
     fd_hash_state *states; /* algorithm_count per part */
     uint8_t *buffers;      /* chunk_len per part */
     fd_parallel_monitor *monitor;
-    /* The lanes (file_lanes.h): the multi-buffer kernel, NULL for none, the
-     * files each thread holds at once, each one's stripe, and the parts
-     * they run on. */
-    const fd_multi_kernel *multi;
-    unsigned lanes;
-    size_t stripe_len;
-    size_t parts;
-    /* The same on multi's narrower kernel while the calling thread has yet
-     * to choose between the two (file_lanes.h), on more parts; its multi
-     * NULL when there is no choice, or once it is made. */
-    struct {
-        const fd_multi_kernel *multi;
-        unsigned lanes;
-        size_t stripe_len;
-        size_t parts;
-    } narrower;
+    /* The lanes (file_lanes.h), and the same on multi's narrower kernel
+     * while the calling thread has yet to choose between the two, on more
+     * parts: narrower.multi NULL when there is no choice, or once it is
+     * made. */
+    fd_files_lane_plan plan;
+    fd_files_lane_plan narrower;
     /* The threads of parts 1 and on, each running part_task (files.c):
      * room for every part the run may start, and how many it started. */
     fd_parallel_task *part_task;
