@@ -95,12 +95,14 @@ HASHLIB_TAKES_DATA = _hashlib_takes_data_keyword()
 ALGORITHMS = ('md5', 'sha1', 'sha224', 'sha256', 'sha384', 'sha512', 'sha512_224', 'sha512_256')
 
 
-def shrink_while_hashing(path, data, hash_it, rng, granule=2**18):
+def shrink_while_hashing(path, data, hash_it, rng, granule=4096):
     """Writes data to path, cuts the file short at a random page boundary from a timer thread while hash_it()
     runs, and returns (cut, L): L the length of the prefix of data whose digests hash_it() returned, for the
     algorithms of its (names, digests), every one the same; None when there is none. L is looked for where a
-    reader that ends at its first short read can stop: at the cut, at any multiple of granule (the reads' size)
-    after it, or at the whole file. A page boundary, so that no read meets the zeroed tail of the cut page."""
+    reader that ends at its first short read can stop: at the cut, at any multiple of granule after it, or at
+    the whole file. A page boundary, so that no read meets the zeroed tail of the cut page. The default granule
+    is a page, not a read's size: a read under way when the cut lands returns the pages it copied before it saw
+    the new size (Linux's filemap_read), a short read that can end at any page after the cut."""
     import hashlib
     import threading
 
