@@ -81,11 +81,11 @@ qemu_monte=${FD_QEMU_MONTE:-all}
 
 mkdir -p "$build_dir"
 
-# Every .c file of the C core: all of src/_fastdigest but the Python binding
-# (python/, the only code that includes Python.h).
-core_sources() {
-    find "$src_dir" -name '*.c' -not -path "$src_dir/python/*" | LC_ALL=C sort
-}
+# shellcheck source=../core_objects.sh
+source "$repo_root/tests/core_objects.sh"
+# Each build's objects of the core, under a folder named by its compiler and
+# flags (core_objects), made afresh by each run.
+rm -rf "$build_dir/objects"
 
 # shellcheck source=../apt.sh
 source "$repo_root/tests/apt.sh"
@@ -144,11 +144,10 @@ run_timed() {
 # test_files: the file reader's, test_select: the checked selection's, or
 # test_columns: the digest columns') with the shared test harness
 # (harness.c), the kernels built on models of instructions the CPU may lack
-# (model_kernels.c) and the core sources.
+# (model_kernels.c) and the core's objects of this compiler and these flags.
 build() {
-    local driver=$1 output=$2 compiler=$3
+    local driver=$1 output=$2 compiler=$3 build_name
     shift 3
-    mapfile -t sources < <(core_sources)
     local driver_flags=()
     # test_columns: the fuzzers' small chunks, thread parts and buffers
     # (tests/fuzz/run.sh), so that a few thousand rows make parts for five
@@ -157,8 +156,11 @@ build() {
         -DFD_ARROW_MIN_ROWS_PER_THREAD=50 -DFD_ARROW_SINK_BYTES=61 -DFD_SURROGATE_CHUNK_ROWS=37
         -DFD_SURROGATE_TEXT_BYTES=256)
     echo "== building $output with $compiler"
+    build_name=$(printf '%s\n' "$compiler" "$@" | cksum | cut -d' ' -f1)
+    core_objects "$build_dir/objects/$build_name" "$compiler" "${cflags[@]}" "$@" -I"$src_dir" \
+        -- "${driver_flags[@]}"
     "$compiler" "${cflags[@]}" "$@" "${driver_flags[@]}" -I"$src_dir" -o "$output" \
-        "$tests_dir/$driver.c" "$tests_dir/harness.c" "$tests_dir/model_kernels.c" "${sources[@]}"
+        "$tests_dir/$driver.c" "$tests_dir/harness.c" "$tests_dir/model_kernels.c" "${core_object_list[@]}"
 }
 
 # tests/c/wrong_family_row.c compiles as it is and refuses, with the

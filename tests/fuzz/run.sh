@@ -91,11 +91,17 @@ if ! "$clang" -fsanitize=fuzzer,address,undefined -o "$build_dir/probe" "$probe"
     "$clang" -fsanitize=fuzzer,address,undefined -o "$build_dir/probe" "$probe"
 fi
 
-# Every .c file of the C core: all of src/_fastdigest but the Python binding
-# (python/, the only code that includes Python.h); and the test harness the
-# C drivers share (tests/c/harness.c), which fuzz_core links.
+# The test harness the C drivers share (tests/c/harness.c), which fuzz_core
+# links; the C core itself is compiled once for every target
+# (tests/core_objects.sh).
 harness="$repo_root/tests/c/harness.c"
-mapfile -t sources < <(find "$src_dir" -name '*.c' -not -path "$src_dir/python/*" | LC_ALL=C sort)
+# shellcheck source=../core_objects.sh
+source "$repo_root/tests/core_objects.sh"
+# -UNDEBUG: the core's assert()s of its preconditions run here too.
+cflags=(-std=c11 -g -O1 -Wall -Wextra -Werror -UNDEBUG -fno-omit-frame-pointer
+    -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all -I"$src_dir")
+objects_dir="$build_dir/objects"
+rm -rf "$objects_dir"
 
 corpus_of() {
     case $1 in
@@ -126,10 +132,11 @@ for target in "${targets[@]}"; do
     [ "$target" = fuzz_surrogate ] && extra_flags=(-DFD_ARROW_CHUNK_ROWS=37 -DFD_ARROW_MIN_ROWS_PER_THREAD=50
         -DFD_SURROGATE_CHUNK_ROWS=37 -DFD_SURROGATE_TEXT_BYTES=256)
     echo "== building $build_dir/$target with $("$clang" --version | head -n 1)"
-    # -UNDEBUG: the core's assert()s of its preconditions run here too.
-    "$clang" -std=c11 -g -O1 -Wall -Wextra -Werror -UNDEBUG -fno-omit-frame-pointer \
-        -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all "${extra_flags[@]}" \
-        -I"$src_dir" -o "$build_dir/$target" "$fuzz_dir/$target.c" "${extra_sources[@]}" "${sources[@]}"
+    start=$SECONDS
+    core_objects "$objects_dir" "$clang" "${cflags[@]}" -- "${extra_flags[@]}"
+    "$clang" "${cflags[@]}" "${extra_flags[@]}" -o "$build_dir/$target" "$fuzz_dir/$target.c" \
+        "${extra_sources[@]}" "${core_object_list[@]}"
+    echo "== built: $((SECONDS - start)) s wall"
     # (Not grep -q: under pipefail nm's SIGPIPE would fail the check.)
     if ! nm "$build_dir/$target" | grep __assert_fail >/dev/null; then
         echo "fuzz/run.sh: $target was built without assert() (NDEBUG)" >&2
