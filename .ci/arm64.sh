@@ -361,8 +361,9 @@ run_level() {
         failed+=("$level (kernels)")
         return
     fi
+    # --durations: the log names what emulation makes dearest, for the choice of what a level leaves out.
     tree /usr/bin/env "${environment[@]}" /bin/sh -c 'cd /work/suite && exec "$@"' sh \
-        "$SUITE_VENV/bin/python" -m pytest -q -p no:cacheprovider -W error::RuntimeWarning -rs "${tests[@]}" ||
+        "$SUITE_VENV/bin/python" -m pytest -q -p no:cacheprovider -W error::RuntimeWarning -rs --durations=15 "${tests[@]}" ||
         failed+=("$level")
 }
 for level in $levels; do

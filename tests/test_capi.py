@@ -214,7 +214,7 @@ def cpu_levels():
         (family, name) for family, name, lanes, _runs, _capabilities in fastdigest._fastdigest._kernels() if lanes > 1
     }
     # The best backend's choices, asked of a child: this process may run the portable C
-    # (tests/hardening/sanitize_python.sh's second run), which chooses no batch kernel.
+    # (test_levels.py's portable level), which chooses no batch kernel.
     chosen = subprocess.run(
         [sys.executable, '-c', 'import json, fastdigest; print(json.dumps(fastdigest.batch_implementation))'],
         env=dict(os.environ, FASTDIGEST_BACKEND='best', FASTDIGEST_DISABLE=hidden),

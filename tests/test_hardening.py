@@ -1,8 +1,9 @@
 """The hardening jobs, run from the suite so that the README's one test command runs them in CI.
 
 - tests/hardening/sanitize_python.sh: the extension built with -fsanitize=address,undefined, and this
-  suite run under it twice, with the best kernels and with FASTDIGEST_BACKEND=portable (the C driver's
-  own sanitizer run is test_c_core.py's 'sanitize').
+  suite run under it with the best kernels (the C driver's own sanitizer run is test_c_core.py's
+  'sanitize', which runs the portable kernels too, as the fuzzers do; test_levels.py runs this suite on
+  the portable C).
 - tests/fuzz/run.sh: the C core's libFuzzer target (every kernel against the portable one and a
   one-shot, in update sizes the input chooses; the batch driver against single hashing), the seed
   corpus then FD_FUZZ_SECONDS (default 60) of fuzzing.
@@ -16,13 +17,15 @@
 Each takes minutes; they run side by side with each other and the C driver's targets, as many at once
 as there are cores (conftest.py's `jobs` fixture). Each installs its tool (clang, valgrind, the TSan
 interpreter) when missing: a missing tool is a failure, never a skip. They take FASTDIGEST_BACKEND into
-their own hands, so the suite's second, portable run leaves them out with the rest of the 'hardening'
+their own hands, so the suite's runs at other levels leave them out with the rest of the 'hardening'
 marker.
 """
 
 import ast
 import os
 import re
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -41,19 +44,27 @@ def job_output(jobs, name, passed_line):
     return result.stdout
 
 
-@pytest.mark.job('hardening/sanitize', [TESTS / 'hardening' / 'sanitize_python.sh'], 5)
+@pytest.mark.job('hardening/sanitize', [TESTS / 'hardening' / 'sanitize_python.sh'], 15)
 def test_suite_under_address_and_undefined_behaviour_sanitizers(jobs):
     output = job_output(jobs, 'hardening/sanitize', '== sanitize_python passed')
-    # Both runs happened, and each ran the suite.
-    for backend in ('best', 'portable'):
-        assert f'== backend {backend}: pytest exit 0' in output, output[-6000:]
+    # The run happened, with the best kernels, and ran the suite.
+    assert '== backend best: pytest exit 0' in output, output[-6000:]
     counts = [int(count) for count in re.findall(r'^(\d+) passed', output, re.MULTILINE)]
-    assert len(counts) == 2 and min(counts) > 1000, output[-6000:]
-    # The portable run had the portable C everywhere (test_levels.py leaves that level to this run).
-    kernels = re.search(r'^== pytest under ASan/UBSan, backend portable: (\{.*?\}) (\{.*\})$', output, re.MULTILINE)
+    assert len(counts) == 1 and counts[0] > 1000, output[-6000:]
+    kernels = re.search(r'^== pytest under ASan/UBSan, backend best: (\{.*?\}) (\{.*\})$', output, re.MULTILINE)
     assert kernels, output[-6000:]
-    for reported in kernels.groups():
-        assert set(ast.literal_eval(reported).values()) == {'portable'}, reported
+    # The kernels a default import chooses on this CPU (the job's environment hides none).
+    environment = {
+        name: value for name, value in os.environ.items() if name not in ('FASTDIGEST_BACKEND', 'FASTDIGEST_DISABLE')
+    }
+    chosen = subprocess.run(
+        [sys.executable, '-c', 'import fastdigest; print(fastdigest.implementation)'],
+        env=environment,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    assert ast.literal_eval(kernels[1]) == ast.literal_eval(chosen.stdout), kernels[0]
 
 
 @pytest.mark.job('hardening/fuzz', [TESTS / 'fuzz' / 'run.sh', FUZZ_SECONDS], 6)
@@ -64,7 +75,7 @@ def test_fuzz_core(jobs):
         assert '== %s passed' % target in output, output[-6000:]
 
 
-@pytest.mark.job('hardening/leaks', [TESTS / 'hardening' / 'leaks.sh'], 6)
+@pytest.mark.job('hardening/leaks', [TESTS / 'hardening' / 'leaks.sh'], 5)
 def test_no_leaks_under_valgrind(jobs):
     output = job_output(jobs, 'hardening/leaks', '== leaks passed')
     assert '== memcheck: 0 report(s) through _fastdigest' in output, output[-6000:]
@@ -72,7 +83,7 @@ def test_no_leaks_under_valgrind(jobs):
 
 # Minutes: the tests alone; the first run on a machine also builds the interpreter (.ci/build-python313t.sh
 # prints what each step of that costs).
-@pytest.mark.job('hardening/tsan', [TESTS / 'hardening' / 'tsan_python.sh'], 8)
+@pytest.mark.job('hardening/tsan', [TESTS / 'hardening' / 'tsan_python.sh'], 14)
 def test_threaded_tests_under_thread_sanitizer(jobs):
     output = job_output(jobs, 'hardening/tsan', '== tsan_python passed')
     assert '== pytest under TSan: exit 0' in output, output[-6000:]

@@ -44,7 +44,7 @@ print(json.dumps({
 
 
 # The children choose kernels as a default import does. FASTDIGEST_BACKEND=portable (a level of
-# test_levels.py and of sanitize_python.sh) forces the portable C and never tries md5's 'tuned', so it
+# test_levels.py) forces the portable C and never tries md5's 'tuned', so it
 # is left out; FASTDIGEST_DISABLE stays, and a level's hidden kernels are then not tried either.
 CHILD_ENVIRONMENT = {
     name: value
