@@ -4,7 +4,7 @@ Every test compares fastdigest with hashlib (the running interpreter's, backed b
 published test vector whose source is named next to it.
 
 Two tiers. Plain `python -m pytest` runs the quick tier: every Python-level test of every public
-function at the best kernels this CPU has, in a couple of minutes, with no root, no apt-get and no
+function at the best kernels this CPU has, in minutes, with no root, no apt-get and no
 network. `python -m pytest --heavy` adds the heavy tier, the tests marked with one of HEAVY_MARKERS:
 the C core's driver (natively, under sanitizers and qemu), the hardening jobs, the multi-gigabyte
 updates, the rebuilds, Dask and Spark, and the quick tier again with the portable C and at every CPU

@@ -68,13 +68,16 @@
 #   FD_TEST_SEED    seed of the random tests (the driver prints the default)
 #   CC              compiler for native and sanitize (default gcc)
 #   TSAN_CC         compiler for tsan (default clang)
-#   BUILD_DIR       where binaries go (default ${TMPDIR:-/tmp}/fastdigest-tests-c)
+#   BUILD_DIR       where binaries go (default: a new folder
+#                   ${TMPDIR:-/tmp}/fastdigest-tests-c.XXXXXX, named when
+#                   the run begins, so that two runs at once never share one)
 set -euo pipefail
 
 repo_root=$(cd "$(dirname "$0")/../.." && pwd)
 src_dir="$repo_root/src/_fastdigest"
 tests_dir="$repo_root/tests/c"
-build_dir=${BUILD_DIR:-${TMPDIR:-/tmp}/fastdigest-tests-c}
+build_dir=${BUILD_DIR:-$(mktemp -d "${TMPDIR:-/tmp}/fastdigest-tests-c.XXXXXX")}
+echo "== building into $build_dir"
 python=${PYTHON:-python3}
 cflags=(-std=c11 -O2 -Wall -Wextra -Werror)
 qemu_monte=${FD_QEMU_MONTE:-all}
