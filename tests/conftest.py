@@ -102,14 +102,19 @@ def shrink_while_hashing(path, data, hash_it, rng, granule=4096):
     reader that ends at its first short read can stop: at the cut, at any multiple of granule after it, or at
     the whole file. A page boundary, so that no read meets the zeroed tail of the cut page. The default granule
     is a page, not a read's size: a read under way when the cut lands returns the pages it copied before it saw
-    the new size (Linux's filemap_read), a short read that can end at any page after the cut."""
+    the new size (Linux's filemap_read), a short read that can end at any page after the cut. The cut comes at a
+    random moment within the time an uncut call takes here, so that it lands while the file is read on a fast
+    machine as on an emulated one."""
     import hashlib
     import threading
 
     with open(path, 'wb') as file:
         file.write(data)
+    started = time.perf_counter()
+    hash_it()
+    uncut_seconds = time.perf_counter() - started
     cut = 4096 * rng.randrange(len(data) // 4096)
-    timer = threading.Timer(rng.uniform(0, 0.02), os.truncate, (path, cut))
+    timer = threading.Timer(rng.uniform(0, uncut_seconds), os.truncate, (path, cut))
     timer.start()
     try:
         names, digests = hash_it()
