@@ -103,8 +103,8 @@ def shrink_while_hashing(path, data, hash_it, rng, granule=4096):
     the whole file. A page boundary, so that no read meets the zeroed tail of the cut page. The default granule
     is a page, not a read's size: a read under way when the cut lands returns the pages it copied before it saw
     the new size (Linux's filemap_read), a short read that can end at any page after the cut. The cut comes at a
-    random moment within the time an uncut call takes here, so that it lands while the file is read on a fast
-    machine as on an emulated one."""
+    random moment within the first half of the time an uncut call takes here, so that it mostly lands while the
+    file is read, on a fast machine as on an emulated one."""
     import hashlib
     import threading
 
@@ -114,7 +114,7 @@ def shrink_while_hashing(path, data, hash_it, rng, granule=4096):
     hash_it()
     uncut_seconds = time.perf_counter() - started
     cut = 4096 * rng.randrange(len(data) // 4096)
-    timer = threading.Timer(rng.uniform(0, uncut_seconds), os.truncate, (path, cut))
+    timer = threading.Timer(rng.uniform(0, uncut_seconds / 2), os.truncate, (path, cut))
     timer.start()
     try:
         names, digests = hash_it()
@@ -133,6 +133,20 @@ def shrink_while_hashing(path, data, hash_it, rng, granule=4096):
             )
             return cut, end if same else None
     return cut, None
+
+
+def cut_short_while_hashing(path, data, hash_it, rng, tries, granule=4096):
+    """Calls shrink_while_hashing TRIES times, and on until one call was cut short (at most ten times as many):
+    every call's digests are of one prefix of data, and at least one call's of a shorter one than the whole. The
+    moment of the cut comes from timings, which a busy machine skews: it takes more calls, never a looser check."""
+    cut_short = 0
+    for call in range(10 * tries):
+        cut, length = shrink_while_hashing(path, data, hash_it, rng, granule)
+        assert length is not None, f'cut to {cut}: the digests are of no one prefix'
+        cut_short += length < len(data)
+        if call + 1 >= tries and cut_short:
+            return
+    raise AssertionError(f'no call of {10 * tries} was cut short')
 
 
 # The markers of the heavy tier: a test with any of them runs only with --heavy.

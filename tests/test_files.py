@@ -27,7 +27,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import fastdigest
-from conftest import ALGORITHMS, examples, shrink_while_hashing
+from conftest import ALGORITHMS, cut_short_while_hashing, examples
 
 CHUNK = 2**18  # files/files.h's FD_FILES_CHUNK_LEN
 # Sizes around the blocks (64 and 128 bytes), the reader's chunk and a few MiB.
@@ -462,12 +462,7 @@ def test_a_file_cut_short_while_hashed_gives_digests_of_one_prefix(tmp_path, how
                 return names, [digest.digest() for digest in fastdigest.file_digest(file, names)]
         return names, fastdigest.digest_files(names, [path], threads=2 if 'two' in how else 1)[0]
 
-    cuts = []
-    for _ in range(12 if 'two' in how else 4):
-        cut, length = shrink_while_hashing(path, data, hash_it, rng)
-        assert length is not None, f'cut to {cut}: the digests are of no one prefix'
-        cuts.append(length < len(data))
-    assert any(cuts), 'no call was cut short'
+    cut_short_while_hashing(path, data, hash_it, rng, tries=12 if 'two' in how else 4)
 
 
 @pytest.mark.threads
@@ -492,12 +487,7 @@ def test_a_file_cut_short_in_lanes_gives_the_digest_of_a_prefix(tmp_path, thread
         assert digests[1:] == [whole] * len(others)
         return ('md5',), digests[:1]
 
-    cuts = []
-    for _ in range(8):
-        cut, length = shrink_while_hashing(path, data, hash_it, rng, granule=64)
-        assert length is not None, f'cut to {cut}: the digest is of no prefix'
-        cuts.append(length < len(data))
-    assert any(cuts), 'no call was cut short'
+    cut_short_while_hashing(path, data, hash_it, rng, tries=8, granule=64)
 
 
 @pytest.mark.threads
