@@ -24,13 +24,12 @@ marker.
 import ast
 import os
 import re
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 from conftest import finished_job
+from test_backend import child_state
 
 TESTS = Path(__file__).parent
 FUZZ_SECONDS = os.environ.get('FD_FUZZ_SECONDS', '60')
@@ -54,17 +53,7 @@ def test_suite_under_address_and_undefined_behaviour_sanitizers(jobs):
     kernels = re.search(r'^== pytest under ASan/UBSan, backend best: (\{.*?\}) (\{.*\})$', output, re.MULTILINE)
     assert kernels, output[-6000:]
     # The kernels a default import chooses on this CPU (the job's environment hides none).
-    environment = {
-        name: value for name, value in os.environ.items() if name not in ('FASTDIGEST_BACKEND', 'FASTDIGEST_DISABLE')
-    }
-    chosen = subprocess.run(
-        [sys.executable, '-c', 'import fastdigest; print(fastdigest.implementation)'],
-        env=environment,
-        capture_output=True,
-        text=True,
-        check=True,
-    )
-    assert ast.literal_eval(kernels[1]) == ast.literal_eval(chosen.stdout), kernels[0]
+    assert ast.literal_eval(kernels[1]) == child_state(None)['implementation'], kernels[0]
 
 
 @pytest.mark.job('hardening/fuzz', [TESTS / 'fuzz' / 'run.sh', FUZZ_SECONDS], 6)
