@@ -49,7 +49,7 @@ typedef struct lane_set {
 static bool plan_kernel(const fd_multi_kernel *multi, const fd_algorithm *algorithm, size_t count,
                         size_t chunk_len, size_t threads, fd_files_lane_plan *plan)
 {
-    const size_t groups = (count + multi->lanes - 1) / multi->lanes;
+    const size_t groups = fd_batch_groups(count, multi->lanes);
     const size_t parts = groups < threads ? groups : threads;
     const size_t files_per_part = (count + parts - 1) / parts;
     const size_t laned = files_per_part < multi->lanes ? files_per_part : multi->lanes;

@@ -60,6 +60,13 @@ static inline bool fd_batch_lanes_pay(const fd_multi_kernel *multi, size_t busy)
  * threads of eight lanes ended later than on one thread of sixteen). */
 #define FD_BATCH_MIN_WORK_PER_NARROWED_THREAD ((uint64_t)4 << 20)
 
+/* The groups of `lanes` lanes that `count` messages fill, the last one
+ * perhaps in part. */
+static inline size_t fd_batch_groups(size_t count, size_t lanes)
+{
+    return (count + lanes - 1) / lanes;
+}
+
 /* Whether multi's narrower kernel (not NULL) gives each of `threads`
  * threads a group of its lanes for `count` messages where multi leaves a
  * thread without one: multi has fewer groups than threads, the narrower
@@ -69,8 +76,8 @@ static inline bool fd_batch_lanes_pay(const fd_multi_kernel *multi, size_t busy)
 static inline bool fd_batch_narrower_gives_each_thread_a_group(const fd_multi_kernel *multi,
                                                                size_t count, size_t threads)
 {
-    const size_t groups = (count + multi->lanes - 1) / multi->lanes;
-    const size_t narrow_groups = (count + multi->narrower->lanes - 1) / multi->narrower->lanes;
+    const size_t groups = fd_batch_groups(count, multi->lanes);
+    const size_t narrow_groups = fd_batch_groups(count, multi->narrower->lanes);
     return groups < threads && narrow_groups > groups && narrow_groups <= threads;
 }
 
@@ -105,8 +112,8 @@ static inline const fd_multi_kernel *fd_batch_kernel_for_threads(const fd_multi_
     /* Its groups share threads: that pays only where each costs less than
      * twice a message's time in multi's lanes, and multi leaves at least
      * half the threads idle. */
-    const size_t groups = (count + multi->lanes - 1) / multi->lanes;
-    const size_t narrow_groups = (count + narrower->lanes - 1) / narrower->lanes;
+    const size_t groups = fd_batch_groups(count, multi->lanes);
+    const size_t narrow_groups = fd_batch_groups(count, narrower->lanes);
     return multi->narrower_shares_threads && 2 * groups <= threads && narrow_groups > groups
                ? narrower
                : multi;

@@ -147,7 +147,7 @@ void fd_hash_many_parallel(const fd_batch_job *job, const fd_message *messages, 
      * parts is at most MAX_PIECES / PIECES_PER_THREAD, so the product does
      * not overflow. */
     const size_t lanes = job->multi != NULL ? job->multi->lanes : 1;
-    size_t groups = (count + lanes - 1) / lanes, group = lanes;
+    size_t groups = fd_batch_groups(count, lanes), group = lanes;
     if (count < lanes && !fd_batch_lanes_pay(job->multi, count)) {
         groups = count;
         group = 1;
